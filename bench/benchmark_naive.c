@@ -1,0 +1,99 @@
+/* benchmark_naive.c — the seed's serial program: read a Matrix Market file,
+   build CSR, time the plain CSR loop, check it against the reference. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_util.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: benchmark-naive matrix.mtx[.gz] [--reps N] [--warmup N] [--read-only]\n"
+               "  Reads the matrix (rank 0 path, serial), builds CSR and times y = A*x with\n"
+               "  the plain serial CSR loop: median/min/max over N timed calls (default 50)\n"
+               "  after warm-up calls (default 5). --read-only stops after reading.\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *prog = "benchmark-naive", *path = NULL;
+    long reps = 50, warmup = 5;
+    int read_only = 0;
+    hspmv_error e = {0, ""};
+    hspmv_coo coo;
+    hspmv_csr A;
+    hspmv_read_info info;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps")) reps = bu_parse_long(prog, "--reps", i + 1 < argc ? argv[++i] : NULL);
+        else if (!strcmp(argv[i], "--warmup")) warmup = bu_parse_long(prog, "--warmup", i + 1 < argc ? argv[++i] : NULL);
+        else if (!strcmp(argv[i], "--read-only")) read_only = 1;
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(stdout); return 0; }
+        else if (argv[i][0] == '-' && argv[i][1]) { fprintf(stderr, "%s: error: unknown option '%s'\n", prog, argv[i]); usage(stderr); return 2; }
+        else if (!path) path = argv[i];
+        else { fprintf(stderr, "%s: error: more than one matrix given ('%s')\n", prog, argv[i]); return 2; }
+    }
+    if (!path) { usage(stderr); return 2; }
+
+    double rss0 = bu_peak_rss(); /* the process before any matrix */
+    hspmv_read_opts ro = bu_progress_opts(path);
+    double t0 = bu_now();
+    if (hspmv_mtx_read(path, &coo, &ro, &info, &e)) bu_die(prog, &e);
+    double t_read = bu_now() - t0, mbs = info.bytes / 1e6 / t_read;
+    printf("matrix=%s read_s=%.3f read_mbs=%.1f text_mb=%.1f gzip=%d rows=%lld cols=%lld stored_entries=%lld\n",
+           path, t_read, mbs, info.bytes / 1e6, info.gzip, (long long)coo.nrows, (long long)coo.ncols,
+           (long long)coo.nnz);
+    if (read_only) {
+        hspmv_coo_free(&coo);
+        return 0;
+    }
+    t0 = bu_now();
+    int rc = hspmv_csr_from_coo(&coo, &A, &e);
+    hspmv_coo_free(&coo);
+    if (rc) bu_die(prog, &e);
+    double t_csr = bu_now() - t0;
+    double csr_mb = ((A.nrows + 1) * 8.0 + A.nnz * (4.0 + sizeof(hspmv_real))) / 1e6;
+    double peak_mb = (bu_peak_rss() - rss0) / 1e6;
+
+    hspmv_real *x = hspmv_calloc((size_t)A.ncols, sizeof(hspmv_real));
+    hspmv_real *y = hspmv_calloc((size_t)A.nrows, sizeof(hspmv_real));
+    double *t = malloc((size_t)reps * sizeof(double));
+    if (!x || !y || !t) {
+        e.code = HSPMV_ERR_NOMEM;
+        snprintf(e.msg, sizeof(e.msg), "out of memory for vectors of %lld rows", (long long)A.nrows);
+        bu_die(prog, &e);
+    }
+    bu_fill_x(x, A.ncols);
+    for (long r = 0; r < warmup; r++) hspmv_csr_spmv_naive(&A, x, y);
+    for (long r = 0; r < reps; r++) {
+        t0 = bu_now();
+        hspmv_csr_spmv_naive(&A, x, y);
+        t[r] = bu_now() - t0;
+    }
+    double med, mn, mx;
+    bu_stats(t, (int)reps, &med, &mn, &mx);
+    double bytes = bu_csr_bytes(&A), flops = 2.0 * A.nnz;
+    hspmv_check chk;
+    hspmv_ref_check(&A, x, y, 2.0, &chk);
+    double ysum, ychk;
+    bu_ysums(y, A.nrows, &ysum, &ychk);
+
+    printf("  csr: nnz=%lld built in %.3f s; CSR %.1f MB; peak memory of read+build (above the %.1f MB baseline) %.1f MB = %.2fx CSR\n",
+           (long long)A.nnz, t_csr, csr_mb, rss0 / 1e6, peak_mb, peak_mb / csr_mb);
+    printf("  spmv naive (%s): median %.6f ms, min %.6f ms, max %.6f ms over %ld calls after %ld warm-up\n",
+           sizeof(hspmv_real) == 8 ? "double" : "single", med * 1e3, mn * 1e3, mx * 1e3, reps, warmup);
+    printf("  %.3f GFLOP/s (2*nnz/t), %.2f GB/s (bytes = nnz*(%zu+4) + (rows+1)*8 + cols*%zu + rows*%zu)\n",
+           flops / med / 1e9, bytes / med / 1e9, sizeof(hspmv_real), sizeof(hspmv_real), sizeof(hspmv_real));
+    printf("  check vs long-double reference: max_rel=%.3e avg_rel=%.3e rows_off_bound=%lld %s\n",
+           chk.max_rel, chk.avg_rel, (long long)chk.violations, chk.violations ? "FAILED" : "ok");
+    printf("bench=naive matrix=%s precision=%s rows=%lld cols=%lld nnz=%lld reps=%ld median_ms=%.6f "
+           "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f read_mbs=%.1f peak_mb=%.1f max_rel=%.3e "
+           "avg_rel=%.3e violations=%lld ysum=%.10g ychk=%.10g\n",
+           path, sizeof(hspmv_real) == 8 ? "double" : "single", (long long)A.nrows, (long long)A.ncols,
+           (long long)A.nnz, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9, mbs,
+           peak_mb, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk);
+    hspmv_free(x);
+    hspmv_free(y);
+    free(t);
+    hspmv_csr_free(&A);
+    return chk.violations ? 1 : 0;
+}

@@ -1,0 +1,209 @@
+/* genmat.c — writes the Matrix Market test matrices this project makes itself:
+   stencil Laplacians, banded matrices with long runs, random and power-law. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: genmat KIND SIZE [options] -o out.mtx\n"
+        "  lap2d N         2D 5-point Laplacian on an N x N grid (SPD, 4 / -1)\n"
+        "  lap3d N         3D 7-point Laplacian on an N^3 grid (SPD, 6 / -1)\n"
+        "  lap3d27 N       3D 27-point stencil on an N^3 grid (SPD, 26 / -1)\n"
+        "  banded N        band of half-width --width W (default 32): rows are long runs\n"
+        "                  of consecutive columns (CSRL's case); SPD\n"
+        "  blocks N        block diagonal, dense --width W blocks, plus a coupling\n"
+        "                  entry between blocks; SPD\n"
+        "  random N        --k K (default 8) uniform random columns per row\n"
+        "  powerlaw N      row lengths from a power law (mean --k, exponent --alpha 2.1),\n"
+        "                  random columns: a few very long rows\n"
+        "options: --k K  --width W  --alpha A  --seed S  --symmetric (write the lower\n"
+        "  triangle with a symmetric header; stencil/banded/blocks only)  -o FILE (default stdout)\n");
+}
+
+static uint64_t rng_state = 42;
+static uint64_t rng(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Buffered output of "i j v" lines with hand-written integer formatting. */
+static char obuf[1 << 20];
+static size_t olen;
+static FILE *out;
+
+static void flush(void)
+{
+    fwrite(obuf, 1, olen, out);
+    olen = 0;
+}
+
+static void put_int(int64_t v)
+{
+    char t[24];
+    int n = 0;
+    if (v < 0) { obuf[olen++] = '-'; v = -v; }
+    do { t[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (n) obuf[olen++] = t[--n];
+}
+
+/* Values are either small integers or m/256 with |m| < 256: exact in 8 digits. */
+static void entry(int64_t i, int64_t j, double v)
+{
+    if (olen > sizeof(obuf) - 128) flush();
+    put_int(i + 1);
+    obuf[olen++] = ' ';
+    put_int(j + 1);
+    obuf[olen++] = ' ';
+    if (v == (int64_t)v) put_int((int64_t)v);
+    else olen += (size_t)snprintf(obuf + olen, 32, "%.8g", v);
+    obuf[olen++] = '\n';
+}
+
+/* Values come from their own stream so the count pass and the write pass
+   draw the same columns. */
+static uint64_t val_state = 7;
+static double rand_val(void)
+{
+    uint64_t z = (val_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)((int64_t)(z % 511) - 255) / 256.0;
+}
+
+typedef struct { const char *kind; int64_t n, k, w; double alpha; int sym; } spec;
+
+/* Emits the entries of row i (columns ascending). Returns the count when
+   emit == 0 (used for the size line). sym keeps only j <= i. */
+static int64_t stencil_row(const spec *s, int64_t i, int emit)
+{
+    int64_t n = s->n, cnt = 0;
+    int dim = !strcmp(s->kind, "lap2d") ? 2 : 3, full = !strcmp(s->kind, "lap3d27");
+    int64_t x = i % n, y = (i / n) % n, z = dim == 3 ? i / (n * n) : 0;
+    for (int dz = (dim == 3 ? -1 : 0); dz <= (dim == 3 ? 1 : 0); dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int far = abs(dx) + abs(dy) + abs(dz);
+                if (!full && far > 1) continue;
+                int64_t xx = x + dx, yy = y + dy, zz = z + dz;
+                if (xx < 0 || yy < 0 || zz < 0 || xx >= n || yy >= n || zz >= n) continue;
+                int64_t j = xx + n * (yy + n * zz);
+                if (s->sym && j > i) continue;
+                cnt++;
+                if (emit) entry(i, j, far == 0 ? (full ? 26 : 2 * dim) : -1);
+            }
+    return cnt;
+}
+
+static int64_t band_row(const spec *s, int64_t i, int emit)
+{
+    int64_t lo = i - s->w < 0 ? 0 : i - s->w, hi = i + s->w >= s->n ? s->n - 1 : i + s->w, cnt = 0;
+    if (!strcmp(s->kind, "blocks")) { /* dense block plus coupling to the previous block */
+        lo = i / s->w * s->w;
+        hi = lo + s->w - 1 < s->n - 1 ? lo + s->w - 1 : s->n - 1;
+        if (lo > 0 && (!s->sym || lo - 1 <= i)) { cnt++; if (emit) entry(i, lo - 1, -0.5); }
+    }
+    for (int64_t j = lo; j <= hi; j++) {
+        if (s->sym && j > i) break;
+        cnt++;
+        /* -1 off the diagonal, 2W+1 on it: strictly diagonally dominant, so SPD */
+        if (emit) entry(i, j, j == i ? 2.0 * (double)s->w + 1 : -1.0);
+    }
+    if (!strcmp(s->kind, "blocks") && hi + 1 < s->n && !s->sym && i == hi) { cnt++; if (emit) entry(i, hi + 1, -0.5); }
+    return cnt;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Random rows: distinct sorted columns, length from the kind. */
+static int64_t random_len(const spec *s)
+{
+    if (!strcmp(s->kind, "random")) return s->k;
+    /* Pareto: P(len > t) ~ t^-(alpha-1), scaled to mean about k */
+    double u = (double)(rng() >> 11) * 0x1.0p-53, a = s->alpha;
+    double xm = (double)s->k * (a - 1) / a; /* Pareto mean = xm*a/(a-1) */
+    if (xm < 1) xm = 1;
+    double len = xm / pow(1 - u, 1 / (a - 1));
+    return len > (double)s->n ? s->n : (int64_t)len;
+}
+
+static int64_t random_row(const spec *s, int64_t i, int64_t *cols)
+{
+    int64_t len = random_len(s), m = 0;
+    if (len > s->n) len = s->n;
+    while (m < len) {
+        for (int64_t t = m; t < len; t++) cols[t] = (int64_t)(rng() % (uint64_t)s->n);
+        qsort(cols, (size_t)len, sizeof(*cols), cmp_i64);
+        m = 0;
+        for (int64_t t = 0; t < len; t++)
+            if (m == 0 || cols[t] != cols[m - 1]) cols[m++] = cols[t];
+        if (len > s->n / 2) break; /* accept fewer distinct for near-dense rows */
+    }
+    (void)i;
+    return m;
+}
+
+int main(int argc, char **argv)
+{
+    spec s = {NULL, 0, 8, 32, 2.1, 0};
+    const char *path = NULL;
+    uint64_t seed = 42;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "-o") && v) { path = v; i++; }
+        else if (!strcmp(a, "--k") && v) { s.k = atoll(v); i++; }
+        else if (!strcmp(a, "--width") && v) { s.w = atoll(v); i++; }
+        else if (!strcmp(a, "--alpha") && v) { s.alpha = atof(v); i++; }
+        else if (!strcmp(a, "--seed") && v) { seed = strtoull(v, NULL, 10); i++; }
+        else if (!strcmp(a, "--symmetric")) s.sym = 1;
+        else if (!s.kind) s.kind = a;
+        else if (!s.n) s.n = atoll(a);
+        else { fprintf(stderr, "genmat: error: unexpected argument '%s'\n", a); usage(stderr); return 2; }
+    }
+    int stencil = s.kind && (!strcmp(s.kind, "lap2d") || !strcmp(s.kind, "lap3d") || !strcmp(s.kind, "lap3d27"));
+    int band = s.kind && (!strcmp(s.kind, "banded") || !strcmp(s.kind, "blocks"));
+    int rnd = s.kind && (!strcmp(s.kind, "random") || !strcmp(s.kind, "powerlaw"));
+    if (!stencil && !band && !rnd) { fprintf(stderr, "genmat: error: unknown or missing KIND\n"); usage(stderr); return 2; }
+    if (s.n <= 0 || s.k <= 0 || s.w <= 0 || (rnd && s.sym) || s.alpha <= 2) {
+        fprintf(stderr, "genmat: error: need SIZE > 0, --k > 0, --width > 0, --alpha > 2; --symmetric only for stencil/banded/blocks\n");
+        return 2;
+    }
+    int64_t rows = stencil ? (!strcmp(s.kind, "lap2d") ? s.n * s.n : s.n * s.n * s.n) : s.n;
+    out = path ? fopen(path, "w") : stdout;
+    if (!out) { perror(path); return 1; }
+
+    /* count pass (random kinds replay the same RNG stream) */
+    int64_t nnz = 0, *cols = NULL;
+    if (rnd) cols = malloc((size_t)s.n * sizeof(*cols));
+    rng_state = seed;
+    for (int64_t i = 0; i < rows; i++)
+        nnz += stencil ? stencil_row(&s, i, 0) : band ? band_row(&s, i, 0) : random_row(&s, i, cols);
+    fprintf(out, "%%%%MatrixMarket matrix coordinate real %s\n%% generated by hspmv genmat:", s.sym ? "symmetric" : "general");
+    for (int i = 1; i < argc; i++) if (strcmp(argv[i], "-o") && (i == 1 || strcmp(argv[i - 1], "-o"))) fprintf(out, " %s", argv[i]);
+    fprintf(out, "\n%lld %lld %lld\n", (long long)(stencil ? rows : s.n), (long long)(stencil ? rows : s.n), (long long)nnz);
+    rng_state = seed;
+    for (int64_t i = 0; i < rows; i++) {
+        if (stencil) stencil_row(&s, i, 1);
+        else if (band) band_row(&s, i, 1);
+        else {
+            int64_t m = random_row(&s, i, cols);
+            for (int64_t t = 0; t < m; t++) entry(i, cols[t], rand_val() + (cols[t] == i ? 4 : 0));
+        }
+    }
+    flush();
+    free(cols);
+    if (path && fclose(out) != 0) { perror(path); return 1; }
+    return 0;
+}

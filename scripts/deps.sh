@@ -1,0 +1,69 @@
+#!/bin/sh
+# deps.sh — checks that what the build needs is present by its headers, libraries
+# and tools (not by package names, so it works on any distribution), and on
+# Debian/Ubuntu as root installs what is missing; otherwise prints the command.
+#   deps.sh build   compiler, OpenMP, zlib, MPI, METIS
+#   deps.sh test    + aarch64 cross compiler and qemu-aarch64 (NEON tests)
+#   deps.sh fuzz    + clang with libFuzzer
+# HSPMV_SKIP_DEPS=1 skips every check.
+set -u
+level=${1:-build}
+[ "${HSPMV_SKIP_DEPS:-0}" = 1 ] && exit 0
+CC=${CC:-cc}
+MPICC=${MPICC:-mpicc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+missing=""
+need() { missing="$missing $*"; }
+
+try_c() { # try_c "includes/main body" "link flags" [compiler]
+    printf '%s\n' "$1" > "$tmp/t.c"
+    ${3:-$CC} "$tmp/t.c" -o "$tmp/t" $2 >/dev/null 2>&1
+}
+
+check() {
+    command -v make >/dev/null 2>&1 && try_c 'int main(void){return 0;}' '' || need build-essential
+    try_c '#include <omp.h>
+int main(void){return omp_get_max_threads() < 1;}' '-fopenmp' || need libgomp1
+    try_c '#include <zlib.h>
+int main(void){return zlibVersion() == 0;}' '-lz' || need zlib1g-dev
+    { command -v "$MPICC" >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 &&
+      try_c '#include <mpi.h>
+int main(int c, char **v){MPI_Init(&c,&v);MPI_Finalize();return 0;}' '' "$MPICC"; } ||
+        need libopenmpi-dev openmpi-bin
+    try_c '#include <metis.h>
+int main(void){idx_t o[METIS_NOPTIONS]; return METIS_SetDefaultOptions(o) != METIS_OK;}' '-lmetis' ||
+        need libmetis-dev
+    command -v pkg-config >/dev/null 2>&1 || need pkg-config
+    if [ "$level" = test ] || [ "$level" = fuzz ]; then
+        command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+        command -v qemu-aarch64 >/dev/null 2>&1 || need qemu-user
+    fi
+    if [ "$level" = fuzz ]; then
+        { command -v clang >/dev/null 2>&1 &&
+          try_c '#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n){(void)d;(void)n;return 0;}' '-fsanitize=fuzzer' clang; } ||
+            need clang libclang-rt-dev
+    fi
+}
+
+check
+[ -z "$missing" ] && exit 0
+pkgs=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing:$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends $pkgs >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends $pkgs >/dev/null; } ||
+        { echo "deps: apt-get install $pkgs failed" >&2; exit 1; }
+    missing=""
+    check
+    [ -z "$missing" ] && exit 0
+    echo "deps: still missing after install:$missing" >&2
+    exit 1
+fi
+echo "deps: missing:$missing" >&2
+echo "deps: install them with:  sudo apt-get install -y --no-install-recommends $pkgs" >&2
+echo "deps: (or point CPATH/LIBRARY_PATH at your own copies; HSPMV_SKIP_DEPS=1 skips this check)" >&2
+exit 1

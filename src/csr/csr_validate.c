@@ -1,0 +1,29 @@
+/* csr_validate.c — checks the CSR invariants every kernel relies on. */
+#include "util.h"
+
+int hspmv_csr_validate(const hspmv_csr *A, hspmv_error *err)
+{
+    if (!A || A->nrows < 0 || A->ncols < 0 || A->nrows > INT32_MAX || A->ncols > INT32_MAX)
+        return hspmv_err(err, HSPMV_ERR_ARG, "CSR: bad sizes");
+    if (A->nrows > 0 && !A->rowptr)
+        return hspmv_err(err, HSPMV_ERR_ARG, "CSR: rowptr is NULL");
+    if (A->rowptr && A->rowptr[0] != 0)
+        return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: rowptr[0] = %lld, expected 0",
+                         (long long)A->rowptr[0]);
+    for (int64_t i = 0; i < A->nrows; i++) {
+        if (A->rowptr[i + 1] < A->rowptr[i])
+            return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: rowptr decreases at row %lld", (long long)i);
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            if (A->colind[k] < 0 || A->colind[k] >= A->ncols)
+                return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: row %lld has column %d outside 0..%lld",
+                                 (long long)i, A->colind[k], (long long)A->ncols - 1);
+            if (k > A->rowptr[i] && A->colind[k] <= A->colind[k - 1])
+                return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: row %lld columns not strictly ascending at %d",
+                                 (long long)i, A->colind[k]);
+        }
+    }
+    if (A->nrows > 0 && A->rowptr[A->nrows] != A->nnz)
+        return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: rowptr[nrows] = %lld but nnz = %lld",
+                         (long long)A->rowptr[A->nrows], (long long)A->nnz);
+    return hspmv_ok(err);
+}

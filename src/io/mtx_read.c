@@ -1,0 +1,471 @@
+/* mtx_read.c — Matrix Market text to COO triplets: the header state machine,
+   the entry loops (coordinate and array), and every refusal with its line. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "io.h"
+
+enum { AT_BANNER, AT_SIZE, AT_ENTRIES };
+
+typedef struct reader {
+    const char *name;
+    hspmv_error *err;
+    mtx_source src;
+    mtx_header h;
+    int state;          /* AT_BANNER, AT_SIZE, AT_ENTRIES */
+    int64_t line;       /* number of the line being (or last) read */
+    int64_t k, cap;     /* entries stored, room in the arrays */
+    int32_t *row, *col;
+    hspmv_real *val;
+    int64_t ai, aj;     /* array format: 0-based place of the next value */
+} reader;
+
+/* ---- messages ------------------------------------------------------------- */
+
+/* "NAME:LINE: " + the formatted text; always HSPMV_ERR_FORMAT unless code says otherwise. */
+__attribute__((cold, noinline, format(printf, 4, 5)))
+static int fail(reader *R, int code, int64_t line, const char *fmt, ...)
+{
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    return hspmv_err(R->err, code, "%s:%lld: %s", R->name, (long long)line, text);
+}
+
+static const char *token_end(const char *p)
+{
+    while (!mtx_is_end(*p)) p++;
+    return p;
+}
+
+static const char *line_end(const char *p)
+{
+    while (*p != '\n') p++;
+    return p;
+}
+
+/* "expected WHAT, found 'TOKEN' in 'LINE'" for a bad token at p. */
+__attribute__((cold, noinline))
+static int fail_token(reader *R, int64_t line, const char *ls, const char *p, const char *what)
+{
+    char q[64], lq[64];
+    const char *le = line_end(p);
+    mtx_quote(lq, ls, le);
+    if (*p == '\n') return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found the end of the line '%s'", what, lq);
+    mtx_quote(q, p, token_end(p) == p ? p + 1 : token_end(p));
+    return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found '%s' in '%s'", what, q, lq);
+}
+
+/* A value the number scanner refused: why says how. */
+__attribute__((cold, noinline))
+static int fail_value(reader *R, int64_t line, const char *ls, const char *p, int why)
+{
+    char q[64], lq[64];
+    mtx_quote(q, p, token_end(p));
+    mtx_quote(lq, ls, line_end(p));
+    if (why == MTX_NUM_NONFINITE)
+        return fail(R, HSPMV_ERR_FORMAT, line,
+                    "non-finite value '%s' in '%s' (inf and nan are not accepted)", q, lq);
+    if (why == MTX_NUM_RANGE)
+        return fail(R, HSPMV_ERR_FORMAT, line, "value '%s' is out of the %s range in '%s'", q,
+                    sizeof(hspmv_real) == sizeof(float) ? "float" : "double", lq);
+    return fail_token(R, line, ls, p,
+                      R->h.field == HSPMV_FIELD_INTEGER ? "an integer value" : "a real value");
+}
+
+/* An index outside 1..n, or a symmetric-kind entry in the wrong triangle. */
+__attribute__((cold, noinline))
+static int fail_place(reader *R, int64_t line, const char *ls, int64_t i, int64_t j)
+{
+    char lq[64];
+    const mtx_header *h = &R->h;
+    mtx_quote(lq, ls, line_end(ls));
+    if (i < 1 || i > h->nrows)
+        return fail(R, HSPMV_ERR_FORMAT, line,
+                    "expected a row index in 1..%lld, found %lld in '%s'",
+                    (long long)h->nrows, (long long)i, lq);
+    if (j < 1 || j > h->ncols)
+        return fail(R, HSPMV_ERR_FORMAT, line,
+                    "expected a column index in 1..%lld, found %lld in '%s'",
+                    (long long)h->ncols, (long long)j, lq);
+    if (i < j)
+        return fail(R, HSPMV_ERR_FORMAT, line,
+                    "entry (%lld,%lld) is above the diagonal; a %s file stores the lower "
+                    "triangle (row >= col): '%s'", (long long)i, (long long)j,
+                    h->symmetry == HSPMV_SYMMETRIC ? "symmetric" : "skew-symmetric", lq);
+    return fail(R, HSPMV_ERR_FORMAT, line,
+                "diagonal entry (%lld,%lld) in a skew-symmetric file, whose diagonal is zero: '%s'",
+                (long long)i, (long long)j, lq);
+}
+
+/* ---- arrays ---------------------------------------------------------------- */
+
+/* Asks for transparent huge pages on a big fresh array: first touch of the
+   entry arrays is otherwise most of the read time (a page fault per 4 KB). */
+static void want_huge_pages(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = (uintptr_t)p + bytes;
+    if (bytes >= 2 * huge && e > a) madvise((void *)a, (e - a) & ~(huge - 1), MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+static int alloc_entries(reader *R, int64_t cap)
+{
+    size_t n = cap > 0 ? (size_t)cap : 1;
+    int32_t *row = hspmv_alloc_array(n, sizeof(int32_t));
+    int32_t *col = row ? hspmv_alloc_array(n, sizeof(int32_t)) : NULL;
+    hspmv_real *val = col ? hspmv_alloc_array(n, sizeof(hspmv_real)) : NULL;
+    if (!val) {
+        hspmv_free(row);
+        hspmv_free(col);
+        return fail(R, HSPMV_ERR_NOMEM, R->line, "out of memory for %lld entries", (long long)cap);
+    }
+    want_huge_pages(row, n * sizeof(int32_t));
+    want_huge_pages(col, n * sizeof(int32_t));
+    want_huge_pages(val, n * sizeof(hspmv_real));
+    if (R->k > 0) {
+        memcpy(row, R->row, (size_t)R->k * sizeof(int32_t));
+        memcpy(col, R->col, (size_t)R->k * sizeof(int32_t));
+        memcpy(val, R->val, (size_t)R->k * sizeof(hspmv_real));
+    }
+    hspmv_free(R->row);
+    hspmv_free(R->col);
+    hspmv_free(R->val);
+    R->row = row;
+    R->col = col;
+    R->val = val;
+    R->cap = cap;
+    return HSPMV_OK;
+}
+
+/* The arrays are full at entry k: grow them (unknown length), or the file
+   holds more entries than its size line says. */
+__attribute__((cold, noinline))
+static int make_room(reader *R, int64_t line, const char *ls)
+{
+    if (R->cap >= R->h.nnz) {
+        char lq[64];
+        mtx_quote(lq, ls, line_end(ls));
+        return fail(R, HSPMV_ERR_FORMAT, line,
+                    "expected %lld entries as the size line declares, found one more: '%s'",
+                    (long long)R->h.nnz, lq);
+    }
+    int64_t cap = R->cap * 2;
+    if (cap > R->h.nnz) cap = R->h.nnz;
+    return alloc_entries(R, cap);
+}
+
+/* Called once the size line is known: one allocation at the declared count
+   when the input's length is known (refusing counts the bytes left cannot
+   hold), else a start that grows geometrically up to that count. */
+static int start_entries(reader *R, const char *next)
+{
+    const mtx_header *h = &R->h;
+    R->ai = h->symmetry == HSPMV_SKEW_SYMMETRIC ? 1 : 0; /* array: first place of column 0 */
+    int64_t left = mtx_source_left(&R->src, next);
+    int minb = h->array ? 2 : h->field == HSPMV_FIELD_PATTERN ? 4 : 6; /* "1\n", "1 1\n", "1 1 1\n" */
+    if (left >= 0) {
+        if (h->nnz > (left + 1) / minb)
+            return fail(R, HSPMV_ERR_FORMAT, R->line,
+                        "size line declares %lld entries, but only %lld bytes follow and an entry "
+                        "takes at least %d (truncated file?)",
+                        (long long)h->nnz, (long long)left, minb);
+        return alloc_entries(R, h->nnz);
+    }
+    /* gzip: about one entry per compressed byte is a fair first guess */
+    int64_t guess = R->src.raw_size > 4096 ? R->src.raw_size : 4096;
+    return alloc_entries(R, h->nnz < guess ? h->nnz : guess);
+}
+
+/* ---- header lines -------------------------------------------------------- */
+
+static int header_line(reader *R, const char *s, const char *nl)
+{
+    mtx_line ln = {s, nl, R->line};
+    const char *p = s;
+    int rc;
+    while (p < nl && mtx_is_blank(*p)) p++;
+    if (R->state == AT_BANNER) {
+        if (mtx_is_banner(&ln)) {
+            if ((rc = mtx_parse_banner(R->name, &ln, &R->h, R->err)) != HSPMV_OK) return rc;
+            R->state = AT_SIZE;
+            return HSPMV_OK;
+        }
+        if (p == nl || *p == '%') return HSPMV_OK; /* blank or comment before the banner */
+        char q[64];
+        mtx_quote(q, s, nl);
+        return fail(R, HSPMV_ERR_FORMAT, R->line,
+                    "expected the banner '%%%%MatrixMarket matrix <format> <field> <symmetry>', "
+                    "found '%s'", q);
+    }
+    if (p == nl || *p == '%') return HSPMV_OK; /* blank or comment before the size line */
+    if ((rc = mtx_parse_size(R->name, &ln, &R->h, R->err)) != HSPMV_OK) return rc;
+    R->state = AT_ENTRIES;
+    return start_entries(R, nl + 1);
+}
+
+/* ---- entry lines ----------------------------------------------------------- */
+
+static inline const char *skip_blanks(const char *p)
+{
+    while (mtx_is_blank(*p)) p++;
+    return p;
+}
+
+/* One value at p (real or integer field); NULL after reporting an error. */
+static inline const char *scan_value(reader *R, int64_t line, const char *ls, const char *p,
+                                     double *v, int *rc)
+{
+    const char *q;
+    int why = MTX_NUM_BAD;
+    if (R->h.field == HSPMV_FIELD_REAL) {
+        q = mtx_real(p, v, &why);
+    } else {
+        int64_t iv = 0;
+        q = mtx_int(p, &iv);
+        if (q && (iv == MTX_INT_SAT || iv == -MTX_INT_SAT)) {
+            why = MTX_NUM_RANGE;
+            q = NULL;
+        }
+        *v = (double)iv;
+    }
+#ifdef HSPMV_SINGLE
+    if (q && isinf((float)*v)) {
+        why = MTX_NUM_RANGE;
+        q = NULL;
+    }
+#endif
+    /* the value must end at a blank or the end of the line ("1.2.3" must not) */
+    if (q && !mtx_is_end(*q)) {
+        why = MTX_NUM_BAD;
+        q = NULL;
+    }
+    if (!q) *rc = fail_value(R, line, ls, p, why);
+    return q;
+}
+
+/* After the last field: only blanks may follow. */
+__attribute__((cold, noinline))
+static int fail_extra(reader *R, int64_t line, const char *ls, const char *p)
+{
+    const char *what = R->h.array ? "one value per line"
+                       : R->h.field == HSPMV_FIELD_PATTERN ? "'row col' and nothing more"
+                                                           : "'row col value' and nothing more";
+    return fail_token(R, line, ls, p, what);
+}
+
+static int parse_coordinate(reader *R, const char *p, const char *end)
+{
+    const int64_t nr = R->h.nrows, nc = R->h.ncols;
+    const int field = R->h.field, sym = R->h.symmetry;
+    int64_t k = R->k, line = R->line;
+    int rc = HSPMV_OK;
+
+    while (p < end) {
+        const char *ls = p, *q;
+        int64_t i, j;
+        double v = 1.0;
+        line++;
+        p = skip_blanks(p);
+        if (*p == '\n' || *p == '%') { /* blank or comment line */
+            p = line_end(p) + 1;
+            continue;
+        }
+        if (!(q = mtx_int(p, &i))) { rc = fail_token(R, line, ls, p, "a row index"); break; }
+        if (!mtx_is_blank(*q)) {
+            rc = fail_token(R, line, ls, *q == '\n' ? q : p, *q == '\n' ? "a column index" : "a row index");
+            break;
+        }
+        const char *cs = p = skip_blanks(q);
+        if (!(q = mtx_int(p, &j))) { rc = fail_token(R, line, ls, p, "a column index"); break; }
+        p = q;
+        if (!mtx_is_end(*p)) { rc = fail_token(R, line, ls, cs, "a column index"); break; }
+        if (field != HSPMV_FIELD_PATTERN) {
+            p = skip_blanks(p);
+            if (*p == '\n') { rc = fail_token(R, line, ls, p, "a value after the column index"); break; }
+            if (!(p = scan_value(R, line, ls, p, &v, &rc))) break;
+        }
+        if (*p != '\n') {
+            const char *t = skip_blanks(p);
+            if (*t != '\n') { rc = fail_extra(R, line, ls, t); break; }
+            p = t;
+        }
+        p++;
+        if ((uint64_t)(i - 1) >= (uint64_t)nr || (uint64_t)(j - 1) >= (uint64_t)nc ||
+            (sym != HSPMV_GENERAL && (i < j || (i == j && sym == HSPMV_SKEW_SYMMETRIC)))) {
+            rc = fail_place(R, line, ls, i, j);
+            break;
+        }
+        if (k == R->cap) {
+            R->k = k;
+            if ((rc = make_room(R, line, ls)) != HSPMV_OK) break;
+        }
+        R->row[k] = (int32_t)(i - 1);
+        R->col[k] = (int32_t)(j - 1);
+        R->val[k] = (hspmv_real)v;
+        k++;
+    }
+    R->k = k;
+    R->line = line;
+    return rc;
+}
+
+/* Array format: one value per line, column by column; symmetric kinds hold
+   the lower triangle (skew: strictly below the diagonal). */
+static int parse_array(reader *R, const char *p, const char *end)
+{
+    const int64_t n = R->h.nrows;
+    const int sym = R->h.symmetry;
+    int64_t k = R->k, line = R->line, ai = R->ai, aj = R->aj;
+    int rc = HSPMV_OK;
+
+    while (p < end) {
+        const char *ls = p;
+        double v;
+        line++;
+        p = skip_blanks(p);
+        if (*p == '\n' || *p == '%') {
+            p = line_end(p) + 1;
+            continue;
+        }
+        if (!(p = scan_value(R, line, ls, p, &v, &rc))) break;
+        if (*p != '\n') {
+            const char *t = skip_blanks(p);
+            if (*t != '\n') { rc = fail_extra(R, line, ls, t); break; }
+            p = t;
+        }
+        p++;
+        if (k == R->cap) {
+            R->k = k;
+            if ((rc = make_room(R, line, ls)) != HSPMV_OK) break;
+        }
+        R->row[k] = (int32_t)ai;
+        R->col[k] = (int32_t)aj;
+        R->val[k] = (hspmv_real)v;
+        k++;
+        if (++ai == n) {
+            aj++;
+            ai = sym == HSPMV_GENERAL ? 0 : sym == HSPMV_SYMMETRIC ? aj : aj + 1;
+        }
+    }
+    R->k = k;
+    R->line = line;
+    R->ai = ai;
+    R->aj = aj;
+    return rc;
+}
+
+/* ---- the whole file --------------------------------------------------------- */
+
+static int read_text(reader *R)
+{
+    int rc;
+    for (;;) {
+        const char *p, *end;
+        if ((rc = mtx_source_next(&R->src, &p, &end)) != HSPMV_OK) return rc;
+        if (p == end) break;
+        while (p < end && R->state != AT_ENTRIES) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            R->line++;
+            if ((rc = header_line(R, p, nl)) != HSPMV_OK) return rc;
+            p = nl + 1;
+        }
+        if (p < end) {
+            rc = R->h.array ? parse_array(R, p, end) : parse_coordinate(R, p, end);
+            if (rc != HSPMV_OK) return rc;
+        }
+    }
+    if (R->state == AT_BANNER) {
+        if (mtx_source_bytes(&R->src) == 0)
+            return hspmv_err(R->err, HSPMV_ERR_FORMAT,
+                             "%s: file is empty; expected a '%%%%MatrixMarket' banner", R->name);
+        return fail(R, HSPMV_ERR_FORMAT, R->line,
+                    "file ends without a '%%%%MatrixMarket' banner (only blank and comment lines)");
+    }
+    if (R->state == AT_SIZE)
+        return fail(R, HSPMV_ERR_FORMAT, R->line, "file ends before the size line");
+    if (R->k < R->h.nnz)
+        return fail(R, HSPMV_ERR_FORMAT, R->line, "expected %lld entries, file ends after %lld at line %lld",
+                    (long long)R->h.nnz, (long long)R->k, (long long)R->line);
+    return HSPMV_OK;
+}
+
+/* Reads from an opened source into coo; closes the source; cleans up on failure. */
+static int read_source(reader *R, hspmv_coo *coo, hspmv_read_info *info)
+{
+    int rc = read_text(R);
+    if (info) {
+        info->bytes = mtx_source_bytes(&R->src);
+        info->lines = R->line;
+        info->gzip = R->src.gzip;
+        info->array = R->h.array;
+    }
+    mtx_source_close(&R->src);
+    if (rc != HSPMV_OK) {
+        hspmv_free(R->row);
+        hspmv_free(R->col);
+        hspmv_free(R->val);
+        return rc;
+    }
+    coo->nrows = R->h.nrows;
+    coo->ncols = R->h.ncols;
+    coo->nnz = R->k;
+    coo->row = R->row;
+    coo->col = R->col;
+    coo->val = R->val;
+    coo->symmetry = R->h.symmetry;
+    coo->field = R->h.field;
+    return hspmv_ok(R->err);
+}
+
+static void reader_init(reader *R, const char *name, hspmv_error *err, hspmv_read_info *info)
+{
+    memset(R, 0, sizeof(*R));
+    R->name = name;
+    R->err = err;
+    if (info) memset(info, 0, sizeof(*info));
+}
+
+int hspmv_mtx_read(const char *path, hspmv_coo *coo, const hspmv_read_opts *opts,
+                   hspmv_read_info *info, hspmv_error *err)
+{
+    reader R;
+    int rc;
+    if (coo) memset(coo, 0, sizeof(*coo));
+    if (!path || !coo) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_mtx_read: path and coo must not be NULL");
+    reader_init(&R, path, err, info);
+    if ((rc = mtx_source_open_path(&R.src, path, opts, err)) != HSPMV_OK) return rc;
+    return read_source(&R, coo, info);
+}
+
+int hspmv_mtx_read_mem(const char *name, const void *buf, size_t len, hspmv_coo *coo,
+                       hspmv_read_info *info, hspmv_error *err)
+{
+    reader R;
+    int rc;
+    if (coo) memset(coo, 0, sizeof(*coo));
+    if (!coo || (!buf && len > 0))
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_mtx_read_mem: coo must not be NULL, nor buf when len > 0");
+    if (!name) name = "<memory>";
+    reader_init(&R, name, err, info);
+    if ((rc = mtx_source_open_mem(&R.src, name, buf, len, err)) != HSPMV_OK) return rc;
+    return read_source(&R, coo, info);
+}
+
+void hspmv_coo_free(hspmv_coo *coo)
+{
+    if (!coo) return;
+    hspmv_free(coo->row);
+    hspmv_free(coo->col);
+    hspmv_free(coo->val);
+    memset(coo, 0, sizeof(*coo));
+}

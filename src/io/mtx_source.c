@@ -1,0 +1,340 @@
+/* mtx_source.c — text of a Matrix Market file in blocks of whole lines, from
+   a file descriptor or a buffer, plain or gzip (told by the magic bytes). */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* O_CLOEXEC under a strict -std=c11 */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "io.h"
+
+size_t hspmv_io_chunk_bytes = (size_t)1 << 20;
+
+#define ZIN_BYTES ((size_t)256 << 10)
+#define PROGRESS_STEP ((int64_t)16 << 20)
+
+/* Raw (maybe compressed) bytes into dst; 0 at the end, -1 on a read error. */
+static ptrdiff_t raw_read(mtx_source *s, unsigned char *dst, size_t n)
+{
+    size_t got = 0;
+    if (s->mem) {
+        size_t left = s->mem_len - s->mem_pos;
+        if (n > left) n = left;
+        memcpy(dst, s->mem + s->mem_pos, n);
+        s->mem_pos += n;
+        return (ptrdiff_t)n;
+    }
+    while (s->peek_pos < s->peek_len && got < n) dst[got++] = s->peek[s->peek_pos++];
+    while (got < n) {
+        ssize_t r = read(s->fd, dst + got, n - got > ((size_t)1 << 30) ? (size_t)1 << 30 : n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            hspmv_err(s->err, HSPMV_ERR_IO, "%s: read failed: %s", s->name, strerror(errno));
+            return -1;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+        if (got > 0) break; /* hand out what a read gave; the caller loops */
+    }
+    return (ptrdiff_t)got;
+}
+
+#ifndef HSPMV_NO_ZLIB
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+    (void)opaque;
+    return hspmv_alloc_array(items, size);
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+    (void)opaque;
+    hspmv_free(p);
+}
+
+/* Feeds zs more compressed input; sets raw_eof when there is none. */
+static int z_feed(mtx_source *s)
+{
+    if (s->mem) {
+        size_t left = s->mem_len - s->mem_pos;
+        if (left > ((size_t)1 << 30)) left = (size_t)1 << 30;
+        s->zs.next_in = s->mem + s->mem_pos;
+        s->zs.avail_in = (uInt)left;
+        s->mem_pos += left;
+        if (left == 0) s->raw_eof = 1;
+        return HSPMV_OK;
+    }
+    ptrdiff_t r = raw_read(s, s->zin, ZIN_BYTES);
+    if (r < 0) return HSPMV_ERR_IO;
+    s->zs.next_in = s->zin;
+    s->zs.avail_in = (uInt)r;
+    if (r == 0) s->raw_eof = 1;
+    return HSPMV_OK;
+}
+
+/* Inflates into dst until it is full or the text ends; *got bytes. */
+static int z_inflate(mtx_source *s, unsigned char *dst, size_t n, size_t *got)
+{
+    int rc = HSPMV_OK;
+    *got = 0;
+    if (s->z_pending) return s->z_pending;
+    if (n > ((size_t)1 << 30)) n = (size_t)1 << 30;
+    s->zs.next_out = dst;
+    s->zs.avail_out = (uInt)n;
+    while (s->zs.avail_out > 0 && !s->z_end) {
+        if (s->zs.avail_in == 0 && !s->raw_eof && (rc = z_feed(s)) != HSPMV_OK) break;
+        rc = inflate(&s->zs, Z_NO_FLUSH);
+        if (rc == Z_STREAM_END) {
+            /* Another member may follow (concatenated gzip); other trailing
+               bytes are ignored, as gzip(1) does. */
+            rc = HSPMV_OK;
+            if (s->zs.avail_in == 0 && !s->raw_eof && (rc = z_feed(s)) != HSPMV_OK) break;
+            if (s->zs.avail_in >= 2 && s->zs.next_in[0] == 0x1f && s->zs.next_in[1] == 0x8b) {
+                inflateReset(&s->zs);
+            } else {
+                s->z_end = 1;
+            }
+        } else if (rc == Z_MEM_ERROR) {
+            rc = hspmv_err(s->err, HSPMV_ERR_NOMEM, "%s: out of memory inflating gzip data", s->name);
+            break;
+        } else if (rc == Z_BUF_ERROR || rc == Z_OK) {
+            /* no more input will come and the member has not ended */
+            rc = HSPMV_OK;
+            if (s->zs.avail_in == 0 && s->raw_eof && s->zs.avail_out > 0) {
+                rc = hspmv_err(s->err, HSPMV_ERR_FORMAT,
+                               "%s: gzip data ends early (truncated file?) after %lld bytes of text",
+                               s->name, (long long)(s->base + (int64_t)s->len + (int64_t)(n - s->zs.avail_out)));
+                break;
+            }
+        } else {
+            rc = hspmv_err(s->err, HSPMV_ERR_FORMAT, "%s: corrupt gzip data after %lld bytes of text: %s",
+                           s->name, (long long)(s->base + (int64_t)s->len + (int64_t)(n - s->zs.avail_out)),
+                           s->zs.msg ? s->zs.msg : "inflate failed");
+            break;
+        }
+        rc = HSPMV_OK;
+    }
+    *got = n - s->zs.avail_out;
+    return rc;
+}
+
+/* Inflates into dst; *got bytes (0 at the end of the last member). A fault
+   found after some text was inflated is reported on the next call, so the
+   text before it is always parsed first, however the blocks fall. */
+static int z_read(mtx_source *s, unsigned char *dst, size_t n, size_t *got)
+{
+    int rc = z_inflate(s, dst, n, got);
+    if (rc != HSPMV_OK && *got > 0) {
+        s->z_pending = rc;
+        return HSPMV_OK;
+    }
+    return rc;
+}
+#endif
+
+/* Decides plain or gzip from the first two raw bytes and sets up the buffers. */
+static int source_start(mtx_source *s)
+{
+    int gz = 0;
+    if (s->mem) {
+        gz = s->mem_len >= 2 && s->mem[0] == 0x1f && s->mem[1] == 0x8b;
+    } else {
+        while (s->peek_len < 2) {
+            ssize_t r = read(s->fd, s->peek + s->peek_len, 2 - s->peek_len);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) {
+                if (errno == EISDIR) return hspmv_err(s->err, HSPMV_ERR_IO, "%s: is a directory", s->name);
+                return hspmv_err(s->err, HSPMV_ERR_IO, "%s: read failed: %s", s->name, strerror(errno));
+            }
+            if (r == 0) break;
+            s->peek_len += (size_t)r;
+        }
+        gz = s->peek_len == 2 && s->peek[0] == 0x1f && s->peek[1] == 0x8b;
+    }
+    /* Blocks of hspmv_io_chunk_bytes, less for a small input (the buffer
+       grows if a line needs more). */
+    s->raw_size = s->raw_total;
+    s->cap = hspmv_io_chunk_bytes ? hspmv_io_chunk_bytes : 1;
+    if (s->raw_size >= 0) {
+        uint64_t guess = gz ? 4 * (uint64_t)s->raw_size : (uint64_t)s->raw_size + 1;
+        if (guess < 4096) guess = 4096;
+        if (guess < s->cap) s->cap = (size_t)guess;
+    }
+    s->buf = hspmv_malloc(s->cap + 1); /* +1: room for a closing newline */
+    if (!s->buf) return hspmv_err(s->err, HSPMV_ERR_NOMEM, "%s: out of memory for the read buffer", s->name);
+    if (!gz) return HSPMV_OK;
+#ifdef HSPMV_NO_ZLIB
+    return hspmv_err(s->err, HSPMV_ERR_UNSUPPORTED, "%s: gzip support not built in", s->name);
+#else
+    s->gzip = 1;
+    s->raw_total = -1;
+    if (!s->mem && !(s->zin = hspmv_malloc(ZIN_BYTES)))
+        return hspmv_err(s->err, HSPMV_ERR_NOMEM, "%s: out of memory for the gzip buffer", s->name);
+    s->zs.zalloc = z_alloc;
+    s->zs.zfree = z_free;
+    s->zs.opaque = Z_NULL;
+    s->zs.next_in = Z_NULL;
+    s->zs.avail_in = 0;
+    int rc = inflateInit2(&s->zs, 15 + 16); /* gzip wrapper only */
+    if (rc == Z_MEM_ERROR)
+        return hspmv_err(s->err, HSPMV_ERR_NOMEM, "%s: out of memory starting gzip", s->name);
+    if (rc != Z_OK) return hspmv_err(s->err, HSPMV_ERR_IO, "%s: cannot start gzip decoding", s->name);
+    s->zs_live = 1;
+    return HSPMV_OK;
+#endif
+}
+
+static void source_init(mtx_source *s, const char *name, hspmv_error *err)
+{
+    memset(s, 0, sizeof(*s));
+    s->name = name;
+    s->err = err;
+    s->fd = -1;
+    s->raw_total = -1;
+    s->next_report = PROGRESS_STEP;
+}
+
+int mtx_source_open_path(mtx_source *s, const char *path, const hspmv_read_opts *opts,
+                         hspmv_error *err)
+{
+    struct stat st;
+    int rc;
+    source_init(s, path, err);
+    if (opts) {
+        s->progress = opts->progress;
+        s->progress_ctx = opts->progress_ctx;
+    }
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0) return hspmv_err(err, HSPMV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(s->fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            rc = hspmv_err(err, HSPMV_ERR_IO, "%s: is a directory", path);
+            goto fail;
+        }
+        if (S_ISREG(st.st_mode)) s->raw_total = (int64_t)st.st_size;
+    }
+    if ((rc = source_start(s)) != HSPMV_OK) goto fail;
+    return HSPMV_OK;
+fail:
+    mtx_source_close(s);
+    return rc;
+}
+
+int mtx_source_open_mem(mtx_source *s, const char *name, const void *buf, size_t len,
+                        hspmv_error *err)
+{
+    static const unsigned char none[1] = {0};
+    int rc;
+    source_init(s, name, err);
+    s->mem = buf ? buf : none;
+    s->mem_len = buf ? len : 0;
+    s->raw_total = (int64_t)s->mem_len;
+    if ((rc = source_start(s)) != HSPMV_OK) mtx_source_close(s);
+    return rc;
+}
+
+void mtx_source_close(mtx_source *s)
+{
+#ifndef HSPMV_NO_ZLIB
+    if (s->zs_live) inflateEnd(&s->zs);
+    s->zs_live = 0;
+    hspmv_free(s->zin);
+    s->zin = NULL;
+#endif
+    hspmv_free(s->buf);
+    s->buf = NULL;
+    if (s->fd >= 0) close(s->fd);
+    s->fd = -1;
+}
+
+/* Appends text to buf[len, cap); sets eof when there is no more. */
+static int source_fill(mtx_source *s)
+{
+    size_t got = 0;
+    if (s->gzip) {
+#ifndef HSPMV_NO_ZLIB
+        int rc = z_read(s, (unsigned char *)s->buf + s->len, s->cap - s->len, &got);
+        if (rc != HSPMV_OK) return rc;
+#endif
+    } else {
+        ptrdiff_t r = raw_read(s, (unsigned char *)s->buf + s->len, s->cap - s->len);
+        if (r < 0) return HSPMV_ERR_IO;
+        got = (size_t)r;
+    }
+    if (got == 0) s->eof = 1;
+    s->len += got;
+    return HSPMV_OK;
+}
+
+/* The last '\n' in [b, e), or NULL (memrchr is not standard C or POSIX). */
+static char *last_newline(char *b, char *e)
+{
+    while (e > b)
+        if (*--e == '\n') return e;
+    return NULL;
+}
+
+int mtx_source_next(mtx_source *s, const char **p, const char **end)
+{
+    char *nl = NULL;
+    int rc;
+    /* Move the unfinished line to the front, then read until a newline. */
+    if (s->start > 0) {
+        memmove(s->buf, s->buf + s->start, s->len - s->start);
+        s->base += (int64_t)s->start;
+        s->len -= s->start;
+        s->start = 0;
+    }
+    for (;;) {
+        size_t scanned = s->len;
+        if (!s->eof && s->len < s->cap && (rc = source_fill(s)) != HSPMV_OK) return rc;
+        /* the carried-over tail holds no newline: look in the new text only */
+        if (s->len > scanned) nl = last_newline(s->buf + scanned, s->buf + s->len);
+        if (nl) break;
+        if (s->eof) {
+            if (s->len > 0) { /* a last line without newline */
+                s->buf[s->len++] = '\n';
+                s->added_nl = 1;
+                nl = s->buf + s->len - 1;
+            }
+            break;
+        }
+        if (s->len == s->cap) { /* a line longer than the buffer: grow it */
+            size_t ncap = s->cap * 2;
+            char *nb;
+            if (s->cap >= MTX_MAX_LINE)
+                return hspmv_err(s->err, HSPMV_ERR_FORMAT,
+                                 "%s: a line longer than %zu MB after byte %lld", s->name,
+                                 MTX_MAX_LINE >> 20, (long long)s->base);
+            if (!(nb = hspmv_malloc(ncap + 1)))
+                return hspmv_err(s->err, HSPMV_ERR_NOMEM, "%s: out of memory for a long line", s->name);
+            memcpy(nb, s->buf, s->len);
+            hspmv_free(s->buf);
+            s->buf = nb;
+            s->cap = ncap;
+        }
+    }
+    *p = s->buf;
+    *end = nl ? nl + 1 : s->buf;
+    s->start = (size_t)(*end - s->buf);
+    if (s->progress && (s->base + (int64_t)s->start >= s->next_report ||
+                        (s->eof && s->start == s->len && !s->reported_end))) {
+        s->reported_end = s->eof && s->start == s->len;
+        s->progress(s->base + (int64_t)s->start, s->gzip ? -1 : s->raw_total, s->progress_ctx);
+        while (s->next_report <= s->base + (int64_t)s->start) s->next_report += PROGRESS_STEP;
+    }
+    return HSPMV_OK;
+}
+
+int64_t mtx_source_left(const mtx_source *s, const char *q)
+{
+    if (s->gzip || s->raw_total < 0) return -1;
+    return s->raw_total - (s->base + (int64_t)(q - s->buf));
+}
+
+int64_t mtx_source_bytes(const mtx_source *s)
+{
+    return s->base + (int64_t)s->start - (s->added_nl && s->start == s->len);
+}

@@ -1,0 +1,21 @@
+/* util.h — private helpers shared by every layer: error messages, allocation. */
+#ifndef HSPMV_UTIL_H
+#define HSPMV_UTIL_H
+
+#include <stdarg.h>
+#include "hspmv.h"
+
+/* Records code and a printf-style message in *err (if not NULL); returns code. */
+int hspmv_err(hspmv_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Clears *err (if not NULL) and returns HSPMV_OK. */
+int hspmv_ok(hspmv_error *err);
+
+/* n*size with overflow check; returns 0 on overflow (callers treat as NOMEM). */
+size_t hspmv_bytes(size_t n, size_t size);
+
+/* Allocates n elements of size bytes, 64-byte aligned; NULL on failure or overflow. */
+void *hspmv_alloc_array(size_t n, size_t size);
+
+#endif

@@ -1,0 +1,61 @@
+/* check.h — the tests' tiny harness: CHECK inside test functions, RUN in main,
+   and a closing "N passed, N failed[, N skipped]" line that tests/run.sh adds up. */
+#ifndef HSPMV_CHECK_H
+#define HSPMV_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check_passed, check_failed, check_skipped;
+static int check_cur_failed, check_cur_skipped;
+static const char *check_cur_name;
+
+/* Fails the current test (and keeps going) when cond is false. */
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            check_cur_failed++;                                                \
+            fprintf(stderr, "  FAIL %s (%s:%d): %s: ", check_cur_name,         \
+                    __FILE__, __LINE__, #cond);                                \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+        }                                                                      \
+    } while (0)
+
+/* Marks the current test skipped with a reason (e.g. ../shared missing). */
+#define SKIP(...)                                                              \
+    do {                                                                       \
+        check_cur_skipped = 1;                                                 \
+        fprintf(stderr, "  skip %s: ", check_cur_name);                        \
+        fprintf(stderr, __VA_ARGS__);                                          \
+        fputc('\n', stderr);                                                   \
+    } while (0)
+
+#define RUN(fn)                                                                \
+    do {                                                                       \
+        check_cur_name = #fn;                                                  \
+        check_cur_failed = 0;                                                  \
+        check_cur_skipped = 0;                                                 \
+        fn();                                                                  \
+        if (check_cur_failed) {                                                \
+            check_failed++;                                                    \
+            printf("FAIL %s\n", #fn);                                          \
+        } else if (check_cur_skipped) {                                        \
+            check_skipped++;                                                   \
+            printf("skip %s\n", #fn);                                          \
+        } else {                                                               \
+            check_passed++;                                                    \
+            printf("ok   %s\n", #fn);                                          \
+        }                                                                      \
+        fflush(stdout);                                                        \
+    } while (0)
+
+/* Ends main: prints the summary line and returns the exit status. */
+#define CHECK_DONE()                                                           \
+    do {                                                                       \
+        printf("%d passed, %d failed, %d skipped\n", check_passed,             \
+               check_failed, check_skipped);                                   \
+        return check_failed ? 1 : 0;                                           \
+    } while (0)
+
+#endif

@@ -1,0 +1,126 @@
+/* test_ref.c — the oracle itself, and the naive kernel against it on every
+   shared and bundled matrix. */
+#include <math.h>
+#include <string.h>
+#include "check.h"
+#include "testlib.h"
+
+/* Runs the naive kernel on each .mtx in dir and checks it with the oracle. */
+static int naive_matches_ref_in(const char *dir, int *files)
+{
+    char **paths;
+    int n = tl_list_mtx(dir, &paths), ok = 1;
+    *files = n;
+    for (int f = 0; f < n; f++) {
+        hspmv_csr A;
+        if (tl_is_unsupported_shared(paths[f])) continue;
+        if (tl_read_csr(paths[f], &A) != HSPMV_OK) { ok = 0; fprintf(stderr, "    cannot read %s\n", paths[f]); continue; }
+        hspmv_real *x = hspmv_malloc((A.ncols + 1) * sizeof(hspmv_real));
+        hspmv_real *y = hspmv_malloc((A.nrows + 1) * sizeof(hspmv_real));
+        tl_fill(x, A.ncols, 11);
+        hspmv_csr_spmv_naive(&A, x, y);
+        ok &= tl_matches_ref(&A, x, y, paths[f]);
+        hspmv_free(x);
+        hspmv_free(y);
+        hspmv_csr_free(&A);
+    }
+    if (n > 0) tl_free_list(paths, n);
+    return ok;
+}
+
+static void naive_kernel_matches_ref_on_every_shared_matrix(void)
+{
+    int n;
+    int ok = naive_matches_ref_in(tl_shared_dir(), &n);
+    if (n < 0) { SKIP("no folder %s", tl_shared_dir()); return; }
+    CHECK(n >= 20, "only %d matrices in %s", n, tl_shared_dir());
+    CHECK(ok, "a matrix is off the bound");
+}
+
+static void naive_kernel_matches_ref_on_bundled_generated_matrices(void)
+{
+    int n;
+    int ok = naive_matches_ref_in("matrices", &n);
+    CHECK(n >= 4, "expected the bundled matrices in ./matrices, found %d", n);
+    CHECK(ok, "a matrix is off the bound");
+}
+
+static void check_catches_a_perturbed_entry(void)
+{
+    hspmv_csr A;
+    tl_csr_random(&A, 500, 400, NULL, 9, 0, 3);
+    hspmv_real *x = hspmv_malloc(400 * sizeof(hspmv_real)), *y = hspmv_malloc(500 * sizeof(hspmv_real));
+    tl_fill(x, 400, 4);
+    hspmv_ref_spmv(&A, x, y);
+    CHECK(hspmv_ref_check(&A, x, y, 2.0, NULL) == 0, "reference fails its own check");
+    hspmv_check c;
+    double a = 0;
+    for (int64_t k = A.rowptr[250]; k < A.rowptr[251]; k++) a += fabs((double)A.val[k] * x[A.colind[k]]);
+    y[250] += (hspmv_real)(40 * 9 * hspmv_eps() * a); /* 20x the c=2 bound */
+    CHECK(hspmv_ref_check(&A, x, y, 2.0, &c) == 1 && c.first_bad == 250, "perturbation missed");
+    CHECK(c.worst > 10 && c.max_rel > 0, "worst %g", c.worst);
+    y[250] = NAN;
+    CHECK(hspmv_ref_check(&A, x, y, 2.0, NULL) == 1, "NaN not caught");
+    hspmv_free(x);
+    hspmv_free(y);
+    hspmv_csr_free(&A);
+}
+
+static void empty_row_must_give_exact_zero(void)
+{
+    int64_t rp[] = {0, 0, 1};
+    int32_t ci[] = {0};
+    hspmv_real v[] = {2}, x[] = {3}, y[] = {1e-30f, 6};
+    hspmv_csr A = {2, 1, 1, rp, ci, v};
+    CHECK(hspmv_ref_check(&A, x, y, 2.0, NULL) == 1, "nonzero y on an empty row accepted");
+    y[0] = 0;
+    CHECK(hspmv_ref_check(&A, x, y, 2.0, NULL) == 0, "exact answer refused");
+}
+
+static void laplacian_times_ones_gives_row_sums_exactly(void)
+{
+    hspmv_csr A;
+    char path[] = "matrices/lap2d_64.mtx";
+    if (tl_read_csr(path, &A) != HSPMV_OK) { CHECK(0, "cannot read %s", path); return; }
+    hspmv_real *x = hspmv_malloc(A.ncols * sizeof(hspmv_real)), *y = hspmv_malloc(A.nrows * sizeof(hspmv_real));
+    for (int64_t j = 0; j < A.ncols; j++) x[j] = 1;
+    hspmv_csr_spmv_naive(&A, x, y);
+    int exact = 1;
+    for (int64_t i = 0; i < A.nrows; i++) {
+        double s = 0;
+        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) s += A.val[k];
+        exact &= y[i] == s && (s == 0 || s == 1 || s == 2);
+    }
+    CHECK(exact, "row sums of the 5-point Laplacian are 0, 1 or 2 and exact");
+    hspmv_free(x);
+    hspmv_free(y);
+    hspmv_csr_free(&A);
+}
+
+static void symmetric_file_equals_its_general_twin(void)
+{
+    hspmv_csr S, G;
+    if (tl_read_csr("matrices/lap3d_12_sym.mtx", &S) || tl_read_csr("matrices/lap3d_12.mtx", &G)) {
+        CHECK(0, "cannot read the bundled lap3d_12 pair");
+        return;
+    }
+    CHECK(S.nnz == G.nnz && S.nrows == G.nrows, "sizes differ: %lld vs %lld", (long long)S.nnz, (long long)G.nnz);
+    if (S.nnz == G.nnz) {
+        CHECK(!memcmp(S.rowptr, G.rowptr, (S.nrows + 1) * sizeof(int64_t)) &&
+              !memcmp(S.colind, G.colind, S.nnz * sizeof(int32_t)) &&
+              !memcmp(S.val, G.val, S.nnz * sizeof(hspmv_real)), "expanded symmetric differs");
+    }
+    hspmv_csr_free(&S);
+    hspmv_csr_free(&G);
+}
+
+int main(void)
+{
+    RUN(check_catches_a_perturbed_entry);
+    RUN(empty_row_must_give_exact_zero);
+    RUN(naive_kernel_matches_ref_on_every_shared_matrix);
+    RUN(naive_kernel_matches_ref_on_bundled_generated_matrices);
+    RUN(laplacian_times_ones_gives_row_sums_exactly);
+    RUN(symmetric_file_equals_its_general_twin);
+    CHECK_DONE();
+}
