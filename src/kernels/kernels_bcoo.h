@@ -1,0 +1,35 @@
+/* kernels_bcoo.h — blocked COO kernels (the format is in src/format/bcoo.h).
+   A kernel computes tile rows [t0, t1) of B, which cover rows
+   [t0*tile_h, min(t1*tile_h, nrows)) of y, and touches no other row of y:
+   add == 0: y[i]  = sum_k A[i,k]*x[k]  (rows without entries get 0)
+   add != 0: y[i] += sum_k A[i,k]*x[k]
+   y's rows of a tile row stay in cache while its tiles add into them; no
+   allocation, printing, MPI or OpenMP inside. Threads call it on disjoint
+   tile row ranges (hspmv_bcoo_chunks). */
+#ifndef HSPMV_KERNELS_BCOO_H
+#define HSPMV_KERNELS_BCOO_H
+
+#include "bcoo.h"
+
+typedef void hspmv_bcoo_kernel(int64_t t0, int64_t t1, const hspmv_bcoo *B, const hspmv_real *x,
+                               hspmv_real *y, int add);
+
+/* Rows [*r0, *r1) of tile row tr. */
+static inline void hspmv_bcoo_tr_rows(const hspmv_bcoo *B, int64_t tr, int64_t *r0, int64_t *r1)
+{
+    *r0 = tr * B->tile_h;
+    *r1 = *r0 + B->tile_h < B->nrows ? *r0 + B->tile_h : B->nrows;
+}
+
+hspmv_bcoo_kernel hspmv_k_bcoo_scalar;
+
+#if defined(__x86_64__) || defined(_M_X64)
+hspmv_bcoo_kernel hspmv_k_bcoo_avx2;
+hspmv_bcoo_kernel hspmv_k_bcoo_avx512;
+#endif
+
+#if defined(__aarch64__)
+hspmv_bcoo_kernel hspmv_k_bcoo_neon;
+#endif
+
+#endif
