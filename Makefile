@@ -80,13 +80,14 @@ TEST_LIB := $(BUILD)/obj/tests/testlib.o
 # may add EXTRA_TEST_DEPS / EXTRA_TEST_CMD, run by test-build-one.
 ifeq ($(NO_MPI),)
 -include mpi.mk
+-include solver.mk
 endif
 # The CUDA path (make CUDA=1).
 ifneq ($(CUDA),)
 include gpu.mk
 endif
 
-.PHONY: all lib programs test test-one test-build-one test-aarch64 sanitize fuzz install clean run deps matrices
+.PHONY: all lib programs test test-one test-build-one test-aarch64 test-cuda sanitize fuzz install clean run deps matrices
 all: programs
 
 deps: build/.deps-build
@@ -136,6 +137,7 @@ test: build/.deps-test
 	@$(MAKE) --no-print-directory PRECISION=double test-build-one
 	@$(MAKE) --no-print-directory PRECISION=single test-build-one
 	@$(MAKE) --no-print-directory test-aarch64
+	@$(MAKE) --no-print-directory test-cuda
 	@$(MAKE) --no-print-directory programs
 	@sh tests/run.sh --summary build/*/results-*.txt
 
@@ -143,6 +145,18 @@ test: build/.deps-test
 test-build-one: $(TEST_BIN) $(EXTRA_TEST_DEPS)
 	@HSPMV_RUNNER="$(HSPMV_RUNNER)" sh tests/run.sh --record $(BUILD)/results-unit.txt $(TEST_BIN)
 	@$(EXTRA_TEST_CMD)
+
+# The CUDA code is always compiled when nvcc is there (so it cannot rot);
+# its tests run on a GPU and report themselves skipped without one.
+NVCC_PATH ?= /usr/local/cuda/bin/nvcc
+test-cuda:
+	@if [ -x "$(NVCC_PATH)" ]; then \
+	  $(MAKE) --no-print-directory CUDA=1 NVCC=$(NVCC_PATH) gpu-build-check || exit 1; \
+	  for p in double single; do \
+	    $(MAKE) --no-print-directory CUDA=1 NVCC=$(NVCC_PATH) PRECISION=$$p \
+	      GPU_RESULTS=build/$(ARCH)-$$p/results-gpu.txt test-gpu-one || exit 1; \
+	  done; \
+	else echo "test-cuda: $(NVCC_PATH) not found: GPU code NOT compiled"; fi
 
 # Tests that need neither zlib nor MPI, built for aarch64 (NEON kernels) and
 # run under qemu-aarch64, in both precisions.
@@ -195,7 +209,7 @@ install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|' scripts/hspmv.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hspmv.pc
 
 clean:
-	rm -rf build $(PROGS)
+	rm -rf build $(PROGS) benchmark-light
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

@@ -369,6 +369,75 @@ typedef struct hspmv_dist_timing {
 void hspmv_dist_get_timing(const hspmv_dist *D, hspmv_dist_timing *t);
 void hspmv_dist_reset_timing(hspmv_dist *D);
 
+/* ---- iterative solvers (src/solver) ---------------------------------------
+   Krylov methods for A*x = b on a square distributed matrix, built only on
+   hspmv_dist_spmv and dot products (local sums in double, then
+   MPI_Allreduce on hspmv_dist_get_comm(D)). b and x are this rank's parts in
+   the distributed layout (hspmv_dist_vec_alloc; hspmv_dist_scatter/_gather
+   convert from/to the file ordering). Every decision is taken from reduced
+   values, so all ranks return the same status, message, iteration count and
+   residuals. The solver converges when the recurrence residual
+   ||r_k||/||b|| <= tol AND the recomputed ||b - A*x_k||/||b|| <= tol
+   (if the second fails, the residual is replaced by the true one and the
+   iteration restarts from x_k, within the same iteration limit). */
+
+/* Called on every rank, with the same values, once for the initial residual
+   (it = 0) and after each iteration: relres = ||r_it|| / ||b||. */
+typedef void (*hspmv_solver_monitor_fn)(int64_t it, double relres, void *ctx);
+
+typedef struct hspmv_solver_opts {
+    double tol;           /* relative residual target, default 1e-8 (1e-5 is about
+                             the floor in single precision) */
+    int64_t maxit;        /* iteration limit, default 1000 */
+    const hspmv_real *diag; /* Jacobi preconditioner: this rank's part of the
+                             diagonal of A (nrows_local entries, none zero); NULL
+                             (default): none. CG: M = diag(A); BiCGStab: right
+                             preconditioning A*M^-1 */
+    double *history;      /* NULL (default) or history_len entries: relres of
+                             iterations 0, 1, ... (those beyond the length dropped) */
+    int64_t history_len;  /* entries history can hold */
+    hspmv_solver_monitor_fn monitor; /* NULL (default) or called as above */
+    void *monitor_ctx;    /* passed to monitor */
+} hspmv_solver_opts;
+
+/* What a solve did; the same on every rank except the times. */
+typedef struct hspmv_solver_result {
+    int64_t iterations;   /* iterations done (CG: 1 SpMV each, BiCGStab: 2) */
+    double relres;        /* last recurrence residual ||r||/||b|| */
+    double relres_true;   /* ||b - A*x||/||b|| recomputed at exit (-1 if not reached) */
+    int64_t spmv_calls;   /* hspmv_dist_spmv calls, residual checks included */
+    double total_s;       /* wall time of the call on this rank (MPI_Wtime) */
+    double spmv_s;        /* of which inside hspmv_dist_spmv */
+} hspmv_solver_result;
+
+/* Not collective. tol 1e-8, maxit 1000, no preconditioner, no history. */
+void hspmv_solver_opts_default(hspmv_solver_opts *o);
+
+/* Collective. Conjugate gradients for symmetric positive definite A,
+   optionally Jacobi-preconditioned (o->diag). x holds the initial guess on
+   entry (zero it for x0 = 0) and the solution on return; b (nrows_local
+   entries) is not changed; o NULL: defaults; res may be NULL. Returns
+   HSPMV_OK when converged, HSPMV_ERR_NOCONV at the iteration limit,
+   HSPMV_ERR_BREAKDOWN when p'Ap <= 0 or r'M^-1r <= 0 (A or M not SPD) or a
+   residual is not finite, HSPMV_ERR_ARG (non-square matrix, zero in diag,
+   bad opts), HSPMV_ERR_NOMEM, HSPMV_ERR_MPI; err says which and where.
+   b = 0 gives x = 0 and HSPMV_OK after 0 iterations. */
+int hspmv_cg_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_solver_opts *o,
+                   hspmv_solver_result *res, hspmv_error *err);
+
+/* Collective. BiCGStab (van der Vorst) for general square A, otherwise like
+   hspmv_cg_solve; HSPMV_ERR_BREAKDOWN when rho = r0'r = 0, r0'v = 0 or
+   omega = 0, or a residual is not finite. */
+int hspmv_bicgstab_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
+                         const hspmv_solver_opts *o, hspmv_solver_result *res, hspmv_error *err);
+
+/* Collective. For Jacobi: this rank's part of the diagonal of the matrix that
+   D was made from (rank 0 passes A in the file ordering, as given to
+   hspmv_dist_create_root or read from the file; other ranks pass NULL),
+   nrows_local entries in diag, METIS renumbering included. */
+int hspmv_solver_diag_root(const hspmv_dist *D, const hspmv_csr *A, hspmv_real *diag,
+                           hspmv_error *err);
+
 #endif /* HSPMV_NO_MPI */
 
 #ifdef __cplusplus

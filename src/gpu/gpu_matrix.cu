@@ -1,0 +1,286 @@
+/* gpu_matrix.cu — the device side's bookkeeping: CUDA errors as status codes,
+   device selection, CSR upload and planning, device vectors. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "gpu_internal.h"
+
+int hspmv_cuda_err(cudaError_t e, const char *what, hspmv_error *err)
+{
+    if (e == cudaSuccess) return HSPMV_OK;
+    return hspmv_err(err, HSPMV_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorString(e),
+                     cudaGetErrorName(e));
+}
+
+int hspmv_cuda_launch_err(const char *what, hspmv_error *err)
+{
+    return hspmv_cuda_err(cudaGetLastError(), what, err);
+}
+
+static const char *const kernel_names[HSPMV_GPU_NKERNELS] = {
+    "auto", "naive", "stream", "light", "light2", "light4", "light8", "light16", "light32",
+    "cusparse", "cusparse-alg2",
+};
+
+const char *hspmv_gpu_kernel_name(int kernel)
+{
+    return kernel >= 0 && kernel < HSPMV_GPU_NKERNELS ? kernel_names[kernel] : "?";
+}
+
+int hspmv_gpu_kernel_parse(const char *name)
+{
+    for (int k = 0; k < HSPMV_GPU_NKERNELS; k++)
+        if (name && !strcmp(name, kernel_names[k])) return k;
+    return -1;
+}
+
+int hspmv_gpu_init(int device, hspmv_gpu_info *info, hspmv_error *err)
+{
+    int n = 0, rc;
+    cudaDeviceProp p;
+    if ((rc = hspmv_cuda_err(cudaGetDeviceCount(&n), "cudaGetDeviceCount", err))) return rc;
+    if (device < 0 || device >= n)
+        return hspmv_err(err, HSPMV_ERR_CUDA, "no CUDA device %d (%d present)", device, n);
+    if ((rc = hspmv_cuda_err(cudaSetDevice(device), "cudaSetDevice", err))) return rc;
+    if ((rc = hspmv_cuda_err(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties", err)))
+        return rc;
+    if (info) {
+        memset(info, 0, sizeof(*info));
+        snprintf(info->name, sizeof(info->name), "%s", p.name);
+        info->sm_count = p.multiProcessorCount;
+        info->cc_major = p.major;
+        info->cc_minor = p.minor;
+        info->l2_bytes = p.l2CacheSize;
+        info->mem_bytes = (int64_t)p.totalGlobalMem;
+        cudaRuntimeGetVersion(&info->runtime_version);
+        cudaDriverGetVersion(&info->driver_version);
+    }
+    return hspmv_ok(err);
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* cudaMalloc of at least one element, counted in A->device_bytes. */
+static int dev_alloc(hspmv_gpu_csr *A, void **p, int64_t n, size_t size, const char *what,
+                     hspmv_error *err)
+{
+    size_t bytes = hspmv_bytes((size_t)(n > 0 ? n : 1), size);
+    if (bytes == 0) return hspmv_err(err, HSPMV_ERR_NOMEM, "%s: size overflow", what);
+    A->device_bytes += (int64_t)bytes;
+    return hspmv_cuda_err(cudaMalloc(p, bytes), what, err);
+}
+
+static void free_chunks(hspmv_gpu_csr *A)
+{
+    cudaFree(A->chunk_row);
+    cudaFree(A->chunk_beg);
+    cudaFree(A->chunk_end);
+    A->chunk_row = NULL;
+    A->chunk_beg = A->chunk_end = NULL;
+    A->nchunks = A->long_rows = 0;
+}
+
+/* Long rows: one block per HSPMV_LONG_CHUNK entries, listed on the host, copied over. */
+int hspmv_gpu_plan_long(hspmv_gpu_csr *A, const int64_t *rp, hspmv_error *err)
+{
+    int64_t nrows = A->nrows, nch = 0, nlong = 0, q = 0;
+    int32_t *row = NULL;
+    int64_t *beg = NULL, *end = NULL;
+    int rc = HSPMV_OK;
+    free_chunks(A);
+    for (int64_t i = 0; i < nrows; i++) {
+        int64_t len = rp[i + 1] - rp[i];
+        if (len >= A->long_min) {
+            nlong++;
+            nch += (len + HSPMV_LONG_CHUNK - 1) / HSPMV_LONG_CHUNK;
+        }
+    }
+    A->long_rows = nlong;
+    if (nch == 0) return hspmv_ok(err);
+    row = (int32_t *)hspmv_alloc_array((size_t)nch, sizeof(*row));
+    beg = (int64_t *)hspmv_alloc_array((size_t)nch, sizeof(*beg));
+    end = (int64_t *)hspmv_alloc_array((size_t)nch, sizeof(*end));
+    if (!row || !beg || !end) {
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "long-row plan: %lld chunks", (long long)nch);
+        goto out;
+    }
+    for (int64_t i = 0; i < nrows; i++) {
+        if (rp[i + 1] - rp[i] < A->long_min) continue;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k += HSPMV_LONG_CHUNK) {
+            row[q] = (int32_t)i;
+            beg[q] = k;
+            end[q++] = k + HSPMV_LONG_CHUNK < rp[i + 1] ? k + HSPMV_LONG_CHUNK : rp[i + 1];
+        }
+    }
+    A->nchunks = nch;
+    if ((rc = dev_alloc(A, (void **)&A->chunk_row, nch, sizeof(*row), "cudaMalloc chunk rows", err)) ||
+        (rc = dev_alloc(A, (void **)&A->chunk_beg, nch, sizeof(*beg), "cudaMalloc chunk begins", err)) ||
+        (rc = dev_alloc(A, (void **)&A->chunk_end, nch, sizeof(*end), "cudaMalloc chunk ends", err)))
+        goto out;
+    if ((rc = hspmv_cuda_err(cudaMemcpy(A->chunk_row, row, (size_t)nch * sizeof(*row), cudaMemcpyHostToDevice), "copy chunk rows", err)) ||
+        (rc = hspmv_cuda_err(cudaMemcpy(A->chunk_beg, beg, (size_t)nch * sizeof(*beg), cudaMemcpyHostToDevice), "copy chunk begins", err)) ||
+        (rc = hspmv_cuda_err(cudaMemcpy(A->chunk_end, end, (size_t)nch * sizeof(*end), cudaMemcpyHostToDevice), "copy chunk ends", err)))
+        goto out;
+out:
+    if (rc) free_chunks(A);
+    hspmv_free(row);
+    hspmv_free(beg);
+    hspmv_free(end);
+    return rc;
+}
+
+int hspmv_gpu_csr_upload(const hspmv_csr *A, hspmv_gpu_csr **dA, hspmv_error *err)
+{
+    hspmv_gpu_csr *G = NULL;
+    int rc;
+    double t0;
+    if (!dA) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_csr_upload: dA is NULL");
+    *dA = NULL;
+    if (!A || A->nrows < 0 || A->ncols < 0 || A->nrows > INT32_MAX || A->ncols > INT32_MAX ||
+        !A->rowptr || (A->nnz > 0 && (!A->colind || !A->val)) || A->rowptr[A->nrows] != A->nnz)
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_csr_upload: not a CSR matrix");
+    G = (hspmv_gpu_csr *)hspmv_calloc(1, sizeof(*G));
+    if (!G) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_gpu_csr_upload");
+    G->nrows = A->nrows;
+    G->ncols = A->ncols;
+    G->nnz = A->nnz;
+    if ((rc = dev_alloc(G, (void **)&G->rp, A->nrows + 1, sizeof(int64_t), "cudaMalloc rowptr", err)) ||
+        (rc = dev_alloc(G, (void **)&G->ci, A->nnz, sizeof(int32_t), "cudaMalloc colind", err)) ||
+        (rc = dev_alloc(G, (void **)&G->v, A->nnz, sizeof(hspmv_real), "cudaMalloc val", err)) ||
+        (rc = dev_alloc(G, (void **)&G->counter, 2, sizeof(unsigned), "cudaMalloc counters", err)))
+        goto fail;
+    t0 = now_seconds();
+    if ((rc = hspmv_cuda_err(cudaMemcpy(G->rp, A->rowptr, (size_t)(A->nrows + 1) * sizeof(int64_t), cudaMemcpyHostToDevice), "copy rowptr", err)) ||
+        (rc = hspmv_cuda_err(cudaMemcpy(G->ci, A->colind, (size_t)A->nnz * sizeof(int32_t), cudaMemcpyHostToDevice), "copy colind", err)) ||
+        (rc = hspmv_cuda_err(cudaMemcpy(G->v, A->val, (size_t)A->nnz * sizeof(hspmv_real), cudaMemcpyHostToDevice), "copy val", err)))
+        goto fail;
+    G->upload_seconds = now_seconds() - t0;
+
+    /* The seed's rule picks by the mean row length. AUTO splits long rows
+       off, so it picks by the mean of the rows that stay (one refinement). */
+    G->mean_row = A->nrows ? (double)A->nnz / (double)A->nrows : 0;
+    G->light_kernel = hspmv_gpu_rule(G->mean_row, 0);
+    {
+        int k = hspmv_gpu_rule(G->mean_row, 1);
+        int64_t lm = hspmv_gpu_long_min(k, G->mean_row), nlong = 0, nnz_long = 0;
+        for (int64_t i = 0; i < A->nrows; i++) {
+            int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+            if (len > G->max_row) G->max_row = len;
+            if (len >= lm) { nlong++; nnz_long += len; }
+        }
+        double mean_short = A->nrows > nlong ? (double)(A->nnz - nnz_long) / (double)(A->nrows - nlong) : 0;
+        G->auto_kernel = nlong ? hspmv_gpu_rule(mean_short, 1) : k;
+        G->long_min = G->long_min_default = nlong ? hspmv_gpu_long_min(G->auto_kernel, mean_short) : lm;
+    }
+    if ((rc = hspmv_gpu_light_grid(G, err))) goto fail;
+    if (G->max_row >= G->long_min && (rc = hspmv_gpu_plan_long(G, A->rowptr, err))) goto fail;
+    *dA = G;
+    return hspmv_ok(err);
+fail:
+    hspmv_gpu_csr_destroy(&G);
+    return rc;
+}
+
+void hspmv_gpu_csr_destroy(hspmv_gpu_csr **dA)
+{
+    hspmv_gpu_csr *G;
+    if (!dA || !*dA) return;
+    G = *dA;
+    hspmv_gpu_cusparse_free(G);
+    free_chunks(G);
+    cudaFree(G->rp);
+    cudaFree(G->ci);
+    cudaFree(G->v);
+    cudaFree(G->counter);
+    hspmv_free(G);
+    *dA = NULL;
+}
+
+void hspmv_gpu_csr_stats(const hspmv_gpu_csr *G, hspmv_gpu_stats *st)
+{
+    memset(st, 0, sizeof(*st));
+    if (!G) return;
+    st->nrows = G->nrows;
+    st->ncols = G->ncols;
+    st->nnz = G->nnz;
+    st->mean_row = G->mean_row;
+    st->max_row = G->max_row;
+    st->auto_kernel = G->auto_kernel;
+    st->light_kernel = G->light_kernel;
+    st->long_min = G->long_min;
+    st->long_rows = G->long_rows;
+    st->long_chunks = G->nchunks;
+    st->device_bytes = G->device_bytes;
+    st->upload_seconds = G->upload_seconds;
+}
+
+int hspmv_gpu_csr_set_long_min(hspmv_gpu_csr *G, int64_t long_min, hspmv_error *err)
+{
+    int64_t *rp = NULL;
+    int rc;
+    if (!G || long_min < 0) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_csr_set_long_min");
+    G->long_min = long_min ? long_min : G->long_min_default;
+    if (G->max_row < G->long_min) {
+        free_chunks(G);
+        return hspmv_ok(err);
+    }
+    rp = (int64_t *)hspmv_alloc_array((size_t)G->nrows + 1, sizeof(*rp));
+    if (!rp) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_gpu_csr_set_long_min");
+    rc = hspmv_cuda_err(cudaMemcpy(rp, G->rp, (size_t)(G->nrows + 1) * sizeof(*rp), cudaMemcpyDeviceToHost),
+                        "copy rowptr back", err);
+    if (!rc) rc = hspmv_gpu_plan_long(G, rp, err);
+    hspmv_free(rp);
+    return rc;
+}
+
+/* ---- device vectors ---------------------------------------------------------- */
+
+int hspmv_gpu_vec_create(int64_t n, hspmv_real **d, hspmv_error *err)
+{
+    size_t bytes;
+    int rc;
+    if (!d || n < 0) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_vec_create");
+    *d = NULL;
+    bytes = hspmv_bytes((size_t)(n > 0 ? n : 1), sizeof(hspmv_real));
+    if (bytes == 0) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_gpu_vec_create: overflow");
+    rc = hspmv_cuda_err(cudaMalloc((void **)d, bytes), "cudaMalloc vector", err);
+    if (rc) *d = NULL;
+    return rc;
+}
+
+void hspmv_gpu_vec_destroy(hspmv_real **d)
+{
+    if (!d || !*d) return;
+    cudaFree(*d);
+    *d = NULL;
+}
+
+int hspmv_gpu_vec_upload(hspmv_real *d, const hspmv_real *h, int64_t n, hspmv_error *err)
+{
+    if (n < 0 || (n > 0 && (!d || !h))) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_vec_upload");
+    return hspmv_cuda_err(cudaMemcpy(d, h, (size_t)n * sizeof(*h), cudaMemcpyHostToDevice),
+                          "copy vector to device", err);
+}
+
+int hspmv_gpu_vec_download(hspmv_real *h, const hspmv_real *d, int64_t n, hspmv_error *err)
+{
+    if (n < 0 || (n > 0 && (!d || !h))) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_vec_download");
+    return hspmv_cuda_err(cudaMemcpy(h, d, (size_t)n * sizeof(*h), cudaMemcpyDeviceToHost),
+                          "copy vector to host", err);
+}
+
+int hspmv_gpu_vec_fill_bytes(hspmv_real *d, int byte, int64_t n, hspmv_error *err)
+{
+    if (n < 0 || (n > 0 && !d)) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_vec_fill_bytes");
+    return hspmv_cuda_err(cudaMemset(d, byte, (size_t)n * sizeof(*d)), "cudaMemset vector", err);
+}
+
+int hspmv_gpu_sync(hspmv_error *err)
+{
+    return hspmv_cuda_err(cudaDeviceSynchronize(), "cudaDeviceSynchronize", err);
+}

@@ -1,0 +1,99 @@
+/* spmv_hybrid.cu — which kernel runs: the hybrid rule (vector width from the
+   mean row length, as in the seed), the long-row split, and the dispatch
+   behind hspmv_gpu_spmv. */
+#include "gpu_internal.h"
+
+/* Mean nnz/row up to `upto` -> kernel. The seed's V100 table was
+   [0,8] naive, (8,16] V=2, (16,32] 4, (32,64] 8, (64,128] 16, above 32.
+   Re-measured on the H100 (tests/gpu/NOTES-gpu.md: sweeps over random and
+   banded matrices of 64M entries, double, plus the Laplacians): one thread
+   per row wins up to ~6 entries (x lines reused through L1), the
+   warp-stream kernel from there to ~64 (it beats every vector width on
+   random and banded rows and on 3D stencils), V=16 up to 128, V=32 beyond.
+   In single precision a row's entries take 8 bytes instead of 12, the
+   one-thread-per-row footprint in L1 shrinks, and naive still wins on the
+   7-point stencil (0.40 ms vs 0.58 for stream on lap3d:256). */
+#ifdef HSPMV_SINGLE
+#define NAIVE_UPTO 8
+#else
+#define NAIVE_UPTO 6
+#endif
+typedef struct { double upto; int kernel; } rule_row;
+static const rule_row auto_rule[] = {
+    {NAIVE_UPTO, HSPMV_GPU_NAIVE},
+    {64, HSPMV_GPU_STREAM},
+    {128, HSPMV_GPU_LIGHT16},
+    {1e300, HSPMV_GPU_LIGHT32},
+};
+/* "light" alone (LightSpMV, no other kernel): the best width by mean on
+   the H100's banded sweep, about twice as wide as the seed's table. */
+static const rule_row light_rule[] = {
+    {10, HSPMV_GPU_LIGHT2},
+    {20, HSPMV_GPU_LIGHT4},
+    {40, HSPMV_GPU_LIGHT8},
+    {100, HSPMV_GPU_LIGHT16},
+    {1e300, HSPMV_GPU_LIGHT32},
+};
+
+/* allow_short != 0: the hybrid (AUTO) table; 0: the LightSpMV-only table. */
+int hspmv_gpu_rule(double mean_row, int allow_short)
+{
+    const rule_row *r = allow_short ? auto_rule : light_rule;
+    size_t n = allow_short ? sizeof(auto_rule) / sizeof(*r) : sizeof(light_rule) / sizeof(*r);
+    for (size_t t = 0; t < n; t++)
+        if (mean_row <= r[t].upto) return r[t].kernel;
+    return HSPMV_GPU_LIGHT32;
+}
+
+static int vector_width(int kernel)
+{
+    return kernel >= HSPMV_GPU_LIGHT2 && kernel <= HSPMV_GPU_LIGHT32 ? 2 << (kernel - HSPMV_GPU_LIGHT2) : 1;
+}
+
+/* Long for the kernel's vector width and long compared with the mean, so a
+   matrix of uniformly long rows is not split. */
+int64_t hspmv_gpu_long_min(int kernel, double mean_row)
+{
+    int64_t V = vector_width(kernel), m = 64 * V > 1024 ? 64 * V : 1024;
+    int64_t by_mean = (int64_t)(8.0 * mean_row);
+    return by_mean > m ? by_mean : m;
+}
+
+/* A short-row kernel with long_min (INT64_MAX: no split), then the long rows. */
+static int run_split(hspmv_gpu_csr *A, int k, const hspmv_real *x, hspmv_real *y,
+                     int64_t long_min, hspmv_error *err)
+{
+    int rc;
+    if (k == HSPMV_GPU_NAIVE) rc = hspmv_gpu_launch_naive(A, x, y, long_min, err);
+    else if (k == HSPMV_GPU_STREAM) rc = hspmv_gpu_launch_stream(A, x, y, long_min, err);
+    else rc = hspmv_gpu_launch_light(A, vector_width(k), x, y, long_min, err);
+    if (rc || long_min == INT64_MAX) return rc;
+    return hspmv_gpu_launch_long(A, x, y, err);
+}
+
+int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real *y,
+                   hspmv_error *err)
+{
+    if (!A || (A->ncols > 0 && !x) || (A->nrows > 0 && !y))
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv: NULL matrix or vector");
+    switch (kernel) {
+    case HSPMV_GPU_AUTO:
+        return run_split(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, err);
+    case HSPMV_GPU_LIGHT:
+        return run_split(A, A->light_kernel, x, y, INT64_MAX, err);
+    case HSPMV_GPU_NAIVE:
+    case HSPMV_GPU_STREAM:
+    case HSPMV_GPU_LIGHT2:
+    case HSPMV_GPU_LIGHT4:
+    case HSPMV_GPU_LIGHT8:
+    case HSPMV_GPU_LIGHT16:
+    case HSPMV_GPU_LIGHT32:
+        return run_split(A, kernel, x, y, INT64_MAX, err);
+    case HSPMV_GPU_CUSPARSE:
+        return hspmv_gpu_cusparse_spmv(A, 0, x, y, err);
+    case HSPMV_GPU_CUSPARSE_ALG2:
+        return hspmv_gpu_cusparse_spmv(A, 1, x, y, err);
+    default:
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv: unknown kernel %d", kernel);
+    }
+}
