@@ -1,0 +1,346 @@
+/* benchmark_omp.c — node-level SpMV: read a Matrix Market file, prepare it in
+   each format (CSR, CSRL, blocked COO) and in the automatic choice, time
+   y = A*x with OpenMP threads, and quote every rate as a fraction of the
+   STREAM-triad bandwidth measured in the same run on the same threads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_stream.h"
+#include "bench_util.h"
+#ifdef _OPENMP
+#include <omp.h>
+#else /* a build without OpenMP runs one thread */
+static int omp_get_max_threads(void) { return 1; }
+static int omp_get_num_procs(void) { return 1; }
+#endif
+
+static const char *prog = "benchmark-omp";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: benchmark-omp matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
+            "         [--format auto|csr|csrl|bcoo|all[,...]] [--threshold T] [--kernel K]\n"
+            "         [--bw | --no-bw] [--bw-mib M] [--csv FILE]\n"
+            "  Prepares the matrix in each format asked for (default all: csr, csrl, bcoo,\n"
+            "  then the automatic choice) and times y = A*x with `threads` OpenMP threads\n"
+            "  (default: OMP_NUM_THREADS or all cores; a list such as 1,2,4 reads the file\n"
+            "  once and measures each count in turn): median/min/max of N timed calls\n"
+            "  (default 50, in 5 rounds that cycle through the formats, each round after\n"
+            "  --warmup calls, default 2). --threshold: CSRL when nzseg/nnz < T (0.3).\n"
+            "  --kernel: auto, avx512, avx2, neon or scalar. --bw (default): a STREAM triad\n"
+            "  with the same threads over 3 arrays of M MiB (default 4x the last-level\n"
+            "  cache, at least 256 MiB) before and after the SpMV timings; every GB/s is\n"
+            "  also given as a fraction of its median. --csv appends one row per format.\n"
+            "  Exit status 1 when a result is off the reference bound or input is bad.\n");
+}
+
+enum { MAXRUN = 8, MAXTHR = 32, ROUNDS = 5 };
+
+/* One prepared matrix under test and its timings. */
+typedef struct run {
+    int asked;        /* HSPMV_FORMAT_* asked for (AUTO for the automatic choice) */
+    hspmv_local *L;
+    hspmv_local_info info;
+    double build_s;   /* hspmv_local_create time */
+    double *t;        /* per-call seconds */
+    int nt;
+    double med, mn, mx;
+    hspmv_check chk;
+    double ysum, ychk;
+} run;
+
+static const char *fmt_word[] = {"auto", "csr", "csrl", "bcoo"};
+
+/* "all", or a comma list of auto, csr, csrl, bcoo; returns the count, 0 if bad. */
+static int parse_format(const char *s, int *list)
+{
+    int n = 0;
+    if (!s) return 0;
+    if (!strcmp(s, "all")) {
+        list[0] = HSPMV_FORMAT_CSR;
+        list[1] = HSPMV_FORMAT_CSRL;
+        list[2] = HSPMV_FORMAT_BCOO;
+        list[3] = HSPMV_FORMAT_AUTO;
+        return 4;
+    }
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        int f = 0;
+        while (f < 4 && (strlen(fmt_word[f]) != len || strncmp(s, fmt_word[f], len))) f++;
+        if (f == 4 || n == MAXRUN) return 0;
+        list[n++] = f;
+        s += len + (s[len] == ',');
+    }
+    return n;
+}
+
+static void die_msg(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: error: ", prog);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static double parse_double(const char *opt, const char *s)
+{
+    char *end;
+    double v;
+    if (!s) die_msg("%s needs a value", opt);
+    v = strtod(s, &end);
+    if (end == s || *end || !(v >= 0)) die_msg("bad value for option: '%s'", s);
+    return v;
+}
+
+/* Times one round of run r: warmup calls, then `calls` timed calls. */
+static void time_round(run *r, const hspmv_real *x, hspmv_real *y, long warmup, long calls)
+{
+    for (long k = 0; k < warmup; k++) hspmv_local_spmv(r->L, x, y, 0);
+    for (long k = 0; k < calls; k++) {
+        double t0 = bu_now();
+        hspmv_local_spmv(r->L, x, y, 0);
+        r->t[r->nt++] = bu_now() - t0;
+    }
+}
+
+static void probe(int threads, size_t bytes, int reps, bs_triad_result *p, const char *when)
+{
+    if (bs_triad(threads, bytes, reps, p) != 0) {
+        fprintf(stderr, "%s: error: out of memory for the triad probe (%zu MiB x 3); try --bw-mib\n",
+                prog, bytes >> 20);
+        exit(2);
+    }
+    printf("  triad (%s): %.2f GB/s median (min %.2f, max %.2f) over %d passes, %d threads, "
+           "3 x %.0f MiB\n",
+           when, p->median_gbs, p->min_gbs, p->max_gbs, p->reps, p->threads,
+           p->array_bytes / 1048576.0);
+}
+
+/* What the command line asked for. */
+typedef struct cfg {
+    const char *path, *csv, *kernel;
+    long reps, warmup, bw_mib;
+    int bw, nfmt, fmts[MAXRUN];
+    double threshold;
+} cfg;
+
+/* Prepares every format of c with `threads` threads, probes the bandwidth,
+   times the formats in rounds, checks and prints. Returns 1 on a bound violation. */
+static int measure(const cfg *c, const hspmv_csr *A, int threads)
+{
+    const char *path = c->path;
+    int nfmt = c->nfmt;
+    long reps = c->reps;
+    hspmv_error e = {0, ""};
+    run runs[MAXRUN];
+    double t0;
+
+    memset(runs, 0, sizeof(runs));
+    hspmv_real *x = hspmv_malloc((size_t)A->ncols * sizeof(hspmv_real));
+    hspmv_real *y = hspmv_malloc((size_t)A->nrows * sizeof(hspmv_real));
+    if (!x || !y) {
+        e.code = HSPMV_ERR_NOMEM;
+        snprintf(e.msg, sizeof(e.msg), "%s: out of memory for vectors of %lld rows", path, (long long)A->nrows);
+        bu_die(prog, &e);
+    }
+    printf("threads=%d\n", threads);
+    for (int f = 0; f < nfmt; f++) {
+        run *r = &runs[f];
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.format = c->fmts[f];
+        o.csrl_threshold = c->threshold;
+        o.kernel = c->kernel;
+        o.threads = threads;
+        r->asked = c->fmts[f];
+        t0 = bu_now();
+        if (hspmv_local_create(A, &o, &r->L, &e)) {
+            char m[sizeof(e.msg)];
+            snprintf(m, sizeof(m), "%s (%s): %s", path, fmt_word[c->fmts[f]], e.msg);
+            strcpy(e.msg, m);
+            bu_die(prog, &e);
+        }
+        r->build_s = bu_now() - t0;
+        hspmv_local_get_info(r->L, &r->info);
+        r->t = malloc((size_t)reps * sizeof(double));
+        if (!r->t) {
+            e.code = HSPMV_ERR_NOMEM;
+            snprintf(e.msg, sizeof(e.msg), "out of memory");
+            bu_die(prog, &e);
+        }
+        if (f == 0) { /* x and y pages go where the threads that use them run */
+            bs_advise_huge(x, (size_t)A->ncols * sizeof(hspmv_real));
+            bs_advise_huge(y, (size_t)A->nrows * sizeof(hspmv_real));
+            hspmv_local_touch(r->L, x, A->ncols);
+            hspmv_local_touch(r->L, y, A->nrows);
+            bu_fill_x(x, A->ncols);
+        }
+        printf("  %s%s%s: nzseg/nnz=%.4f (nzseg=%lld) kernels=%s threads=%d prepared in %.3f s\n",
+               fmt_word[c->fmts[f]], c->fmts[f] == HSPMV_FORMAT_AUTO ? " -> " : "",
+               c->fmts[f] == HSPMV_FORMAT_AUTO ? r->info.format_name : "", r->info.seg_ratio,
+               (long long)r->info.nseg, r->info.isa, r->info.threads, r->build_s);
+    }
+    printf("  memory on huge pages: %.0f MiB\n", bs_huge_mib());
+
+    /* bandwidth probe, SpMV rounds cycling through the formats, probe again */
+    bs_triad_result p0 = {0}, p1 = {0};
+    size_t bw_bytes = c->bw_mib > 0 ? (size_t)c->bw_mib << 20 : 0;
+    if (c->bw) probe(threads, bw_bytes, 10, &p0, "before");
+    for (int round = 0; round < ROUNDS; round++)
+        for (int f = 0; f < nfmt; f++)
+            time_round(&runs[f], x, y, c->warmup, reps / ROUNDS + (round < reps % ROUNDS));
+    if (c->bw) probe(threads, bw_bytes, 10, &p1, "after");
+    double triad = c->bw ? (p0.median_gbs + p1.median_gbs) / 2 : 0;
+
+    /* check and report */
+    FILE *cf = NULL;
+    if (c->csv) {
+        cf = fopen(c->csv, "a");
+        if (!cf) die_msg("cannot open CSV file '%s' for appending", c->csv);
+        if (ftell(cf) == 0)
+            fprintf(cf, "matrix,rows,cols,nnz,precision,threads,format,asked,isa,seg_ratio,reps,median_ms,"
+                        "min_ms,max_ms,gflops,gbs,triad_gbs,frac_triad,max_rel,avg_rel,violations\n");
+    }
+    int bad = 0, best = -1, autoi = -1;
+    for (int f = 0; f < nfmt; f++) {
+        run *r = &runs[f];
+        hspmv_local_spmv(r->L, x, y, 0);
+        hspmv_ref_check(A, x, y, 2.0, &r->chk);
+        bu_ysums(y, A->nrows, &r->ysum, &r->ychk);
+        bu_stats(r->t, r->nt, &r->med, &r->mn, &r->mx);
+        bad |= r->chk.violations != 0;
+        if (r->asked == HSPMV_FORMAT_AUTO) autoi = f;
+        else if (best < 0 || r->med < runs[best].med) best = f;
+    }
+    printf("  %-12s %8s %10s %10s %10s %8s %8s %7s %10s %10s %5s\n", "format", "seg", "median_ms",
+           "min_ms", "max_ms", "GFLOP/s", "GB/s", "triad", "max_rel", "avg_rel", "check");
+    for (int f = 0; f < nfmt; f++) {
+        run *r = &runs[f];
+        char name[32];
+        double gflops = 2.0 * A->nnz / r->med / 1e9, gbs = r->info.bytes / r->med / 1e9;
+        snprintf(name, sizeof(name), "%s%s%s", r->asked == HSPMV_FORMAT_AUTO ? "auto->" : "",
+                 r->info.format_name, "");
+        char frac[16] = "      -";
+        if (triad > 0) snprintf(frac, sizeof(frac), "%6.1f%%", 100 * gbs / triad);
+        printf("  %-12s %8.4f %10.4f %10.4f %10.4f %8.3f %8.2f %7s %10.3e %10.3e %5s\n", name,
+               r->info.seg_ratio, r->med * 1e3, r->mn * 1e3, r->mx * 1e3, gflops, gbs, frac,
+               r->chk.max_rel, r->chk.avg_rel, r->chk.violations ? "FAIL" : "ok");
+    }
+    for (int f = 0; f < nfmt; f++) { /* each format's bytes model once */
+        int seen = 0;
+        for (int g = 0; g < f; g++) seen |= runs[g].info.format == runs[f].info.format;
+        if (!seen) printf("  bytes %s = %s\n", runs[f].info.format_name, runs[f].info.bytes_formula);
+    }
+    for (int f = 0; f < nfmt; f++) {
+        run *r = &runs[f];
+        double gflops = 2.0 * A->nnz / r->med / 1e9, gbs = r->info.bytes / r->med / 1e9;
+        printf("bench=omp matrix=%s precision=%s threads=%d format=%s asked=%s isa=%s rows=%lld "
+               "cols=%lld nnz=%lld nseg=%lld seg_ratio=%.4f threshold=%g reps=%d median_ms=%.6f "
+               "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f bytes=%.0f triad_gbs=%.3f "
+               "frac_triad=%.4f build_s=%.3f max_rel=%.3e avg_rel=%.3e violations=%lld ysum=%.10g "
+               "ychk=%.10g\n",
+               path, sizeof(hspmv_real) == 8 ? "double" : "single", r->info.threads,
+               r->info.format_name, fmt_word[r->asked], r->info.isa, (long long)A->nrows,
+               (long long)A->ncols, (long long)A->nnz, (long long)r->info.nseg, r->info.seg_ratio,
+               c->threshold, r->nt, r->med * 1e3, r->mn * 1e3, r->mx * 1e3, gflops, gbs, r->info.bytes,
+               triad, triad > 0 ? gbs / triad : 0.0, r->build_s, r->chk.max_rel, r->chk.avg_rel,
+               (long long)r->chk.violations, r->ysum, r->ychk);
+        if (cf)
+            fprintf(cf, "%s,%lld,%lld,%lld,%s,%d,%s,%s,%s,%.4f,%d,%.6f,%.6f,%.6f,%.4f,%.3f,%.3f,%.4f,%.3e,%.3e,%lld\n",
+                    path, (long long)A->nrows, (long long)A->ncols, (long long)A->nnz,
+                    sizeof(hspmv_real) == 8 ? "double" : "single", r->info.threads, r->info.format_name,
+                    fmt_word[r->asked], r->info.isa, r->info.seg_ratio, r->nt, r->med * 1e3, r->mn * 1e3,
+                    r->mx * 1e3, gflops, gbs, triad, triad > 0 ? gbs / triad : 0.0, r->chk.max_rel,
+                    r->chk.avg_rel, (long long)r->chk.violations);
+    }
+    if (autoi >= 0 && best >= 0)
+        printf("bench=omp-summary matrix=%s threads=%d auto=%s best=%s auto_vs_best=%.4f "
+               "auto_frac_triad=%.4f triad_gbs=%.3f triad_before=%.3f triad_after=%.3f\n",
+               path, threads, runs[autoi].info.format_name, runs[best].info.format_name,
+               runs[best].med / runs[autoi].med,
+               triad > 0 ? runs[autoi].info.bytes / runs[autoi].med / 1e9 / triad : 0.0, triad,
+               p0.median_gbs, p1.median_gbs);
+    if (cf) fclose(cf);
+    for (int f = 0; f < nfmt; f++) {
+        hspmv_local_destroy(&runs[f].L);
+        free(runs[f].t);
+    }
+    hspmv_free(x);
+    hspmv_free(y);
+    return bad;
+}
+
+/* "4" or "1,2,4,8": fills list, returns the count (dies on a bad one). */
+static int parse_threads(const char *s, int *list)
+{
+    int n = 0;
+    while (*s) {
+        char *end;
+        long t = strtol(s, &end, 10);
+        if (end == s || t < 1 || t > 100000 || (*end && *end != ',') || n == MAXTHR)
+            die_msg("threads must be a positive number or a comma list of them, not '%s'", s);
+        list[n++] = (int)t;
+        s = *end ? end + 1 : end;
+    }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    cfg c = {NULL, NULL, "auto", 50, 2, 0, 1, 4, {0}, 0.3};
+    int nthr = 0, thr[MAXTHR], bad = 0;
+    hspmv_error e = {0, ""};
+    hspmv_csr A;
+    hspmv_read_info rinfo;
+
+    parse_format("all", c.fmts);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--reps")) c.reps = bu_parse_long(prog, a, v), i++;
+        else if (!strcmp(a, "--warmup")) c.warmup = bu_parse_long(prog, a, v), i++;
+        else if (!strcmp(a, "--format")) {
+            if (!(c.nfmt = parse_format(v, c.fmts)))
+                die_msg("--format takes all or a comma list of auto, csr, csrl, bcoo, not '%s'", v ? v : "");
+            i++;
+        } else if (!strcmp(a, "--threshold")) c.threshold = parse_double(a, v), i++;
+        else if (!strcmp(a, "--kernel")) {
+            if (!v) die_msg("%s needs a value", a);
+            c.kernel = v, i++;
+        } else if (!strcmp(a, "--bw")) c.bw = 1;
+        else if (!strcmp(a, "--no-bw")) c.bw = 0;
+        else if (!strcmp(a, "--bw-mib")) c.bw_mib = bu_parse_long(prog, a, v), i++;
+        else if (!strcmp(a, "--csv")) {
+            if (!v) die_msg("%s needs a file name", a);
+            c.csv = v, i++;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "%s: error: unknown option '%s'\n", prog, a);
+            usage(stderr);
+            return 2;
+        } else if (!c.path) c.path = a;
+        else if (!nthr) nthr = parse_threads(a, thr);
+        else die_msg("unexpected argument '%s'", a);
+    }
+    if (!c.path) {
+        usage(stderr);
+        return 2;
+    }
+    if (c.reps < ROUNDS) c.reps = ROUNDS;
+    if (!nthr) thr[nthr++] = omp_get_max_threads();
+
+    hspmv_read_opts ro = bu_progress_opts(c.path);
+    double t0 = bu_now();
+    if (hspmv_csr_read(c.path, &A, &ro, &rinfo, &e)) bu_die(prog, &e);
+    const char *nothp = getenv("HSPMV_NO_THP");
+    printf("matrix=%s read_s=%.3f rows=%lld cols=%lld nnz=%lld precision=%s omp_procs=%d thp_hint=%s\n",
+           c.path, bu_now() - t0, (long long)A.nrows, (long long)A.ncols, (long long)A.nnz,
+           sizeof(hspmv_real) == 8 ? "double" : "single", omp_get_num_procs(),
+           nothp && *nothp && *nothp != '0' ? "off (HSPMV_NO_THP)" : "on");
+    for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
+    if (bad) fprintf(stderr, "%s: %s: result off the reference bound (see the check column)\n", prog, c.path);
+    hspmv_csr_free(&A);
+    return bad ? 1 : 0;
+}

@@ -1,0 +1,247 @@
+/* solve.c — the solver program: rank 0 reads the matrix, it is distributed,
+   the SpMV is validated against the long-double reference, then CG or
+   BiCGStab solves A*x = b with b from a file or b = A*1 (HPCG: the exact
+   solution x* = 1 is known), and the outcome is checked and reported. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_util.h"
+
+static const char *prog = "solve";
+static int me, P;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpirun -n P solve matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab] [--tol T]\n"
+            "         [--maxit N] [--jacobi] [--partition nnz|rows|metis] [--threads N] [--reps N]\n"
+            "         [--verbose]\n"
+            "  Solves A*x = b from x0 = 0. Without --rhs, b = A*1 so the exact solution is x* = 1 and\n"
+            "  the error max|x - 1| is reported. --rhs reads a Matrix Market vector (array or\n"
+            "  coordinate, n x 1) in the file ordering. Defaults: cg, tol 1e-8 (1e-5 in single\n"
+            "  precision), maxit 1000, partition nnz, reps 1. --jacobi: diagonal\n"
+            "  preconditioner. --reps N solves N times and reports the median time per iteration.\n"
+            "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n");
+}
+
+/* Every rank leaves together: rank 0 says why. */
+static void die(const hspmv_error *e)
+{
+    if (me == 0) fprintf(stderr, "%s: error: %s\n", prog, e->msg);
+    MPI_Finalize();
+    exit(1);
+}
+
+static void die_msg(const char *m)
+{
+    hspmv_error e = {HSPMV_ERR_ARG, ""};
+    snprintf(e.msg, sizeof(e.msg), "%s", m);
+    die(&e);
+}
+
+/* Rank 0's status becomes everyone's (rank 0 did the work alone). */
+static void agree0(int rc, hspmv_error *e)
+{
+    e->code = rc;
+    MPI_Bcast(e, (int)sizeof(*e), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (e->code) die(e);
+}
+
+/* Rank 0: the right-hand side from a Matrix Market vector (n x 1 or 1 x n). */
+static int read_rhs(const char *path, int64_t n, hspmv_real **b, hspmv_error *e)
+{
+    hspmv_coo c = {0};
+    int rc = hspmv_mtx_read(path, &c, NULL, NULL, e);
+    if (rc) return rc;
+    int64_t len = c.ncols == 1 ? c.nrows : c.nrows == 1 ? c.ncols : -1;
+    if (len != n) {
+        snprintf(e->msg, sizeof(e->msg), "%s: %lld x %lld is not a vector of the matrix's %lld rows", path,
+                 (long long)c.nrows, (long long)c.ncols, (long long)n);
+        hspmv_coo_free(&c);
+        return HSPMV_ERR_FORMAT;
+    }
+    *b = hspmv_calloc((size_t)n + 1, sizeof(hspmv_real));
+    if (!*b) {
+        hspmv_coo_free(&c);
+        snprintf(e->msg, sizeof(e->msg), "out of memory for the right-hand side");
+        return HSPMV_ERR_NOMEM;
+    }
+    for (int64_t k = 0; k < c.nnz; k++) (*b)[c.ncols == 1 ? c.row[k] : c.col[k]] += c.val[k];
+    hspmv_coo_free(&c);
+    return HSPMV_OK;
+}
+
+static void monitor(int64_t it, double relres, void *ctx)
+{
+    (void)ctx;
+    if (me == 0) printf("  it %5lld  relres %.6e\n", (long long)it, relres);
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL, *rhs = NULL, *part_names[] = {"nnz", "rows", "metis"};
+    int bicg = 0, jacobi = 0, verbose = 0, prov;
+    long reps = 1;
+    hspmv_opts o;
+    hspmv_solver_opts so;
+    hspmv_error e = {0, ""};
+    hspmv_csr A = {0};
+
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &prov);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    hspmv_opts_default(&o);
+    hspmv_solver_opts_default(&so);
+    if (sizeof(hspmv_real) == 4) so.tol = 1e-5; /* 1e-8 is below single precision's reach */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--rhs") && v) rhs = v, i++;
+        else if (!strcmp(a, "--maxit")) so.maxit = bu_parse_long(prog, a, v), i++;
+        else if (!strcmp(a, "--reps")) reps = bu_parse_long(prog, a, v), i++;
+        else if (!strcmp(a, "--threads")) o.threads = (int)bu_parse_long(prog, a, v), i++;
+        else if (!strcmp(a, "--tol") && v) {
+            char *end;
+            so.tol = strtod(v, &end);
+            if (*end || !(so.tol >= 0)) die_msg("--tol takes a number >= 0");
+            i++;
+        } else if (!strcmp(a, "--method") && v) {
+            if (!strcmp(v, "cg")) bicg = 0;
+            else if (!strcmp(v, "bicgstab")) bicg = 1;
+            else die_msg("--method takes cg or bicgstab");
+            i++;
+        } else if (!strcmp(a, "--partition") && v) {
+            if (!strcmp(v, "nnz")) o.partition = HSPMV_PART_NNZ;
+            else if (!strcmp(v, "rows")) o.partition = HSPMV_PART_ROWS;
+            else if (!strcmp(v, "metis")) o.partition = HSPMV_PART_METIS;
+            else die_msg("--partition takes nnz, rows or metis");
+            i++;
+        } else if (!strcmp(a, "--jacobi")) jacobi = 1;
+        else if (!strcmp(a, "--verbose")) verbose = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            if (me == 0) usage(stdout);
+            MPI_Finalize();
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            if (me == 0) usage(stderr);
+            char m[300];
+            snprintf(m, sizeof(m), "unknown option or missing value '%s'", a);
+            die_msg(m);
+        } else if (!path) path = a;
+        else die_msg("more than one matrix given");
+    }
+    if (!path) {
+        if (me == 0) usage(stderr);
+        die_msg("no matrix given");
+    }
+
+    /* rank 0 reads matrix and right-hand side; the status is everyone's */
+    int rc = HSPMV_OK;
+    hspmv_real *bg = NULL, *yg = NULL, *onesg = NULL;
+    if (me == 0) {
+        hspmv_read_opts ro = bu_progress_opts(path);
+        rc = hspmv_csr_read(path, &A, &ro, NULL, &e);
+        if (!rc && rhs) rc = read_rhs(rhs, A.nrows, &bg, &e);
+    }
+    agree0(rc, &e);
+    hspmv_dist *D = NULL;
+    if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) die(&e);
+    hspmv_dist_info in;
+    hspmv_dist_get_info(D, &in);
+    if (in.nrows != in.ncols) die_msg("the matrix is not square");
+
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS),
+               *ones = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *diag = NULL;
+    if (jacobi) diag = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    int nomem = !x || !b || !ones || (jacobi && !diag);
+    if (me == 0) {
+        yg = hspmv_malloc(((size_t)A.nrows + 1) * sizeof(hspmv_real));
+        onesg = hspmv_malloc(((size_t)A.ncols + 1) * sizeof(hspmv_real));
+        nomem |= !yg || !onesg;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (nomem) die_msg("out of memory for the vectors");
+
+    /* validate before timing: y = A*1 against the long-double reference */
+    for (int64_t j = 0; j < in.ncols_local; j++) ones[j] = 1;
+    if (hspmv_dist_spmv(D, ones, b, &e)) die(&e);
+    if (hspmv_dist_gather(D, HSPMV_VEC_ROWS, b, yg, &e)) die(&e);
+    hspmv_check chk = {0};
+    if (me == 0) {
+        for (int64_t j = 0; j < A.ncols; j++) onesg[j] = 1;
+        hspmv_ref_check(&A, onesg, yg, 2.0, &chk);
+    }
+    MPI_Bcast(&chk, (int)sizeof(chk), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (chk.violations) {
+        if (me == 0) fprintf(stderr, "%s: y = A*1 violates the DESIGN.md bound in %lld rows (first %lld)\n",
+                             prog, (long long)chk.violations, (long long)chk.first_bad);
+        die_msg("SpMV validation failed");
+    }
+    if (rhs && hspmv_dist_scatter(D, HSPMV_VEC_ROWS, bg, b, &e)) die(&e); /* else b = A*1 */
+    if (jacobi && hspmv_solver_diag_root(D, me == 0 ? &A : NULL, diag, &e)) die(&e);
+    hspmv_csr_free(&A);
+    so.diag = diag;
+    if (verbose) so.monitor = monitor;
+
+    /* solve reps times from x0 = 0; median time per iteration */
+    double *tpi = calloc((size_t)reps, sizeof(double)), share = 0;
+    hspmv_solver_result res = {0};
+    hspmv_error se = {0, ""};
+    int status = HSPMV_OK;
+    for (long r = 0; r < reps; r++) {
+        for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        status = bicg ? hspmv_bicgstab_solve(D, b, x, &so, &res, &se) : hspmv_cg_solve(D, b, x, &so, &res, &se);
+        double t[2] = {res.total_s, res.spmv_s}, tmax, tsum[2];
+        MPI_Allreduce(&t[0], &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(t, tsum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        tpi[r] = tmax / (double)(res.iterations > 0 ? res.iterations : 1);
+        share = tsum[0] > 0 ? tsum[1] / tsum[0] : 0;
+        if (status == HSPMV_ERR_MPI || status == HSPMV_ERR_NOMEM || status == HSPMV_ERR_ARG) die(&se);
+    }
+    double med = 0, mn = 0, mx = 0;
+    bu_stats(tpi, (int)reps, &med, &mn, &mx);
+
+    /* error against x* = 1 when b = A*1 */
+    double err_loc = 0, err_max = -1;
+    for (int64_t j = 0; j < in.ncols_local; j++) err_loc = fmax(err_loc, fabs((double)x[j] - 1.0));
+    MPI_Allreduce(&err_loc, &err_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rhs) err_max = -1;
+
+    if (me == 0) {
+        const char *prec = sizeof(hspmv_real) == 8 ? "double" : "single";
+        int thr = in.owned.threads > 0 ? in.owned.threads : 1;
+        const char *meth = bicg ? "bicgstab" : "cg";
+        printf("matrix=%s rows=%lld nnz=%lld precision=%s ranks=%d threads=%d partition=%s\n", path,
+               (long long)in.nrows, (long long)in.nnz, prec, P, thr, part_names[in.partition]);
+        printf("  spmv check y=A*1: ok (worst %.3g of the DESIGN.md bound)\n", chk.worst);
+        printf("  method %s%s, b = %s, tol %.1e, maxit %lld\n", meth, jacobi ? " + jacobi" : "",
+               rhs ? rhs : "A*1 (x* = 1)", so.tol, (long long)so.maxit);
+        printf("  status: %s%s%s\n", status ? hspmv_strerror(status) : "converged", status ? ": " : "",
+               status ? se.msg : "");
+        printf("  iterations %lld, relative residual %.3e (recurrence), %.3e (recomputed ||b-Ax||/||b||)\n",
+               (long long)res.iterations, res.relres, res.relres_true);
+        if (err_max >= 0) printf("  error vs x* = 1: max|x - 1| = %.3e\n", err_max);
+        printf("  time per iteration %.4g ms (median of %ld, min %.4g, max %.4g), spmv share %.1f%%, "
+               "%lld spmv calls\n", med * 1e3, reps, mn * 1e3, mx * 1e3, 100 * share, (long long)res.spmv_calls);
+        printf("bench=solve matrix=%s precision=%s ranks=%d threads=%d partition=%s method=%s jacobi=%d "
+               "tol=%.3g status=%d iterations=%lld relres=%.6e relres_true=%.6e err_max=%.6e "
+               "ms_per_iter=%.6g ms_per_iter_min=%.6g ms_per_iter_max=%.6g spmv_share=%.4f reps=%ld\n",
+               path, prec, P, thr, part_names[in.partition], meth, jacobi, so.tol, status,
+               (long long)res.iterations, res.relres, res.relres_true, err_max, med * 1e3, mn * 1e3, mx * 1e3,
+               share, reps);
+        fflush(stdout);
+    }
+    free(tpi);
+    hspmv_free(x);
+    hspmv_free(b);
+    hspmv_free(ones);
+    hspmv_free(diag);
+    hspmv_free(bg);
+    hspmv_free(yg);
+    hspmv_free(onesg);
+    hspmv_dist_destroy(&D);
+    if (status) die(&se);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,39 @@
+# mpi.mk — the distributed layer (src/dist), benchmark-mpi and the MPI tests;
+# included by the Makefile before its rules unless NO_MPI is set.
+#   MPI_TEST_RANKS    rank counts the MPI tests run at (default 1 2 3 4 5 8)
+#   MPI_TEST_THREADS  OpenMP threads per rank (default 1 2)
+
+MPI_LDLIBS := -lmetis
+MPI_SRC    := $(wildcard src/dist/*.c)
+MPI_OBJ    := $(MPI_SRC:%.c=$(BUILD)/mpiobj/%.o)
+LIB_OBJ    += $(MPI_OBJ)
+PROGS      += benchmark-mpi
+PROG_BIN   += $(BUILD)/bin/benchmark-mpi
+
+$(BUILD)/mpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
+	@mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/dist -Itests $(CFLAGS) -c $< -o $@
+
+$(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(BENCH_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(CFLAGS) $(LDFLAGS) $^ $(MPI_LDLIBS) $(LDLIBS) -o $@
+
+# MPI tests: each tests/mpi/test_*.c is one program run under mpirun at every
+# rank count and thread count; tests/mpi/run.sh adds up and records the counts.
+MPI_TEST_SRC := $(wildcard tests/mpi/test_*.c)
+MPI_TEST_BIN := $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%) $(BUILD)/tests/mpi/mpi_badfile
+MPI_TEST_RANKS   ?= 1 2 3 4 5 8
+MPI_TEST_THREADS ?= 1 2
+
+$(BUILD)/tests/mpi/%: $(BUILD)/mpiobj/tests/mpi/%.o $(TEST_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(CFLAGS) $(LDFLAGS) $^ $(MPI_LDLIBS) $(LDLIBS) -o $@
+
+EXTRA_TEST_DEPS += $(MPI_TEST_BIN)
+EXTRA_TEST_CMD  += MPI_TEST_RANKS="$(MPI_TEST_RANKS)" MPI_TEST_THREADS="$(MPI_TEST_THREADS)" \
+                   sh tests/mpi/run.sh --record $(BUILD)/results-mpi.txt $(BUILD)/tests/mpi;
+
+.PHONY: test-mpi
+test-mpi: $(MPI_TEST_BIN)
+	@MPI_TEST_RANKS="$(MPI_TEST_RANKS)" MPI_TEST_THREADS="$(MPI_TEST_THREADS)" \
+	  sh tests/mpi/run.sh --record $(BUILD)/results-mpi.txt $(BUILD)/tests/mpi

@@ -1,0 +1,98 @@
+/* dist.h — the distributed matrix behind hspmv_dist (private to src/dist and its tests). */
+#ifndef HSPMV_DIST_H
+#define HSPMV_DIST_H
+
+#include <mpi.h>
+#include "hspmv.h"
+
+#ifdef HSPMV_SINGLE
+#define HSPMV_MPI_REAL MPI_FLOAT
+#else
+#define HSPMV_MPI_REAL MPI_DOUBLE
+#endif
+
+/* Largest element count one MPI_Send/MPI_Recv carries (< 2^31); a longer
+   array goes in pieces. HSPMV_DIST_CHUNK (environment) lowers it for tests. */
+#define HSPMV_DIST_CHUNK_MAX ((int64_t)1 << 30)
+
+/* Most row pieces of the owned block (HSPMV_DIST_PIECES in the environment
+   chooses how many; by default 4 for a rank with neighbours and at least
+   2^18 owned entries, else 1). */
+#define HSPMV_DIST_PIECES_MAX 8
+
+struct hspmv_dist {
+    MPI_Comm comm;              /* MPI_Comm_dup of the caller's, MPI_ERRORS_RETURN */
+    int rank, size;             /* in comm */
+    int partition, permuted;    /* HSPMV_PART_* used; 1 when rows were renumbered */
+    int64_t nrows, ncols, nnz;  /* global */
+    int64_t *row_start;         /* size+1 entries: rank r owns rows [row_start[r], row_start[r+1]) */
+    int64_t *col_start;         /* size+1 entries: rank r owns x entries [col_start[r], col_start[r+1]) */
+    int64_t *perm;              /* rank 0 only, when permuted: nrows entries, perm[new] = file row (= column) */
+    int64_t *file_row;          /* nrows_local entries: file row of each local row; NULL = identity */
+    int64_t nrows_local, ncols_local;
+    int64_t nnz_owned, nnz_ghost;
+    int npieces;                /* the owned block is prepared in this many row pieces (1..HSPMV_DIST_PIECES_MAX),
+                                   so that the halo messages progress (MPI_Testall) between them */
+    int64_t piece_start[HSPMV_DIST_PIECES_MAX + 1]; /* piece c owns local rows [piece_start[c], piece_start[c+1]) */
+    hspmv_local *Lo[HSPMV_DIST_PIECES_MAX]; /* owned block pieces, rows x ncols_local; NULL when empty */
+    hspmv_local *Lg;            /* ghost block, nghost_rows x nghost; NULL when it has no entries */
+    int64_t nghost_rows;        /* rows of the ghost block */
+    int64_t *ghost_row;         /* nghost_rows entries: local row of each ghost-block row; NULL when the
+                                   ghost block keeps every local row (most rows have ghosts) */
+    hspmv_real *gy;             /* nghost_rows entries when ghost_row: the ghost block's product */
+    /* halo plan: ghosts sorted by global column, hence grouped by owner */
+    int64_t nghost;             /* distinct ghost columns */
+    int64_t *ghost_col;         /* nghost entries: global column of each ghost (ascending) */
+    int nrecv;                  /* ranks this rank receives from */
+    int *recv_rank;             /* nrecv entries, ascending */
+    int64_t *recv_ptr;          /* nrecv+1 entries: ghosts [recv_ptr[i], recv_ptr[i+1]) come from recv_rank[i] */
+    int nsend;                  /* ranks this rank sends to */
+    int *send_rank;             /* nsend entries */
+    int64_t *send_ptr;          /* nsend+1 entries into send_idx */
+    int32_t *send_idx;          /* send_ptr[nsend] entries: local x index to pack */
+    hspmv_real *xg;             /* nghost entries (at least 1): received ghost values */
+    hspmv_real *sendbuf;        /* send_ptr[nsend] entries (at least 1) */
+    hspmv_real *work;           /* nrows_local entries (at least 1), for spmv_scaled */
+    MPI_Request *req;           /* nrecv + nsend entries (at least 1) */
+    int threads;                /* threads used by the blocks (packing too) */
+    hspmv_dist_info info;       /* filled at creation */
+    hspmv_dist_timing timing;   /* cumulative */
+};
+
+/* One rank's rows before they are split: CSR with nrows local rows, ncols
+   the GLOBAL column count and colind GLOBAL 0-based columns. */
+
+/* Agrees on a status across comm: if any rank's code is not HSPMV_OK, every
+   rank gets the code and message of the lowest such rank. Collective. */
+int hspmv_dist_agree(MPI_Comm comm, int code, hspmv_error *err);
+
+/* Row partitions (rank-0 work, no MPI): start gets P+1 entries. */
+void hspmv_partition_rows(int64_t nrows, int P, int64_t *start);
+void hspmv_partition_nnz(const int64_t *rowptr, int64_t nrows, int P, int64_t *start);
+/* METIS k-way on the symmetrised graph of A (square); perm[new] = old row.
+   Returns HSPMV_OK, or an error (message in err). */
+int hspmv_partition_metis(const hspmv_csr *A, int P, int64_t *start, int64_t *perm, hspmv_error *err);
+
+/* MPI_Send / MPI_Recv of n elements in pieces of at most the chunk limit. */
+int hspmv_dist_send(const void *buf, int64_t n, MPI_Datatype t, int dest, int tag, MPI_Comm comm);
+int hspmv_dist_recv(void *buf, int64_t n, MPI_Datatype t, int src, int tag, MPI_Comm comm);
+
+/* Sorts the columns of every row of S ascending and sums duplicates, in place
+   (S->rowptr, colind and val are compacted; S->nnz updated). */
+void hspmv_dist_sort_rows(hspmv_csr *S);
+
+/* Collective: builds D's blocks, halo plan and prepared matrices from this
+   rank's slice S (global columns, sorted rows) and D->row_start/col_start;
+   frees S. */
+int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_error *err);
+
+/* Allocates a zeroed hspmv_dist with comm duplicated; collective. */
+int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **D, hspmv_error *err);
+
+/* Posts the halo receives and sends for x (begin) and waits for them (end). */
+int hspmv_halo_begin(hspmv_dist *D, const hspmv_real *x);
+int hspmv_halo_end(hspmv_dist *D);
+/* Lets the posted messages progress without waiting (MPI_Testall). */
+int hspmv_halo_progress(hspmv_dist *D);
+
+#endif

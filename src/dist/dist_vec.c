@@ -1,0 +1,106 @@
+/* dist_vec.c — vectors between the file ordering on rank 0 and the
+   distributed layout (the METIS permutation stays inside), and allocation. */
+#include <string.h>
+#include "dist.h"
+#include "util.h"
+
+/* The split and, on rank 0, the permutation that applies to a vector kind. */
+static const int64_t *layout(const hspmv_dist *D, int which, const int64_t **perm)
+{
+    *perm = D->permuted ? D->perm : NULL; /* METIS: square, columns like rows */
+    return which == HSPMV_VEC_ROWS ? D->row_start : D->col_start;
+}
+
+/* counts/displs for Scatterv/Gatherv (sizes are below 2^31 by construction). */
+static int counts(const hspmv_dist *D, const int64_t *st, int **cnt, int **dsp)
+{
+    *cnt = hspmv_alloc_array((size_t)D->size, sizeof(int));
+    *dsp = hspmv_alloc_array((size_t)D->size, sizeof(int));
+    if (!*cnt || !*dsp) return HSPMV_ERR_NOMEM;
+    for (int p = 0; p < D->size; p++) {
+        (*cnt)[p] = (int)(st[p + 1] - st[p]);
+        (*dsp)[p] = (int)st[p];
+    }
+    return HSPMV_OK;
+}
+
+static int check_which(const hspmv_dist *D, int which, hspmv_error *err)
+{
+    if (!D) return hspmv_err(err, HSPMV_ERR_ARG, "distributed matrix is NULL");
+    if (which != HSPMV_VEC_COLS && which != HSPMV_VEC_ROWS)
+        return hspmv_err(err, HSPMV_ERR_ARG, "which = %d is neither HSPMV_VEC_COLS nor HSPMV_VEC_ROWS", which);
+    return HSPMV_OK;
+}
+
+int hspmv_dist_scatter(const hspmv_dist *D, int which, const hspmv_real *global, hspmv_real *local,
+                       hspmv_error *err)
+{
+    const int64_t *perm, *st;
+    int *cnt = NULL, *dsp = NULL, rc;
+    hspmv_real *tmp = NULL;
+    if ((rc = check_which(D, which, err))) return rc;
+    st = layout(D, which, &perm);
+    int64_t n = st[D->size], nl = st[D->rank + 1] - st[D->rank];
+    if (D->rank == 0 && !global && n > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: global vector is NULL");
+    else if (!local && nl > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: local vector is NULL", D->rank);
+    else if (counts(D, st, &cnt, &dsp)) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
+    else if (D->rank == 0 && perm && !(tmp = hspmv_alloc_array((size_t)(n ? n : 1), sizeof(hspmv_real))))
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank 0: out of memory for a vector of %lld entries", (long long)n);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    const hspmv_real *src = global;
+    if (D->rank == 0 && perm) {
+        for (int64_t k = 0; k < n; k++) tmp[k] = global[perm[k]];
+        src = tmp;
+    }
+    if (MPI_Scatterv(src, cnt, dsp, HSPMV_MPI_REAL, local, (int)nl, HSPMV_MPI_REAL, 0, D->comm) != MPI_SUCCESS)
+        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Scatterv failed", D->rank);
+    rc = hspmv_dist_agree(D->comm, rc, err);
+out:
+    hspmv_free(cnt);
+    hspmv_free(dsp);
+    hspmv_free(tmp);
+    return rc;
+}
+
+int hspmv_dist_gather(const hspmv_dist *D, int which, const hspmv_real *local, hspmv_real *global,
+                      hspmv_error *err)
+{
+    const int64_t *perm, *st;
+    int *cnt = NULL, *dsp = NULL, rc;
+    hspmv_real *tmp = NULL;
+    if ((rc = check_which(D, which, err))) return rc;
+    st = layout(D, which, &perm);
+    int64_t n = st[D->size], nl = st[D->rank + 1] - st[D->rank];
+    if (D->rank == 0 && !global && n > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: global vector is NULL");
+    else if (!local && nl > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: local vector is NULL", D->rank);
+    else if (counts(D, st, &cnt, &dsp)) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
+    else if (D->rank == 0 && perm && !(tmp = hspmv_alloc_array((size_t)(n ? n : 1), sizeof(hspmv_real))))
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank 0: out of memory for a vector of %lld entries", (long long)n);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    hspmv_real *dst = D->rank == 0 && perm ? tmp : global;
+    if (MPI_Gatherv(local, (int)nl, HSPMV_MPI_REAL, dst, cnt, dsp, HSPMV_MPI_REAL, 0, D->comm) != MPI_SUCCESS)
+        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Gatherv failed", D->rank);
+    if (!rc && D->rank == 0 && perm)
+        for (int64_t k = 0; k < n; k++) global[perm[k]] = tmp[k];
+    rc = hspmv_dist_agree(D->comm, rc, err);
+out:
+    hspmv_free(cnt);
+    hspmv_free(dsp);
+    hspmv_free(tmp);
+    return rc;
+}
+
+hspmv_real *hspmv_dist_vec_alloc(const hspmv_dist *D, int which)
+{
+    if (!D || (which != HSPMV_VEC_COLS && which != HSPMV_VEC_ROWS)) return NULL;
+    int64_t n = which == HSPMV_VEC_ROWS ? D->nrows_local : D->ncols_local;
+    hspmv_real *v = hspmv_alloc_array((size_t)(n ? n : 1), sizeof(hspmv_real));
+    if (!v) return NULL;
+    /* first touch by the threads that read (x: owned block) or write (y) it */
+    memset(v, 0, sizeof(*v) * (size_t)(n ? n : 1)); /* covers what no piece touches */
+    for (int c = 0; c < D->npieces; c++) {
+        int64_t b = D->piece_start[c], e = D->piece_start[c + 1];
+        if (D->Lo[c] && e <= n) hspmv_local_touch(D->Lo[c], v + b, e - b);
+    }
+    return v;
+}

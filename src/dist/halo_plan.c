@@ -1,0 +1,364 @@
+/* halo_plan.c — split one rank's rows into an owned-column block and a
+   ghost-column block (ghosts renumbered compactly, PETSc MPIAIJ style), and
+   build the plan of who sends which x entries to whom. */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include "dist.h"
+#include "util.h"
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Owner of global column c: the rank r with col_start[r] <= c < col_start[r+1]. */
+static int owner_of(const int64_t *cs, int P, int64_t c)
+{
+    int lo = 0, hi = P - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (cs[mid] <= c) lo = mid;
+        else hi = mid - 1;
+    }
+    while (lo < P - 1 && cs[lo + 1] <= c) lo++; /* skip ranks with no columns */
+    return lo;
+}
+
+/* Index of c in the sorted g[0..n). */
+static int64_t find_i32(const int32_t *g, int64_t n, int32_t c)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        if (g[m] < c) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+static void empty_info(hspmv_local_info *li, int64_t nrows, int64_t ncols)
+{
+    memset(li, 0, sizeof(*li));
+    li->format_name = "none";
+    li->isa = "-";
+    li->bytes_formula = "-";
+    li->nrows = nrows;
+    li->ncols = ncols;
+}
+
+/* Splits S into the owned block Ao and the ghost block Ag; g gets the
+   sorted distinct ghost columns. */
+static int split_blocks(const hspmv_csr *S, int64_t cb, int64_t ce, hspmv_csr *Ao, hspmv_csr *Ag,
+                        int32_t **g_out, int64_t *ng_out)
+{
+    int64_t nl = S->nrows, no = 0, ngh = 0, ng = 0;
+    const int64_t *rp = S->rowptr;
+    const int32_t *ci = S->colind;
+    int32_t *g = NULL;
+    for (int64_t k = 0; k < S->nnz; k++) {
+        if (ci[k] >= cb && ci[k] < ce) no++;
+        else ngh++;
+    }
+    Ao->nrows = Ag->nrows = nl;
+    Ao->ncols = ce - cb;
+    Ao->nnz = no;
+    Ag->nnz = ngh;
+    Ao->rowptr = hspmv_alloc_array((size_t)nl + 1, sizeof(int64_t));
+    Ao->colind = hspmv_alloc_array((size_t)(no ? no : 1), sizeof(int32_t));
+    Ao->val = hspmv_alloc_array((size_t)(no ? no : 1), sizeof(hspmv_real));
+    Ag->rowptr = hspmv_alloc_array((size_t)nl + 1, sizeof(int64_t));
+    Ag->colind = hspmv_alloc_array((size_t)(ngh ? ngh : 1), sizeof(int32_t));
+    Ag->val = hspmv_alloc_array((size_t)(ngh ? ngh : 1), sizeof(hspmv_real));
+    g = hspmv_alloc_array((size_t)(ngh ? ngh : 1), sizeof(int32_t));
+    if (!Ao->rowptr || !Ao->colind || !Ao->val || !Ag->rowptr || !Ag->colind || !Ag->val || !g) {
+        hspmv_free(g);
+        return HSPMV_ERR_NOMEM;
+    }
+    int64_t ko = 0, kg = 0;
+    Ao->rowptr[0] = Ag->rowptr[0] = 0;
+    for (int64_t i = 0; i < nl; i++) {
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+            if (ci[k] >= cb && ci[k] < ce) {
+                Ao->colind[ko] = (int32_t)(ci[k] - cb);
+                Ao->val[ko++] = S->val[k];
+            } else {
+                g[kg] = ci[k];
+                Ag->colind[kg] = ci[k]; /* global for now */
+                Ag->val[kg++] = S->val[k];
+            }
+        }
+        Ao->rowptr[i + 1] = ko;
+        Ag->rowptr[i + 1] = kg;
+    }
+    qsort(g, (size_t)ngh, sizeof(int32_t), cmp_i32);
+    for (int64_t k = 0; k < ngh; k++)
+        if (ng == 0 || g[ng - 1] != g[k]) g[ng++] = g[k];
+    /* renumber compactly; sorted rows stay sorted */
+    for (int64_t k = 0; k < ngh; k++) Ag->colind[k] = (int32_t)find_i32(g, ng, Ag->colind[k]);
+    Ag->ncols = ng;
+    *g_out = g;
+    *ng_out = ng;
+    return HSPMV_OK;
+}
+
+/* Keeps only the ghost block's non-empty rows when they are at most half of
+   the rows (PETSc's compressed rows): a stencil's ghost block touches a few
+   boundary rows, and walking every row pointer and y entry for them would
+   cost as much as a third of the owned block. */
+static int compress_ghost_rows(hspmv_dist *D, hspmv_csr *Ag)
+{
+    int64_t nl = Ag->nrows, nr = 0;
+    for (int64_t i = 0; i < nl; i++) nr += Ag->rowptr[i + 1] > Ag->rowptr[i];
+    D->nghost_rows = nl;
+    if (nr == 0 || 2 * nr > nl) return HSPMV_OK;
+    int64_t *rp = hspmv_alloc_array((size_t)nr + 1, sizeof(int64_t));
+    D->ghost_row = hspmv_alloc_array((size_t)nr, sizeof(int64_t));
+    D->gy = hspmv_alloc_array((size_t)nr, sizeof(hspmv_real));
+    if (!rp || !D->ghost_row || !D->gy) {
+        hspmv_free(rp);
+        return HSPMV_ERR_NOMEM;
+    }
+    int64_t n = 0;
+    rp[0] = 0;
+    for (int64_t i = 0; i < nl; i++)
+        if (Ag->rowptr[i + 1] > Ag->rowptr[i]) {
+            D->ghost_row[n] = i;
+            rp[++n] = Ag->rowptr[i + 1];
+        }
+    hspmv_free(Ag->rowptr);
+    Ag->rowptr = rp;
+    Ag->nrows = nr;
+    D->nghost_rows = nr;
+    return HSPMV_OK;
+}
+
+/* Exchanges the requests: each owner learns which of its x entries every
+   other rank needs. Collective; all allocations are agreed before waiting. */
+static int build_plan(hspmv_dist *D, const int32_t *g, hspmv_error *err)
+{
+    int P = D->size, me = D->rank, rc = HSPMV_OK, nreq = 0;
+    int *rcount = hspmv_calloc((size_t)P, sizeof(int)), *scount = hspmv_calloc((size_t)P, sizeof(int));
+    MPI_Request *req = NULL;
+    int64_t cb = D->col_start[me];
+
+    if (!rcount || !scount) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the halo plan", me);
+    /* ghosts are sorted, so each owner's are one contiguous run */
+    if (!rc)
+        for (int64_t k = 0; k < D->nghost; k++) rcount[owner_of(D->col_start, P, g[k])]++;
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    if (MPI_Alltoall(rcount, 1, MPI_INT, scount, 1, MPI_INT, D->comm) != MPI_SUCCESS)
+        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Alltoall of the halo counts failed", me);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+
+    int64_t nsend = 0;
+    for (int q = 0; q < P; q++) {
+        if (rcount[q]) D->nrecv++;
+        if (scount[q]) D->nsend++;
+        nsend += scount[q];
+    }
+    D->recv_rank = hspmv_alloc_array((size_t)(D->nrecv + 1), sizeof(int));
+    D->recv_ptr = hspmv_alloc_array((size_t)(D->nrecv + 1), sizeof(int64_t));
+    D->send_rank = hspmv_alloc_array((size_t)(D->nsend + 1), sizeof(int));
+    D->send_ptr = hspmv_alloc_array((size_t)(D->nsend + 1), sizeof(int64_t));
+    D->send_idx = hspmv_alloc_array((size_t)(nsend ? nsend : 1), sizeof(int32_t));
+    D->sendbuf = hspmv_alloc_array((size_t)(nsend ? nsend : 1), sizeof(hspmv_real));
+    D->req = hspmv_alloc_array((size_t)(D->nrecv + D->nsend + 1), sizeof(MPI_Request));
+    req = hspmv_alloc_array((size_t)(D->nrecv + D->nsend + 1), sizeof(MPI_Request));
+    if (!D->recv_rank || !D->recv_ptr || !D->send_rank || !D->send_ptr || !D->send_idx || !D->sendbuf ||
+        !D->req || !req)
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the halo plan (%lld entries to send)",
+                       me, (long long)nsend);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+
+    int nr = 0, ns = 0;
+    D->recv_ptr[0] = D->send_ptr[0] = 0;
+    for (int q = 0; q < P; q++) {
+        if (rcount[q]) {
+            D->recv_rank[nr] = q;
+            D->recv_ptr[nr + 1] = D->recv_ptr[nr] + rcount[q];
+            nr++;
+        }
+        if (scount[q]) {
+            D->send_rank[ns] = q;
+            D->send_ptr[ns + 1] = D->send_ptr[ns] + scount[q];
+            ns++;
+        }
+    }
+    /* the owners receive the global column numbers they must send */
+    for (int s = 0; s < D->nsend; s++)
+        if (MPI_Irecv(D->send_idx + D->send_ptr[s], scount[D->send_rank[s]], MPI_INT32_T, D->send_rank[s], 7,
+                      D->comm, &req[nreq++]) != MPI_SUCCESS)
+            rc = HSPMV_ERR_MPI;
+    for (int r = 0; r < D->nrecv; r++)
+        if (MPI_Isend(g + D->recv_ptr[r], rcount[D->recv_rank[r]], MPI_INT32_T, D->recv_rank[r], 7, D->comm,
+                      &req[nreq++]) != MPI_SUCCESS)
+            rc = HSPMV_ERR_MPI;
+    if (MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
+    if (rc) hspmv_err(err, rc, "rank %d: exchanging the halo requests failed", me);
+    for (int64_t k = 0; !rc && k < nsend; k++) {
+        int64_t c = D->send_idx[k] - cb;
+        if (c < 0 || c >= D->ncols_local)
+            rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: halo request for column %d it does not own", me,
+                           D->send_idx[k]);
+        D->send_idx[k] = (int32_t)c;
+    }
+    rc = hspmv_dist_agree(D->comm, rc, err);
+out:
+    hspmv_free(rcount);
+    hspmv_free(scount);
+    hspmv_free(req);
+    return rc;
+}
+
+/* Prepares the owned block in row pieces balanced by nonzeros (one piece
+   unless the rank talks to others and has enough work to overlap). */
+static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o, hspmv_error *err)
+{
+    int np = 1, rc = HSPMV_OK;
+    const char *env = getenv("HSPMV_DIST_PIECES");
+    if (env && atoi(env) > 0) np = atoi(env);
+    else if (D->nrecv + D->nsend > 0 && Ao->nnz >= ((int64_t)1 << 18)) np = 4;
+    if (np > HSPMV_DIST_PIECES_MAX) np = HSPMV_DIST_PIECES_MAX;
+    if (np > Ao->nrows) np = Ao->nrows > 0 ? (int)Ao->nrows : 1;
+    D->npieces = np;
+    D->piece_start[0] = 0;
+    for (int c = 1; c < np; c++) { /* first row reaching c/np of the nonzeros */
+        int64_t lo = D->piece_start[c - 1], hi = Ao->nrows, t = Ao->nnz * c / np;
+        while (lo < hi) {
+            int64_t m = lo + (hi - lo) / 2;
+            if (Ao->rowptr[m] < t) lo = m + 1;
+            else hi = m;
+        }
+        D->piece_start[c] = lo;
+    }
+    D->piece_start[np] = Ao->nrows;
+    for (int c = 0; c < np && !rc; c++) {
+        int64_t b = D->piece_start[c], e = D->piece_start[c + 1], z = Ao->rowptr[e] - Ao->rowptr[b];
+        if (z == 0) continue;
+        hspmv_csr P = {e - b, Ao->ncols, z, NULL, Ao->colind + Ao->rowptr[b], Ao->val + Ao->rowptr[b]};
+        if (np > 1) {
+            P.rowptr = hspmv_alloc_array((size_t)(e - b) + 1, sizeof(int64_t));
+            if (!P.rowptr) return hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
+            for (int64_t i = b; i <= e; i++) P.rowptr[i - b] = Ao->rowptr[i] - Ao->rowptr[b];
+        } else {
+            P.rowptr = Ao->rowptr;
+        }
+        rc = hspmv_local_create(&P, o, &D->Lo[c], err);
+        if (np > 1) hspmv_free(P.rowptr);
+    }
+    return rc;
+}
+
+/* The owned block's info: the first piece's choice, sizes of all pieces. */
+static void owned_info(const hspmv_dist *D, hspmv_local_info *li)
+{
+    int first = 1;
+    empty_info(li, D->nrows_local, D->ncols_local);
+    for (int c = 0; c < D->npieces; c++) {
+        hspmv_local_info pi;
+        if (!D->Lo[c]) continue;
+        hspmv_local_get_info(D->Lo[c], &pi);
+        if (first) {
+            *li = pi;
+            li->nrows = D->nrows_local;
+            first = 0;
+            continue;
+        }
+        li->nnz += pi.nnz;
+        li->nseg += pi.nseg;
+        li->bytes += pi.bytes;
+    }
+    li->seg_ratio = li->nnz > 0 ? (double)li->nseg / (double)li->nnz : 0;
+}
+
+int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_error *err)
+{
+    int me = D->rank, P = D->size, rc = HSPMV_OK;
+    hspmv_csr Ao = {0}, Ag = {0};
+    int32_t *g = NULL;
+    int64_t cb = D->col_start[me], ce = D->col_start[me + 1];
+
+    D->nrows_local = S->nrows;
+    D->ncols_local = ce - cb;
+    if (split_blocks(S, cb, ce, &Ao, &Ag, &g, &D->nghost) != HSPMV_OK)
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory splitting %lld local rows into blocks", me,
+                       (long long)S->nrows);
+    hspmv_csr_free(S);
+    if (!rc) {
+        D->nnz_owned = Ao.nnz;
+        D->nnz_ghost = Ag.nnz;
+        D->ghost_col = hspmv_alloc_array((size_t)(D->nghost ? D->nghost : 1), sizeof(int64_t));
+        D->xg = hspmv_alloc_array((size_t)(D->nghost ? D->nghost : 1), sizeof(hspmv_real));
+        D->work = hspmv_alloc_array((size_t)(D->nrows_local ? D->nrows_local : 1), sizeof(hspmv_real));
+        if (!D->ghost_col || !D->xg || !D->work)
+            rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for %lld ghost entries", me,
+                           (long long)D->nghost);
+        else
+            for (int64_t k = 0; k < D->nghost; k++) D->ghost_col[k] = g[k];
+    }
+    if (!rc && compress_ghost_rows(D, &Ag) != HSPMV_OK)
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory compressing the ghost rows", me);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    if ((rc = build_plan(D, g, err))) goto out;
+
+    /* prepare the blocks for the node-level kernels */
+    rc = prepare_owned(D, &Ao, o, err);
+    if (!rc && Ag.nnz > 0) rc = hspmv_local_create(&Ag, o, &D->Lg, err);
+    if (rc && err && strncmp(err->msg, "rank ", 5) != 0) {
+        char tmp[sizeof(err->msg)];
+        snprintf(tmp, sizeof(tmp), "%s", err->msg);
+        hspmv_err(err, rc, "rank %d: %s", me, tmp);
+    }
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+
+    /* what it looks like, agreed once */
+    hspmv_dist_info *in = &D->info;
+    in->rank = me;
+    in->nranks = P;
+    in->partition = D->partition;
+    in->permuted = D->permuted;
+    in->nrows = D->nrows;
+    in->ncols = D->ncols;
+    in->row_begin = D->row_start[me];
+    in->row_end = D->row_start[me + 1];
+    in->col_begin = cb;
+    in->col_end = ce;
+    in->nrows_local = D->nrows_local;
+    in->ncols_local = D->ncols_local;
+    in->nnz_owned = D->nnz_owned;
+    in->nnz_ghost = D->nnz_ghost;
+    in->nnz_local = D->nnz_owned + D->nnz_ghost;
+    in->nghost = D->nghost;
+    in->nsend = D->send_ptr[D->nsend];
+    in->nrecv_ranks = D->nrecv;
+    in->nsend_ranks = D->nsend;
+    owned_info(D, &in->owned);
+    if (D->Lg) hspmv_local_get_info(D->Lg, &in->ghost);
+    else empty_info(&in->ghost, D->nghost_rows, D->nghost);
+    D->threads = in->owned.threads > 0 ? in->owned.threads : D->Lg ? in->ghost.threads : 1;
+    {
+        int64_t mx[2] = {in->nnz_local, in->nghost}, gmx[2], sm[2] = {in->nnz_local, in->nghost}, gsm[2];
+        int fc[4] = {0, 0, 0, 0}, gfc[4];
+        if (in->owned.nnz > 0 && in->owned.format >= 0 && in->owned.format < 4) fc[in->owned.format] = 1;
+        if (MPI_Allreduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, D->comm) != MPI_SUCCESS ||
+            MPI_Allreduce(sm, gsm, 2, MPI_INT64_T, MPI_SUM, D->comm) != MPI_SUCCESS ||
+            MPI_Allreduce(fc, gfc, 4, MPI_INT, MPI_SUM, D->comm) != MPI_SUCCESS)
+            rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allreduce of the matrix info failed", me);
+        else {
+            in->nnz_max = gmx[0];
+            in->halo_max = gmx[1];
+            in->nnz = gsm[0];
+            in->halo_total = gsm[1];
+            memcpy(in->format_counts, gfc, sizeof(gfc));
+            D->nnz = gsm[0];
+        }
+    }
+    rc = hspmv_dist_agree(D->comm, rc, err);
+out:
+    hspmv_csr_free(&Ao);
+    hspmv_csr_free(&Ag);
+    hspmv_free(g);
+    return rc;
+}

@@ -1,0 +1,64 @@
+/* local.h — the prepared one-rank matrix behind hspmv_local (private). */
+#ifndef HSPMV_LOCAL_H
+#define HSPMV_LOCAL_H
+
+#include "hspmv.h"
+#include "bcoo.h"
+#include "csrl.h"
+#include "kernel_select.h"
+
+/* OpenMP queries that also build without -fopenmp (then one thread does
+   every chunk, in order). */
+#ifdef _OPENMP
+#include <omp.h>
+static inline int hspmv_omp_thread(void) { return omp_get_thread_num(); }
+static inline int hspmv_omp_nthreads(void) { return omp_get_num_threads(); }
+static inline int hspmv_omp_max(void) { return omp_get_max_threads(); }
+#else
+static inline int hspmv_omp_thread(void) { return 0; }
+static inline int hspmv_omp_nthreads(void) { return 1; }
+static inline int hspmv_omp_max(void) { return 1; }
+#endif
+
+/* Thread t of the team takes chunks t, t+nth, ...: every chunk is done even
+   when OpenMP gives fewer threads than asked (nested regions, limits). */
+#define HSPMV_FOR_MY_CHUNKS(c, nchunks) \
+    for (int c = hspmv_omp_thread(); c < (nchunks); c += hspmv_omp_nthreads())
+
+struct hspmv_local {
+    int format;                  /* HSPMV_FORMAT_CSR, _CSRL or _BCOO */
+    int threads;                 /* chunks = threads each call uses, >= 1 */
+    const hspmv_kernel_set *ks;  /* kernels in use */
+    int64_t nrows, ncols, nnz;   /* size */
+    int64_t nseg;                /* segments of consecutive columns (all formats) */
+    int64_t *rows;               /* threads+1 entries: thread c owns rows [rows[c], rows[c+1]) */
+    int64_t *tiles;              /* BCOO only, threads+1 entries: tile rows of thread c */
+    hspmv_csr csr;               /* HSPMV_FORMAT_CSR: own copy, first-touched per thread */
+    hspmv_csrl csrl;             /* HSPMV_FORMAT_CSRL */
+    hspmv_bcoo bcoo;             /* HSPMV_FORMAT_BCOO */
+};
+
+/* Splits rows [0, nrows) of rp into nchunks contiguous ranges balanced by
+   nonzeros: start has nchunks+1 entries, chunk c is [start[c], start[c+1]).
+   Chunk c begins at the first row whose rp reaches c*nnz/nchunks, so each
+   chunk holds at most nnz/nchunks + (longest row) nonzeros. */
+void hspmv_local_split(const int64_t *rp, int64_t nrows, int nchunks, int64_t *start);
+
+/* nzseg of A, counted in parallel over the chunks in start. */
+int64_t hspmv_local_count_segments(const hspmv_csr *A, int nchunks, const int64_t *start);
+
+/* Asks for transparent huge pages on [p, p+bytes) when it is 4 MiB or more;
+   call before the first touch. A hint: failure is ignored. */
+void hspmv_local_advise(void *p, size_t bytes);
+
+/* Copies A into L->csr, each chunk's part written by the thread that owns it. */
+int hspmv_local_build_csr(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
+
+/* Builds L->csrl from A in parallel, each chunk's part written by its thread. */
+int hspmv_local_build_csrl(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
+
+/* Builds L->bcoo from A and moves its arrays to pages first touched by the
+   threads that own the tile rows; sets L->tiles and L->rows. */
+int hspmv_local_build_bcoo(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
+
+#endif

@@ -1,0 +1,110 @@
+/* local_create.c — prepares one rank's matrix: checks the input, picks the
+   format and the kernel set, splits rows among threads once, and builds the
+   format's arrays with first touch by the owning threads. */
+#include <math.h>
+#include <string.h>
+#include "local.h"
+#include "util.h"
+
+static int check_input(const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
+{
+    if (!A) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: matrix is NULL");
+    if (A->nrows == 0 && A->nnz != 0)
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: 0 rows but nnz = %lld",
+                         (long long)A->nnz);
+    if (o->format < HSPMV_FORMAT_AUTO || o->format > HSPMV_FORMAT_BCOO)
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: unknown format %d", o->format);
+    if (!(o->csrl_threshold >= 0) || !isfinite(o->csrl_threshold))
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: CSRL threshold %g is not a finite number >= 0",
+                         o->csrl_threshold);
+    if (o->threads < 0)
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: %d threads", o->threads);
+    return hspmv_csr_validate(A, err);
+}
+
+/* The kernel set named o->kernel, or UNSUPPORTED naming what this CPU runs. */
+static int find_kernels(const char *name, const hspmv_kernel_set **ks, hspmv_error *err)
+{
+    static const char *known[] = {"auto", "avx512", "avx2", "neon", "scalar"};
+    const hspmv_kernel_set *sets[8];
+    char have[64] = "";
+    int n = hspmv_kernel_sets(sets, 8), is_known = 0;
+    *ks = hspmv_kernel_find(name);
+    if (*ks) return HSPMV_OK;
+    for (int i = 0; i < n; i++) {
+        if (i) strcat(have, ", ");
+        strncat(have, sets[i]->isa, sizeof(have) - strlen(have) - 3);
+    }
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) is_known |= !strcmp(name, known[i]);
+    return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "kernel '%s' %s (this CPU runs: %s)", name,
+                     is_known ? "is not supported by this CPU or build" : "is unknown", have);
+}
+
+/* AUTO: CSRL when segments are long enough (nzseg/nnz below the threshold),
+   else CSR. Blocked COO is taken only on request: see README "Node-level
+   performance" for the measurements behind this. */
+static int choose_format(const hspmv_local *L, const hspmv_opts *o)
+{
+    if (o->format != HSPMV_FORMAT_AUTO) return o->format;
+    if (L->nnz > 0 && (double)L->nseg / (double)L->nnz < o->csrl_threshold) return HSPMV_FORMAT_CSRL;
+    return HSPMV_FORMAT_CSR;
+}
+
+int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local **out, hspmv_error *err)
+{
+    static int64_t no_rows[1] = {0}; /* rowptr of a 0-row matrix given without one */
+    hspmv_opts o;
+    hspmv_csr A0;
+    hspmv_local *L = NULL;
+    int rc;
+
+    if (!out) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: out is NULL");
+    *out = NULL;
+    if (opts) o = *opts;
+    else hspmv_opts_default(&o);
+    if ((rc = check_input(A, &o, err)) != HSPMV_OK) return rc;
+    if (A->nrows == 0 && !A->rowptr) {
+        A0 = *A;
+        A0.rowptr = no_rows;
+        A = &A0;
+    }
+    L = hspmv_calloc(1, sizeof(*L));
+    if (!L) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
+    if ((rc = find_kernels(o.kernel ? o.kernel : "auto", &L->ks, err)) != HSPMV_OK) goto fail;
+    L->threads = o.threads > 0 ? o.threads : hspmv_omp_max();
+    L->nrows = A->nrows;
+    L->ncols = A->ncols;
+    L->nnz = A->nnz;
+    L->rows = hspmv_alloc_array((size_t)L->threads + 1, sizeof(int64_t));
+    if (!L->rows) {
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory for %d threads", L->threads);
+        goto fail;
+    }
+    hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows);
+    L->nseg = hspmv_local_count_segments(A, L->threads, L->rows);
+    L->format = choose_format(L, &o);
+    switch (L->format) {
+    case HSPMV_FORMAT_CSR: rc = hspmv_local_build_csr(L, A, err); break;
+    case HSPMV_FORMAT_CSRL: rc = hspmv_local_build_csrl(L, A, err); break;
+    default: rc = hspmv_local_build_bcoo(L, A, err); break;
+    }
+    if (rc != HSPMV_OK) goto fail;
+    *out = L;
+    return hspmv_ok(err);
+fail:
+    hspmv_local_destroy(&L);
+    return rc;
+}
+
+void hspmv_local_destroy(hspmv_local **pL)
+{
+    hspmv_local *L = pL ? *pL : NULL;
+    if (!L) return;
+    hspmv_csr_free(&L->csr);
+    hspmv_csrl_free(&L->csrl);
+    hspmv_bcoo_free(&L->bcoo);
+    hspmv_free(L->rows);
+    hspmv_free(L->tiles);
+    hspmv_free(L);
+    *pL = NULL;
+}

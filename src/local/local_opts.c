@@ -1,0 +1,11 @@
+/* local_opts.c — the default run-time knobs (hspmv_opts). */
+#include "hspmv.h"
+
+void hspmv_opts_default(hspmv_opts *o)
+{
+    o->format = HSPMV_FORMAT_AUTO;
+    o->csrl_threshold = 0.3;
+    o->kernel = "auto";
+    o->threads = 0;
+    o->partition = HSPMV_PART_NNZ;
+}

@@ -1,0 +1,87 @@
+/* local_spmv.c — y = A*x (or y += A*x) on a prepared matrix: one parallel
+   region, each thread runs the kernel on the rows it was given at creation. */
+#include <string.h>
+#include "local.h"
+
+/* Chunk c of y = A*x (add: y += A*x). */
+static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_real *y, int add)
+{
+    int64_t r0 = L->rows[c], r1 = L->rows[c + 1];
+    switch (L->format) {
+    case HSPMV_FORMAT_CSR:
+        L->ks->csr(r0, r1, L->csr.rowptr, L->csr.colind, L->csr.val, x, y, add);
+        break;
+    case HSPMV_FORMAT_CSRL:
+        L->ks->csrl(r0, r1, L->csrl.segptr, L->csrl.valptr, L->csrl.jas, L->csrl.jan, L->csrl.val,
+                    x, y, add);
+        break;
+    default:
+        L->ks->bcoo(L->tiles[c], L->tiles[c + 1], &L->bcoo, x, y, add);
+        break;
+    }
+}
+
+void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add)
+{
+    int T = L->threads;
+    if (L->nrows == 0) return;
+    if (T == 1) {
+        run_chunk(L, 0, x, y, add);
+        return;
+    }
+#pragma omp parallel num_threads(T)
+    HSPMV_FOR_MY_CHUNKS(c, T) run_chunk(L, c, x, y, add);
+}
+
+void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n)
+{
+    int T = L->threads;
+    if (n <= 0) return;
+#pragma omp parallel num_threads(T)
+    HSPMV_FOR_MY_CHUNKS(c, T) {
+        /* rows' share of v: the same rows when n == nrows, else in proportion */
+        int64_t a, b;
+        if (n == L->nrows) {
+            a = L->rows[c];
+            b = L->rows[c + 1];
+        } else if (L->nrows > 0) {
+            a = (int64_t)((double)L->rows[c] / (double)L->nrows * (double)n);
+            b = c == T - 1 ? n : (int64_t)((double)L->rows[c + 1] / (double)L->nrows * (double)n);
+        } else {
+            a = n / T * c + n % T * c / T;
+            b = n / T * (c + 1) + n % T * (c + 1) / T;
+        }
+        if (b > a) memset(v + a, 0, (size_t)(b - a) * sizeof(*v));
+    }
+}
+
+void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
+{
+    static const char *names[] = {"auto", "csr", "csrl", "bcoo"};
+    double r = sizeof(hspmv_real), xy = (double)L->ncols * r + (double)L->nrows * r;
+    memset(info, 0, sizeof(*info));
+    info->format = L->format;
+    info->format_name = names[L->format];
+    info->isa = L->ks->isa;
+    info->threads = L->threads;
+    info->nrows = L->nrows;
+    info->ncols = L->ncols;
+    info->nnz = L->nnz;
+    info->nseg = L->nseg;
+    info->seg_ratio = L->nnz > 0 ? (double)L->nseg / (double)L->nnz : 0;
+    switch (L->format) {
+    case HSPMV_FORMAT_CSR:
+        info->bytes = (double)L->nnz * (r + 4) + (double)(L->nrows + 1) * 8 + xy;
+        info->bytes_formula = "nnz*(real+4) + (rows+1)*8 + cols*real + rows*real";
+        break;
+    case HSPMV_FORMAT_CSRL:
+        info->bytes = (double)L->nnz * r + (double)L->nseg * 8 + (double)(L->nrows + 1) * 16 + xy;
+        info->bytes_formula = "nnz*real + nseg*(4+4) + (rows+1)*(8+8) + cols*real + rows*real";
+        break;
+    default:
+        info->bytes = (double)L->nnz * r + (double)hspmv_bcoo_index_bytes(&L->bcoo) + xy;
+        info->bytes_formula = "nnz*real + index (2 or 4 per entry, 25 per tile, 8 per tile row) "
+                              "+ cols*real + rows*real";
+        break;
+    }
+}

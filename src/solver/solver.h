@@ -1,0 +1,58 @@
+/* solver.h — private to src/solver: the workspace every Krylov method
+   shares, agreed status, timed SpMV, and threaded vector kernels. */
+#ifndef HSPMV_SOLVER_H
+#define HSPMV_SOLVER_H
+
+#include "hspmv.h"
+
+typedef struct solver_ws {
+    hspmv_dist *D;
+    MPI_Comm comm;          /* hspmv_dist_get_comm(D) */
+    int rank;
+    int threads;            /* OpenMP threads for vector kernels (the matrix's) */
+    int64_t n;              /* local vector length (nrows_local == ncols_local) */
+    hspmv_solver_opts o;    /* the caller's options or the defaults */
+    hspmv_real *dinv;       /* 1/diag (n entries) or NULL: no preconditioner */
+    hspmv_real *v[8];       /* work vectors, n entries each (at least 1) */
+    double *part;           /* per-thread partial sums, 8 doubles apart */
+    hspmv_solver_result res;
+    double bnorm;           /* ||b|| */
+    double t0;
+} solver_ws;
+
+/* Checks arguments, allocates nvec work vectors and 1/diag; every rank
+   gets the same status. Fills w->bnorm. */
+int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, const hspmv_real *x,
+                 const hspmv_solver_opts *o, int nvec, const char *who, hspmv_error *err);
+
+/* Frees the workspace, stores the times and copies the result out. */
+void solver_end(solver_ws *w, hspmv_solver_result *res);
+
+/* y = A*x timed; returns 1 when this rank's call failed (not agreed: the
+   failure travels with the next solver_sum). */
+int solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y);
+
+/* Sums s[0..k) over the ranks in place, together with this rank's failure
+   flag; HSPMV_ERR_MPI (agreed) when any rank failed or the reduction did. */
+int solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err);
+
+/* Records relres of iteration it in the history and calls the monitor. */
+void solver_note(solver_ws *w, int64_t it, double relres);
+
+/* r = b - A*x; returns this rank's failure flag like solver_spmv. Also
+   ||r||^2 of this rank in *rr. */
+int solver_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
+                    double *rr);
+
+/* Local (this rank's) dot products, in double, fixed order per thread count. */
+double sv_dot(solver_ws *w, const hspmv_real *a, const hspmv_real *b);
+/* y = a*x + y */
+void sv_axpy(solver_ws *w, double a, const hspmv_real *x, hspmv_real *y);
+/* y = x + b*y */
+void sv_xpby(solver_ws *w, const hspmv_real *x, double b, hspmv_real *y);
+/* z = dinv .* r, or a copy when there is no preconditioner */
+void sv_precond(solver_ws *w, const hspmv_real *r, hspmv_real *z);
+/* y = x */
+void sv_copy(solver_ws *w, const hspmv_real *x, hspmv_real *y);
+
+#endif

@@ -1,0 +1,138 @@
+/* solver_ws.c — what every Krylov method shares: argument checks agreed
+   over the ranks, work vectors, the timed SpMV, reductions that carry a
+   failure flag, the residual history. */
+#include <math.h>
+#include <string.h>
+#include "solver.h"
+#include "util.h"
+
+/* Every rank leaves with the status and message of the lowest failing rank. */
+static int agree(MPI_Comm comm, int rank, int rc, hspmv_error *err)
+{
+    int mine[2] = {rc ? rank : 1 << 30, rank}, low[2];
+    hspmv_error e = {0, ""};
+    if (MPI_Allreduce(mine, low, 1, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
+        return hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allreduce failed", rank);
+    if (low[0] == 1 << 30) return HSPMV_OK;
+    if (rank == low[0] && err) e = *err;
+    e.code = rank == low[0] ? rc : 0;
+    if (MPI_Bcast(&e, (int)sizeof(e), MPI_BYTE, low[0], comm) != MPI_SUCCESS)
+        return hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Bcast failed", rank);
+    if (err) *err = e;
+    return e.code;
+}
+
+static int check_local(solver_ws *w, const hspmv_real *b, const hspmv_real *x,
+                       const hspmv_dist_info *in, const char *who, hspmv_error *err)
+{
+    const hspmv_solver_opts *o = &w->o;
+    if (in->nrows != in->ncols)
+        return hspmv_err(err, HSPMV_ERR_ARG, "%s: matrix is %lld x %lld, not square", who,
+                         (long long)in->nrows, (long long)in->ncols);
+    if (in->row_begin != in->col_begin || in->row_end != in->col_end)
+        return hspmv_err(err, HSPMV_ERR_ARG, "%s: rank %d: x and b are split differently", who, w->rank);
+    if (w->n > 0 && (!b || !x))
+        return hspmv_err(err, HSPMV_ERR_ARG, "%s: rank %d: b or x is NULL", who, w->rank);
+    if (!(o->tol >= 0) || o->maxit < 0 || o->history_len < 0 || (o->history_len > 0 && !o->history))
+        return hspmv_err(err, HSPMV_ERR_ARG, "%s: bad options (tol %g, maxit %lld, history %lld)", who,
+                         o->tol, (long long)o->maxit, (long long)o->history_len);
+    return HSPMV_OK;
+}
+
+/* Allocations and 1/diag; a zero (or non-finite) diagonal entry is an error. */
+static int alloc_local(solver_ws *w, int nvec, const char *who, hspmv_error *err)
+{
+    for (int k = 0; k < nvec; k++)
+        if (!(w->v[k] = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS))) goto nomem;
+    if (!(w->part = hspmv_calloc((size_t)w->threads * 8, sizeof(double)))) goto nomem;
+    if (!w->o.diag) return HSPMV_OK;
+    if (!(w->dinv = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS))) goto nomem;
+    hspmv_dist_info in;
+    hspmv_dist_get_info(w->D, &in);
+    for (int64_t i = 0; i < w->n; i++) {
+        double d = w->o.diag[i];
+        if (d == 0 || !isfinite(d))
+            return hspmv_err(err, HSPMV_ERR_ARG, "%s: rank %d: Jacobi diagonal entry %g at row %lld "
+                             "(distributed ordering)", who, w->rank, d, (long long)(in.row_begin + i));
+        w->dinv[i] = (hspmv_real)(1.0 / d);
+    }
+    return HSPMV_OK;
+nomem:
+    return hspmv_err(err, HSPMV_ERR_NOMEM, "%s: rank %d: out of memory for vectors of %lld entries", who,
+                     w->rank, (long long)w->n);
+}
+
+int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, const hspmv_real *x,
+                 const hspmv_solver_opts *o, int nvec, const char *who, hspmv_error *err)
+{
+    memset(w, 0, sizeof(*w));
+    w->t0 = MPI_Wtime();
+    w->res.relres_true = -1;
+    if (!D) return hspmv_err(err, HSPMV_ERR_ARG, "%s: distributed matrix is NULL", who);
+    hspmv_dist_info in;
+    hspmv_dist_get_info(D, &in);
+    w->D = D;
+    w->comm = hspmv_dist_get_comm(D);
+    w->rank = in.rank;
+    w->threads = in.owned.threads > 0 ? in.owned.threads : 1;
+    w->n = in.nrows_local;
+    if (o) w->o = *o;
+    else hspmv_solver_opts_default(&w->o);
+    int rc = check_local(w, b, x, &in, who, err);
+    if (!rc) rc = alloc_local(w, nvec, who, err);
+    if ((rc = agree(w->comm, w->rank, rc, err))) return rc;
+    double s = sv_dot(w, b, b);
+    if ((rc = solver_sum(w, &s, 1, 0, who, err))) return rc;
+    w->bnorm = sqrt(s);
+    if (!isfinite(w->bnorm))
+        return hspmv_err(err, HSPMV_ERR_ARG, "%s: ||b|| is not finite", who);
+    return hspmv_ok(err);
+}
+
+void solver_end(solver_ws *w, hspmv_solver_result *res)
+{
+    for (int k = 0; k < 8; k++) hspmv_free(w->v[k]);
+    hspmv_free(w->dinv);
+    hspmv_free(w->part);
+    w->res.total_s = MPI_Wtime() - w->t0;
+    if (res) *res = w->res;
+}
+
+int solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y)
+{
+    double t = MPI_Wtime();
+    int rc = hspmv_dist_spmv(w->D, x, y, NULL);
+    w->res.spmv_s += MPI_Wtime() - t;
+    w->res.spmv_calls++;
+    return rc != HSPMV_OK;
+}
+
+int solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err)
+{
+    double buf[8], out[8];
+    for (int i = 0; i < k; i++) buf[i] = s[i];
+    buf[k] = fail ? 1 : 0;
+    if (MPI_Allreduce(buf, out, k + 1, MPI_DOUBLE, MPI_SUM, w->comm) != MPI_SUCCESS)
+        return hspmv_err(err, HSPMV_ERR_MPI, "%s: rank %d: MPI_Allreduce failed", who, w->rank);
+    if (out[k] != 0)
+        return hspmv_err(err, HSPMV_ERR_MPI, "%s: hspmv_dist_spmv failed on %d rank(s)", who, (int)out[k]);
+    for (int i = 0; i < k; i++) s[i] = out[i];
+    return HSPMV_OK;
+}
+
+void solver_note(solver_ws *w, int64_t it, double relres)
+{
+    w->res.iterations = it;
+    w->res.relres = relres;
+    if (it < w->o.history_len) w->o.history[it] = relres;
+    if (w->o.monitor) w->o.monitor(it, relres, w->o.monitor_ctx);
+}
+
+int solver_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
+                    double *rr)
+{
+    int fail = solver_spmv(w, x, r);
+    sv_xpby(w, b, -1.0, r);
+    *rr = sv_dot(w, r, r);
+    return fail;
+}

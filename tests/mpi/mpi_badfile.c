@@ -1,0 +1,21 @@
+/* mpi_badfile.c — reads a (bad) matrix with hspmv_dist_read on every rank
+   and prints "rank R: status CODE: MESSAGE"; exits 1 on failure, as a
+   program would. tests/mpi/run.sh checks every rank printed the same thing,
+   quickly. */
+#include <stdio.h>
+#include "hspmv.h"
+
+int main(int argc, char **argv)
+{
+    int me;
+    hspmv_dist *D = NULL;
+    hspmv_error e = {0, ""};
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    int rc = hspmv_dist_read(argc > 1 ? argv[1] : NULL, MPI_COMM_WORLD, NULL, &D, &e);
+    printf("rank %d: status %d: %s\n", me, rc, rc ? e.msg : "ok");
+    fflush(stdout);
+    hspmv_dist_destroy(&D);
+    MPI_Finalize();
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# run.sh — runs the MPI tests under mpirun at several rank and thread counts,
+# plus the bad-file checks, and records "P F S" like tests/run.sh.
+#   run.sh [--record FILE] BINDIR
+# MPI_TEST_RANKS (default "1 2 3 4 5 8"), MPI_TEST_THREADS (default "1 2"),
+# MPI_TEST_TIMEOUT (seconds per mpirun, default 300).
+set -u
+record=""
+if [ "${1:-}" = "--record" ]; then record=$2; shift 2; fi
+bindir=${1:?usage: run.sh [--record FILE] BINDIR}
+ranks=${MPI_TEST_RANKS:-1 2 3 4 5 8}
+threads=${MPI_TEST_THREADS:-1 2}
+tmo=${MPI_TEST_TIMEOUT:-300}
+P=0; F=0; S=0
+
+# Open MPI on a small box: more ranks than cores, shared memory only, and root allowed.
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+# Oversubscribed, spinning OpenMP threads starve the ranks they share a core
+# with (8 ranks x 2 threads: minutes instead of seconds); sleep instead.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+MPIRUN="mpirun --oversubscribe --bind-to none"
+if [ "$(id -u)" = 0 ]; then
+    MPIRUN="$MPIRUN --allow-run-as-root"
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+record_and_exit() {
+    if [ -n "$record" ]; then mkdir -p "$(dirname "$record")"; echo "$P $F $S" > "$record"; fi
+    echo "mpi: $P passed, $F failed, $S skipped"
+    [ -n "$record" ] || [ "$F" -eq 0 ]
+    exit $?
+}
+if ! command -v mpirun >/dev/null 2>&1; then
+    echo "mpi: mpirun not found: MPI tests NOT run"; F=1; record_and_exit
+fi
+
+out=$(mktemp)
+for t in $threads; do
+    for p in $ranks; do
+        for bin in "$bindir"/test_*; do
+            [ -x "$bin" ] || continue
+            name=$(basename "$bin")
+            # every other run sends the slices in small pieces (the > 2^31 path)
+            # and prepares the owned block in 3 pieces (MPI_Testall between them)
+            chunk=""; pieces=""; [ "$t" = 2 ] && chunk=1000 && pieces=3
+            start=$(date +%s)
+            OMP_NUM_THREADS=$t HSPMV_DIST_CHUNK=$chunk HSPMV_DIST_PIECES=$pieces timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
+            rc=$?
+            secs=$(( $(date +%s) - start ))
+            grep -v '^ok ' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' | head -60
+            line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+            if [ -n "$line" ]; then
+                p1=$(echo "$line" | awk '{print $1}'); f1=$(echo "$line" | awk '{print $3}'); s1=$(echo "$line" | awk '{print $5}')
+                [ "$rc" -ne 0 ] && [ "$f1" -eq 0 ] && { echo "   $name exited $rc after its summary"; f1=1; }
+            else
+                echo "   $name at $p ranks died (exit $rc$( [ $rc = 124 ] && echo ', timeout')) before its summary"
+                p1=$(grep -c '^ok ' "$out"); f1=1; s1=0
+            fi
+            echo "   $name ranks=$p threads=$t: $p1 passed, $f1 failed, $s1 skipped (${secs}s)"
+            P=$((P + p1)); F=$((F + f1)); S=$((S + s1))
+        done
+    done
+done
+
+# Bad files: every rank reports the same status and message and the program
+# exits non-zero quickly (no rank left waiting).
+bad=$(mktemp -d)
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n' > "$bad/out_of_range.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1.0\n2 2 2.0\n' > "$bad/truncated.mtx"
+printf '%%%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1.0 2.0\n' > "$bad/complex.mtx"
+printf 'this is not a matrix\n' > "$bad/garbage.mtx"
+for f in "$bad/out_of_range.mtx" "$bad/truncated.mtx" "$bad/complex.mtx" "$bad/garbage.mtx" "$bad/missing.mtx"; do
+    for p in 1 2 3 4; do
+        start=$(date +%s)
+        timeout 60 $MPIRUN -n "$p" "$bindir/mpi_badfile" "$f" > "$out" 2>&1
+        rc=$?
+        secs=$(( $(date +%s) - start ))
+        lines=$(grep -c '^rank [0-9]*: status' "$out")
+        distinct=$(grep '^rank [0-9]*: status' "$out" | sed 's/^rank [0-9]*: //' | sort -u | wc -l)
+        msg=$(grep '^rank 0: status' "$out" | head -1)
+        if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$lines" -eq "$p" ] && [ "$distinct" -eq 1 ] && \
+           ! grep -q 'status 0:' "$out"; then
+            P=$((P + 1))
+            [ "$p" = 4 ] && echo "   bad file $(basename "$f") at 1-4 ranks: exit $rc in ${secs}s, every rank: ${msg#rank 0: }"
+        else
+            F=$((F + 1))
+            echo "FAIL bad file $(basename "$f") at $p ranks: exit $rc, $lines lines, $distinct distinct messages"
+            head -20 "$out"
+        fi
+    done
+done
+rm -rf "$bad" "$out"
+record_and_exit

@@ -1,0 +1,519 @@
+/* test_local.c — the prepared one-rank matrix (hspmv_local): every format x
+   every kernel set this CPU runs x 1, 2, 3, 4, 7 threads against the
+   long-double reference with the DESIGN.md bound, y = A*x and y += A*x; the
+   automatic format choice; thread row chunks; bad input. Reads plain .mtx
+   only and names kernels only through the registry, so the same file runs
+   under qemu-aarch64. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "local.h"
+#include "testlib.h"
+
+static const hspmv_kernel_set *sets[8];
+static int nsets;
+
+static const int thread_counts[] = {1, 2, 3, 4, 7};
+#define NTHREADS (int)(sizeof(thread_counts) / sizeof(thread_counts[0]))
+static const int formats[] = {HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO};
+static const char *fmt_names[] = {"auto", "csr", "csrl", "bcoo"};
+
+/* Row lengths that exercise every SIMD tail (2, 4, 8, 16 lanes, unrolled by 4). */
+static const int64_t tail_lens[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33};
+#define NTAIL (int)(sizeof(tail_lens) / sizeof(tail_lens[0]))
+
+static hspmv_opts opts_of(int format, const char *isa, int threads)
+{
+    hspmv_opts o;
+    hspmv_opts_default(&o);
+    o.format = format;
+    o.kernel = isa;
+    o.threads = threads;
+    return o;
+}
+
+/* B = [A | I]: B*[x; y0] = y0 + A*x, so an add=1 result is checked against
+   B's reference with the same bound (k_i+1 terms). */
+static int csr_augment(const hspmv_csr *A, hspmv_csr *B)
+{
+    int64_t n = A->nrows;
+    memset(B, 0, sizeof(*B));
+    B->nrows = n;
+    B->ncols = A->ncols + n;
+    B->nnz = A->nnz + n;
+    B->rowptr = hspmv_malloc((size_t)(n + 1) * sizeof(int64_t));
+    B->colind = hspmv_malloc((size_t)B->nnz * sizeof(int32_t));
+    B->val = hspmv_malloc((size_t)B->nnz * sizeof(hspmv_real));
+    if (!B->rowptr || !B->colind || !B->val) return HSPMV_ERR_NOMEM;
+    B->rowptr[0] = 0;
+    for (int64_t i = 0, q = 0; i < n; i++) {
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++, q++) {
+            B->colind[q] = A->colind[k];
+            B->val[q] = A->val[k];
+        }
+        B->colind[q] = (int32_t)(A->ncols + i);
+        B->val[q++] = 1;
+        B->rowptr[i + 1] = q;
+    }
+    return HSPMV_OK;
+}
+
+static void fill_nan(hspmv_real *y, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = (hspmv_real)NAN;
+}
+
+static int64_t max_row_nnz(const hspmv_csr *A)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < A->nrows; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > m) m = A->rowptr[i + 1] - A->rowptr[i];
+    return m;
+}
+
+/* L's thread chunks cover rows [0, nrows) once, in order. */
+static int chunks_cover(const hspmv_local *L)
+{
+    if (L->rows[0] != 0 || L->rows[L->threads] != L->nrows) return 0;
+    for (int c = 0; c < L->threads; c++)
+        if (L->rows[c + 1] < L->rows[c]) return 0;
+    return 1;
+}
+
+/* Every format x kernel set x thread count on A: y = A*x from a NaN-filled y,
+   y = y0 + A*x, the info fields, the chunks, and the same bits for every
+   thread count of one format and set. Returns the failed checks. */
+static int check_matrix(const hspmv_csr *A, const char *name, uint64_t seed)
+{
+    int64_t n = A->nrows, m = A->ncols;
+    int bad = 0;
+    size_t yb = (size_t)(n > 0 ? n : 1) * sizeof(hspmv_real);
+    hspmv_real *x = hspmv_malloc((size_t)(m + n + 1) * sizeof(hspmv_real)); /* [x; y0] */
+    hspmv_real *y0 = x + m, *y = hspmv_malloc(yb), *y1 = hspmv_malloc(yb), *yt1 = hspmv_malloc(yb);
+    hspmv_csr B;
+    char what[300];
+    if (!x || !y || !y1 || !yt1 || csr_augment(A, &B) != HSPMV_OK) {
+        CHECK(0, "%s: out of memory in setup", name);
+        bad++;
+        goto out;
+    }
+    tl_fill(x, m, seed);
+    tl_fill(y0, n, seed + 1);
+    for (int f = 0; f < 3; f++) {
+        for (int s = 0; s < nsets; s++) {
+            for (int t = 0; t < NTHREADS; t++) {
+                hspmv_opts o = opts_of(formats[f], sets[s]->isa, thread_counts[t]);
+                hspmv_local *L = NULL;
+                hspmv_local_info info;
+                hspmv_error e;
+                int rc = hspmv_local_create(A, &o, &L, &e), ok;
+                snprintf(what, sizeof(what), "%s %s/%s threads=%d", name, fmt_names[formats[f]],
+                         sets[s]->isa, thread_counts[t]);
+                if (rc != HSPMV_OK) {
+                    CHECK(rc == HSPMV_OK, "%s: create failed: %s", what, e.msg);
+                    bad++;
+                    continue;
+                }
+                hspmv_local_get_info(L, &info);
+                ok = info.format == formats[f] && info.threads == thread_counts[t] &&
+                     !strcmp(info.isa, sets[s]->isa) && info.nnz == A->nnz && info.nrows == n &&
+                     info.ncols == m && info.bytes > 0 && chunks_cover(L);
+                CHECK(ok, "%s: info says %s/%s threads=%d nnz=%lld", what, info.format_name, info.isa,
+                      info.threads, (long long)info.nnz);
+                bad += !ok;
+                fill_nan(y, n);
+                hspmv_local_spmv(L, x, y, 0);
+                ok = tl_matches_ref(A, x, y, what);
+                CHECK(ok, "%s add=0", what);
+                bad += !ok;
+                /* each row is summed by one thread in one order: same bits for any thread count */
+                if (t == 0) memcpy(yt1, y, (size_t)n * sizeof(hspmv_real));
+                ok = n == 0 || !memcmp(y, yt1, (size_t)n * sizeof(hspmv_real));
+                CHECK(ok, "%s: differs from 1 thread", what);
+                bad += !ok;
+                memcpy(y1, y0, (size_t)n * sizeof(hspmv_real));
+                hspmv_local_spmv(L, x, y1, 1);
+                ok = tl_matches_ref(&B, x, y1, what);
+                CHECK(ok, "%s add=1", what);
+                bad += !ok;
+                hspmv_local_destroy(&L);
+                CHECK(L == NULL, "%s: destroy left the pointer set", what);
+            }
+        }
+    }
+out:
+    hspmv_csr_free(&B);
+    hspmv_free(x);
+    hspmv_free(y);
+    hspmv_free(y1);
+    hspmv_free(yt1);
+    return bad;
+}
+
+static void check_folder(const char *dir, int must_exist)
+{
+    char **paths;
+    int n = tl_list_mtx(dir, &paths), tried = 0;
+    if (n < 0) {
+        if (must_exist) CHECK(n >= 0, "folder %s missing", dir);
+        else SKIP("%s missing", dir);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        hspmv_csr A;
+        if (tl_is_unsupported_shared(paths[i])) continue;
+        if (tl_read_csr(paths[i], &A) != HSPMV_OK) {
+            CHECK(0, "could not read %s", paths[i]);
+            continue;
+        }
+        check_matrix(&A, paths[i], 11 + (uint64_t)i);
+        hspmv_csr_free(&A);
+        tried++;
+    }
+    CHECK(tried > 0 || !must_exist, "no matrices in %s", dir);
+    tl_free_list(paths, n);
+}
+
+static void local_matches_ref_on_shared_matrices(void) { check_folder(tl_shared_dir(), 0); }
+
+static void local_matches_ref_on_bundled_matrices(void) { check_folder("matrices", 1); }
+
+/* Rows of every tail length, empty rows among them, scattered and in runs. */
+static void local_matches_ref_on_tails_and_empty_rows(void)
+{
+    int64_t n = 3 * NTAIL + 5, len[3 * NTAIL + 5];
+    for (int64_t i = 0; i < n; i++) len[i] = tail_lens[(i * 5) % NTAIL];
+    len[n - 1] = 0; /* an empty last row */
+    for (int runs = 0; runs <= 40; runs += 40) {
+        hspmv_csr A;
+        char name[64];
+        CHECK(tl_csr_random(&A, n, 300, len, 0, runs, 7 + runs) == HSPMV_OK, "generate");
+        snprintf(name, sizeof(name), "tails runs=%d", runs);
+        check_matrix(&A, name, 3);
+        hspmv_csr_free(&A);
+    }
+}
+
+/* Bigger random matrices: long rows, a dense row, long segments. */
+static void local_matches_ref_on_long_rows_and_segments(void)
+{
+    int64_t n = 500, len[500];
+    uint64_t s = 99;
+    hspmv_csr A;
+    for (int64_t i = 0; i < n; i++) len[i] = (int64_t)(tl_next(&s) % 70);
+    len[17] = 2000; /* dense row (clipped to ncols) */
+    len[18] = 0;
+    CHECK(tl_csr_random(&A, n, 2000, len, 0, 200, 5) == HSPMV_OK, "generate");
+    check_matrix(&A, "long rows runs=200", 4);
+    hspmv_csr_free(&A);
+}
+
+static void local_matches_ref_on_rectangular(void)
+{
+    hspmv_csr A;
+    CHECK(tl_csr_random(&A, 40, 1000, NULL, 37, 6, 21) == HSPMV_OK, "generate wide");
+    check_matrix(&A, "wide 40x1000", 8);
+    hspmv_csr_free(&A);
+    CHECK(tl_csr_random(&A, 1000, 30, NULL, 5, 0, 22) == HSPMV_OK, "generate tall");
+    check_matrix(&A, "tall 1000x30", 9);
+    hspmv_csr_free(&A);
+}
+
+static void local_handles_zero_rows(void)
+{
+    hspmv_csr A;
+    memset(&A, 0, sizeof(A));
+    A.ncols = 5; /* 0 x 5, no rowptr at all */
+    check_matrix(&A, "0x5 without rowptr", 1);
+    CHECK(tl_csr_random(&A, 0, 0, NULL, 0, 0, 1) == HSPMV_OK, "generate 0x0");
+    check_matrix(&A, "0x0", 2);
+    hspmv_csr_free(&A);
+}
+
+static void local_handles_more_threads_than_rows(void)
+{
+    hspmv_csr A;
+    CHECK(tl_csr_random(&A, 3, 50, NULL, 9, 3, 4) == HSPMV_OK, "generate");
+    check_matrix(&A, "3 rows", 6); /* up to 7 threads */
+    for (int s = 0; s < nsets; s++) {
+        hspmv_opts o = opts_of(HSPMV_FORMAT_CSR, sets[s]->isa, 64);
+        hspmv_local *L = NULL;
+        hspmv_real x[50], y[3];
+        tl_fill(x, 50, 1);
+        CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "64 threads, 3 rows");
+        if (!L) continue;
+        CHECK(chunks_cover(L), "chunks");
+        hspmv_local_spmv(L, x, y, 0);
+        CHECK(tl_matches_ref(&A, x, y, "64 threads"), "64 threads, 3 rows, %s", sets[s]->isa);
+        hspmv_local_destroy(&L);
+    }
+    hspmv_csr_free(&A);
+}
+
+static int auto_format(const char *path, double threshold, double *ratio)
+{
+    hspmv_csr A;
+    hspmv_opts o;
+    hspmv_local *L = NULL;
+    hspmv_local_info info;
+    int f = -1;
+    if (tl_read_csr(path, &A) != HSPMV_OK) return -1;
+    hspmv_opts_default(&o);
+    if (threshold >= 0) o.csrl_threshold = threshold;
+    if (hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK) {
+        hspmv_local_get_info(L, &info);
+        f = info.format;
+        *ratio = info.seg_ratio;
+    }
+    hspmv_local_destroy(&L);
+    hspmv_csr_free(&A);
+    return f;
+}
+
+static void local_auto_picks_csrl_on_banded(void)
+{
+    double r = -1;
+    int f = auto_format("matrices/banded_2000_w16.mtx", -1, &r);
+    CHECK(f == HSPMV_FORMAT_CSRL, "banded: format %d, nzseg/nnz %.3f", f, r);
+    CHECK(r > 0 && r < 0.3, "banded nzseg/nnz %.3f", r);
+}
+
+static void local_auto_picks_csr_on_random(void)
+{
+    double r = -1;
+    int f = auto_format("matrices/random_3000_k8.mtx", -1, &r);
+    CHECK(f == HSPMV_FORMAT_CSR, "random: format %d, nzseg/nnz %.3f", f, r);
+    CHECK(r > 0.9, "random nzseg/nnz %.3f", r);
+}
+
+static void local_auto_respects_threshold(void)
+{
+    double r;
+    CHECK(auto_format("matrices/banded_2000_w16.mtx", 0.0, &r) == HSPMV_FORMAT_CSR, "threshold 0: CSR");
+    CHECK(auto_format("matrices/random_3000_k8.mtx", 1.01, &r) == HSPMV_FORMAT_CSRL,
+          "threshold 1.01: CSRL");
+    /* just below and just above the matrix's own ratio */
+    auto_format("matrices/lap2d_64.mtx", -1, &r);
+    CHECK(auto_format("matrices/lap2d_64.mtx", r, &r) == HSPMV_FORMAT_CSR, "threshold = ratio: CSR");
+    CHECK(auto_format("matrices/lap2d_64.mtx", r + 1e-9, &r) == HSPMV_FORMAT_CSRL,
+          "threshold above ratio: CSRL");
+}
+
+static void local_unknown_kernel_is_unsupported(void)
+{
+    hspmv_csr A;
+    hspmv_opts o;
+    hspmv_local *L = (hspmv_local *)&o; /* must be reset to NULL */
+    hspmv_error e;
+    const char *absent = hspmv_kernel_find("neon") ? "avx2" : "neon";
+    CHECK(tl_csr_random(&A, 10, 10, NULL, 3, 0, 1) == HSPMV_OK, "generate");
+    hspmv_opts_default(&o);
+    o.kernel = "sse9";
+    CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_ERR_UNSUPPORTED, "unknown name");
+    CHECK(L == NULL && strstr(e.msg, "sse9") && strstr(e.msg, "unknown"), "message: %s", e.msg);
+    o.kernel = absent;
+    if (!hspmv_kernel_find(absent)) {
+        CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_ERR_UNSUPPORTED, "%s on this CPU", absent);
+        CHECK(L == NULL && strstr(e.msg, absent) && strstr(e.msg, "not supported"), "message: %s", e.msg);
+    }
+    hspmv_csr_free(&A);
+}
+
+/* Chunks cover every row once and hold at most avg + (longest row) nonzeros. */
+static void local_thread_chunks_cover_rows_and_balance(void)
+{
+    static const int tc[] = {1, 2, 3, 4, 7, 16, 100};
+    int64_t n = 2000, len[2000];
+    uint64_t s = 3;
+    for (int64_t i = 0; i < n; i++) len[i] = (int64_t)(tl_next(&s) % 20) * (i % 7 != 0);
+    len[100] = 900;
+    len[1999] = 500;
+    for (int v = 0; v < 3; v++) {
+        hspmv_csr A;
+        if (v < 2) CHECK(tl_csr_random(&A, n, 1000, v ? len : NULL, 8, 0, 9) == HSPMV_OK, "generate");
+        else CHECK(tl_read_csr("matrices/powerlaw_2000_k6.mtx", &A) == HSPMV_OK, "read");
+        for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++) {
+            for (int f = 0; f < 3; f++) {
+                hspmv_opts o = opts_of(formats[f], "scalar", tc[t]);
+                hspmv_local *L = NULL;
+                double avg = (double)A.nnz / tc[t], maxr = (double)max_row_nnz(&A);
+                CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "create");
+                if (!L) continue;
+                CHECK(chunks_cover(L), "matrix %d threads %d: chunks do not cover the rows", v, tc[t]);
+                if (formats[f] == HSPMV_FORMAT_BCOO) { /* tile rows: checked by test_bcoo */
+                    hspmv_local_destroy(&L);
+                    continue;
+                }
+                for (int c = 0; c < tc[t]; c++) {
+                    double k = (double)(A.rowptr[L->rows[c + 1]] - A.rowptr[L->rows[c]]);
+                    CHECK(k <= avg + maxr, "matrix %d threads %d chunk %d: %g nnz > %g + %g", v, tc[t], c,
+                          k, avg, maxr);
+                }
+                hspmv_local_destroy(&L);
+            }
+        }
+        hspmv_csr_free(&A);
+    }
+}
+
+static void local_rejects_bad_input(void)
+{
+    hspmv_csr A;
+    hspmv_opts o;
+    hspmv_local *L = NULL;
+    hspmv_error e;
+    CHECK(tl_csr_random(&A, 10, 10, NULL, 3, 0, 1) == HSPMV_OK, "generate");
+    hspmv_opts_default(&o);
+    CHECK(hspmv_local_create(NULL, &o, &L, &e) == HSPMV_ERR_ARG, "NULL matrix");
+    CHECK(hspmv_local_create(&A, &o, NULL, &e) == HSPMV_ERR_ARG, "NULL out");
+    o.format = 9;
+    CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_ERR_ARG && !L, "format 9");
+    hspmv_opts_default(&o);
+    o.threads = -1;
+    CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_ERR_ARG && !L, "-1 threads");
+    hspmv_opts_default(&o);
+    o.csrl_threshold = NAN;
+    CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_ERR_ARG && !L, "NaN threshold");
+    hspmv_opts_default(&o);
+    A.colind[2] = 10; /* column outside 0..9 */
+    CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_ERR_FORMAT && !L, "bad column: %s", e.msg);
+    hspmv_csr_free(&A);
+}
+
+static void local_defaults_and_null_opts(void)
+{
+    hspmv_opts o;
+    hspmv_csr A;
+    hspmv_local *L = NULL;
+    hspmv_local_info info;
+    hspmv_opts_default(&o);
+    CHECK(o.format == HSPMV_FORMAT_AUTO && o.csrl_threshold == 0.3 && !strcmp(o.kernel, "auto") &&
+              o.threads == 0 && o.partition == HSPMV_PART_NNZ,
+          "defaults");
+    CHECK(tl_csr_random(&A, 100, 100, NULL, 4, 0, 1) == HSPMV_OK, "generate");
+    CHECK(hspmv_local_create(&A, NULL, &L, NULL) == HSPMV_OK, "NULL opts");
+    if (L) {
+        hspmv_local_get_info(L, &info);
+        CHECK(info.threads >= 1 && !strcmp(info.isa, sets[0]->isa), "threads %d isa %s", info.threads,
+              info.isa);
+        CHECK(info.bytes_formula && *info.bytes_formula, "formula");
+    }
+    hspmv_local_destroy(&L);
+    hspmv_local_destroy(&L); /* NULL is fine */
+    hspmv_local_destroy(NULL);
+    hspmv_csr_free(&A);
+}
+
+/* A copy of A survives A being freed: the prepared matrix owns its arrays. */
+static void local_owns_its_arrays(void)
+{
+    hspmv_csr A, C;
+    hspmv_real x[300], y[200];
+    for (int f = 0; f < 3; f++) {
+        hspmv_opts o = opts_of(formats[f], "auto", 3);
+        hspmv_local *L = NULL;
+        CHECK(tl_csr_random(&A, 200, 300, NULL, 12, 4, 8) == HSPMV_OK, "generate");
+        CHECK(tl_csr_random(&C, 200, 300, NULL, 12, 4, 8) == HSPMV_OK, "generate");
+        CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "create");
+        hspmv_csr_free(&A);
+        tl_fill(x, 300, 2);
+        if (L) hspmv_local_spmv(L, x, y, 0);
+        CHECK(L && tl_matches_ref(&C, x, y, fmt_names[formats[f]]), "%s after freeing A",
+              fmt_names[formats[f]]);
+        hspmv_local_destroy(&L);
+        hspmv_csr_free(&C);
+    }
+}
+
+static void local_touch_zeroes_vectors(void)
+{
+    hspmv_csr A;
+    hspmv_real v[1000];
+    CHECK(tl_csr_random(&A, 500, 700, NULL, 6, 0, 3) == HSPMV_OK, "generate");
+    for (int f = 0; f < 3; f++) {
+        hspmv_opts o = opts_of(formats[f], "auto", 7);
+        hspmv_local *L = NULL;
+        CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "create");
+        if (!L) continue;
+        for (int64_t n = 0; n <= 1000; n += 100) { /* fewer, as many (500) and more entries than rows */
+            int64_t nz = 0;
+            for (int i = 0; i < 1000; i++) v[i] = 1;
+            hspmv_local_touch(L, v, n);
+            for (int i = 0; i < 1000; i++) nz += (v[i] == 0);
+            CHECK(nz == n, "%s: touched %lld of %lld", fmt_names[formats[f]],
+                  (long long)nz, (long long)n);
+        }
+        hspmv_local_destroy(&L);
+    }
+    hspmv_csr_free(&A);
+}
+
+/* Each allocation of create fails in turn: NOMEM, L left NULL, nothing else
+   (leaks show under make sanitize). */
+static void local_create_survives_allocation_failure(void)
+{
+    hspmv_csr A;
+    CHECK(tl_csr_random(&A, 300, 300, NULL, 5, 3, 4) == HSPMV_OK, "generate");
+    for (int f = 0; f < 3; f++) {
+        int rc = HSPMV_ERR_NOMEM;
+        for (long k = 1; k < 100 && rc == HSPMV_ERR_NOMEM; k++) {
+            hspmv_opts o = opts_of(formats[f], "auto", 3);
+            hspmv_local *L = NULL;
+            hspmv_alloc_fail_after(k);
+            rc = hspmv_local_create(&A, &o, &L, NULL);
+            hspmv_alloc_fail_after(0);
+            CHECK(rc == HSPMV_OK || (rc == HSPMV_ERR_NOMEM && L == NULL), "%s: failure %ld gave %d",
+                  fmt_names[formats[f]], k, rc);
+            hspmv_local_destroy(&L);
+        }
+        CHECK(rc == HSPMV_OK, "%s never succeeded", fmt_names[formats[f]]);
+    }
+    hspmv_csr_free(&A);
+}
+
+/* The comparison can fail: one perturbed entry is caught. */
+static void local_perturbed_result_is_caught(void)
+{
+    hspmv_csr A;
+    hspmv_local *L = NULL;
+    hspmv_real x[400], y[400];
+    CHECK(tl_csr_random(&A, 400, 400, NULL, 9, 0, 6) == HSPMV_OK, "generate");
+    CHECK(hspmv_local_create(&A, NULL, &L, NULL) == HSPMV_OK, "create");
+    tl_fill(x, 400, 1);
+    if (L) hspmv_local_spmv(L, x, y, 0);
+    CHECK(tl_matches_ref(&A, x, y, "unperturbed"), "unperturbed");
+    y[123] *= (hspmv_real)(1 + 1e-3);
+    fprintf(stderr, "    (one mismatch expected below)\n");
+    CHECK(!tl_matches_ref(&A, x, y, "perturbed on purpose"), "perturbed y passed");
+    hspmv_local_destroy(&L);
+    hspmv_csr_free(&A);
+}
+
+int main(void)
+{
+    nsets = hspmv_kernel_sets(sets, 8);
+    printf("kernel sets:");
+    for (int s = 0; s < nsets; s++) printf(" %s", sets[s]->isa);
+    printf("\n");
+    RUN(local_matches_ref_on_tails_and_empty_rows);
+    RUN(local_matches_ref_on_long_rows_and_segments);
+    RUN(local_matches_ref_on_rectangular);
+    RUN(local_handles_zero_rows);
+    RUN(local_handles_more_threads_than_rows);
+    RUN(local_matches_ref_on_bundled_matrices);
+    RUN(local_matches_ref_on_shared_matrices);
+    RUN(local_auto_picks_csrl_on_banded);
+    RUN(local_auto_picks_csr_on_random);
+    RUN(local_auto_respects_threshold);
+    RUN(local_unknown_kernel_is_unsupported);
+    RUN(local_thread_chunks_cover_rows_and_balance);
+    RUN(local_rejects_bad_input);
+    RUN(local_defaults_and_null_opts);
+    RUN(local_owns_its_arrays);
+    RUN(local_touch_zeroes_vectors);
+    RUN(local_create_survives_allocation_failure);
+    RUN(local_perturbed_result_is_caught);
+    CHECK_DONE();
+}
