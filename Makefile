@@ -189,8 +189,9 @@ fuzz: build/.deps-fuzz $(FUZZ_BIN)
 	  grep -E 'number_of_executed_units|peak_rss|ERROR|SUMMARY|Done' build/fuzz/log; \
 	  echo "fuzz: exit $$rc (log in build/fuzz/log)"; exit $$rc
 
+# The main job: benchmark-mpi on every bundled matrix, one rank per core.
 run: programs
-	@for m in matrices/*.mtx; do ./benchmark-naive "$$m" --reps 20 || exit 1; done
+	@sh run_all-mpi.sh benchmark-mpi $$(nproc)
 
 # The bundled matrices (see matrices/README.md).
 matrices: programs
