@@ -161,7 +161,7 @@ test-cuda:
 
 # Tests that need neither zlib nor MPI, built for aarch64 (NEON kernels) and
 # run under qemu-aarch64, in both precisions.
-QEMU_TESTS := $(wildcard tests/test_csr.c tests/test_ref.c tests/test_kernels.c tests/test_bcoo.c tests/test_local.c)
+QEMU_TESTS := $(wildcard tests/test_csr.c tests/test_ref.c tests/test_kernels.c tests/test_bcoo.c tests/test_local.c tests/test_csr16.c)
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 QEMU       ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 test-aarch64:
@@ -214,5 +214,5 @@ install: lib
 clean:
 	rm -rf build $(PROGS) benchmark-light
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name "*.d" 2>/dev/null)
 

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: benchmark-omp matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
-            "         [--format auto|csr|csrl|bcoo|all[,...]] [--threshold T] [--kernel K]\n"
+            "         [--format auto|csr|csrl|bcoo|csr16|all[,...]] [--threshold T] [--kernel K]\n"
             "         [--bw | --no-bw] [--bw-mib M] [--csv FILE]\n"
             "  Prepares the matrix in each format asked for (default all: csr, csrl, bcoo,\n"
             "  then the automatic choice) and times y = A*x with `threads` OpenMP threads\n"
@@ -50,9 +50,9 @@ typedef struct run {
     double ysum, ychk;
 } run;
 
-static const char *fmt_word[] = {"auto", "csr", "csrl", "bcoo"};
+static const char *fmt_word[] = {"auto", "csr", "csrl", "bcoo", "csr16"};
 
-/* "all", or a comma list of auto, csr, csrl, bcoo; returns the count, 0 if bad. */
+/* "all", or a comma list of auto, csr, csrl, bcoo, csr16; returns the count, 0 if bad. */
 static int parse_format(const char *s, int *list)
 {
     int n = 0;
@@ -61,14 +61,15 @@ static int parse_format(const char *s, int *list)
         list[0] = HSPMV_FORMAT_CSR;
         list[1] = HSPMV_FORMAT_CSRL;
         list[2] = HSPMV_FORMAT_BCOO;
-        list[3] = HSPMV_FORMAT_AUTO;
-        return 4;
+        list[3] = HSPMV_FORMAT_CSR16;
+        list[4] = HSPMV_FORMAT_AUTO;
+        return 5;
     }
     while (*s) {
         size_t len = strcspn(s, ",");
         int f = 0;
-        while (f < 4 && (strlen(fmt_word[f]) != len || strncmp(s, fmt_word[f], len))) f++;
-        if (f == 4 || n == MAXRUN) return 0;
+        while (f < HSPMV_NFORMATS && (strlen(fmt_word[f]) != len || strncmp(s, fmt_word[f], len))) f++;
+        if (f == HSPMV_NFORMATS || n == MAXRUN) return 0;
         list[n++] = f;
         s += len + (s[len] == ',');
     }
@@ -127,8 +128,10 @@ typedef struct cfg {
 
 /* Prepares every format of c with `threads` threads, probes the bandwidth,
    times the formats in rounds, checks and prints. Returns 1 on a bound violation. */
-static int measure(const cfg *c, const hspmv_csr *A, int threads)
+static int measure(const cfg *c0, const hspmv_csr *A, int threads)
 {
+    cfg copy = *c0; /* formats that do not apply to this matrix are dropped */
+    const cfg *c = &copy;
     const char *path = c->path;
     int nfmt = c->nfmt;
     long reps = c->reps;
@@ -155,7 +158,15 @@ static int measure(const cfg *c, const hspmv_csr *A, int threads)
         o.threads = threads;
         r->asked = c->fmts[f];
         t0 = bu_now();
-        if (hspmv_local_create(A, &o, &r->L, &e)) {
+        int rc = hspmv_local_create(A, &o, &r->L, &e);
+        if (rc == HSPMV_ERR_UNSUPPORTED && r->asked != HSPMV_FORMAT_AUTO && nfmt > 1) {
+            printf("  %s: not applicable to this matrix (%s)\n", fmt_word[r->asked], e.msg);
+            memmove(&copy.fmts[f], &copy.fmts[f + 1], (size_t)(nfmt - f - 1) * sizeof(int));
+            copy.nfmt = --nfmt;
+            f--;
+            continue;
+        }
+        if (rc) {
             char m[sizeof(e.msg)];
             snprintf(m, sizeof(m), "%s (%s): %s", path, fmt_word[c->fmts[f]], e.msg);
             strcpy(e.msg, m);
@@ -301,7 +312,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--warmup")) c.warmup = bu_parse_long(prog, a, v), i++;
         else if (!strcmp(a, "--format")) {
             if (!(c.nfmt = parse_format(v, c.fmts)))
-                die_msg("--format takes all or a comma list of auto, csr, csrl, bcoo, not '%s'", v ? v : "");
+                die_msg("--format takes all or a comma list of auto, csr, csrl, bcoo, csr16, not '%s'", v ? v : "");
             i++;
         } else if (!strcmp(a, "--threshold")) c.threshold = parse_double(a, v), i++;
         else if (!strcmp(a, "--kernel")) {

@@ -157,14 +157,17 @@ int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_rea
 
 /* ---- one rank's matrix: format choice, SIMD kernels, OpenMP threads ------ */
 
-enum { HSPMV_FORMAT_AUTO = 0, HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO };
+enum { HSPMV_FORMAT_AUTO = 0, HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
+       HSPMV_NFORMATS };
 enum { HSPMV_PART_NNZ = 0, HSPMV_PART_ROWS, HSPMV_PART_METIS };
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
-    int format;            /* HSPMV_FORMAT_AUTO: CSRL when nzseg/nnz < csrl_threshold, else CSR */
+    int format;            /* HSPMV_FORMAT_AUTO: CSRL when nzseg/nnz < csrl_threshold, else CSR16
+                              when every |col - row| <= 32767, else CSR */
     double csrl_threshold; /* 0.3 (DESIGN.md) */
-    const char *kernel;    /* "auto" (best the CPU runs), "avx512", "avx2", "neon", "scalar" */
+    const char *kernel;    /* "auto": on matrices of >= 2^20 nonzeros the fastest set timed at
+                              creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
     int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads() */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
 } hspmv_opts;
@@ -178,8 +181,8 @@ typedef struct hspmv_local hspmv_local;
 
 /* What a prepared matrix chose. */
 typedef struct hspmv_local_info {
-    int format;              /* HSPMV_FORMAT_CSR, _CSRL or _BCOO (never AUTO) */
-    const char *format_name; /* "csr", "csrl", "bcoo" */
+    int format;              /* HSPMV_FORMAT_CSR, _CSRL, _BCOO or _CSR16 (never AUTO) */
+    const char *format_name; /* "csr", "csrl", "bcoo", "csr16" */
     const char *isa;         /* kernel set in use: "avx512", "avx2", "neon", "scalar" */
     int threads;             /* threads each call uses */
     int64_t nrows, ncols;    /* size */
@@ -329,7 +332,7 @@ typedef struct hspmv_dist_info {
     int64_t nnz_max;              /* global: max over ranks of nnz_local */
     int64_t halo_total;           /* global: sum over ranks of nghost (entries per SpMV) */
     int64_t halo_max;             /* global: max over ranks of nghost */
-    int format_counts[4];         /* global: ranks whose owned block chose HSPMV_FORMAT_CSR, _CSRL, _BCOO (index = format) */
+    int format_counts[HSPMV_NFORMATS]; /* global: ranks whose owned block chose each HSPMV_FORMAT_* (index = format) */
     hspmv_local_info owned;       /* what the owned-column block chose */
     hspmv_local_info ghost;       /* what the ghost-column block chose: nghost columns, and only the
                                      rows with ghost entries when those are at most half the rows */

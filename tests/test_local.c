@@ -17,8 +17,9 @@ static int nsets;
 
 static const int thread_counts[] = {1, 2, 3, 4, 7};
 #define NTHREADS (int)(sizeof(thread_counts) / sizeof(thread_counts[0]))
-static const int formats[] = {HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO};
-static const char *fmt_names[] = {"auto", "csr", "csrl", "bcoo"};
+static const int formats[] = {HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16};
+static const char *fmt_names[] = {"auto", "csr", "csrl", "bcoo", "csr16"};
+#define NFMT (int)(sizeof(formats) / sizeof(formats[0]))
 
 /* Row lengths that exercise every SIMD tail (2, 4, 8, 16 lanes, unrolled by 4). */
 static const int64_t tail_lens[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33};
@@ -65,6 +66,15 @@ static void fill_nan(hspmv_real *y, int64_t n)
     for (int64_t i = 0; i < n; i++) y[i] = (hspmv_real)NAN;
 }
 
+/* Every column within 32767 of its row: CSR16 can hold A. */
+static int csr16_fits(const hspmv_csr *A)
+{
+    for (int64_t i = 0; i < A->nrows; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] - i > 32767 || i - A->colind[k] > 32767) return 0;
+    return 1;
+}
+
 static int64_t max_row_nnz(const hspmv_csr *A)
 {
     int64_t m = 0;
@@ -101,7 +111,8 @@ static int check_matrix(const hspmv_csr *A, const char *name, uint64_t seed)
     }
     tl_fill(x, m, seed);
     tl_fill(y0, n, seed + 1);
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < NFMT; f++) {
+        if (formats[f] == HSPMV_FORMAT_CSR16 && !csr16_fits(A)) continue; /* refusal: own test */
         for (int s = 0; s < nsets; s++) {
             for (int t = 0; t < NTHREADS; t++) {
                 hspmv_opts o = opts_of(formats[f], sets[s]->isa, thread_counts[t]);
@@ -280,23 +291,47 @@ static void local_auto_picks_csrl_on_banded(void)
     CHECK(r > 0 && r < 0.3, "banded nzseg/nnz %.3f", r);
 }
 
-static void local_auto_picks_csr_on_random(void)
+static void local_auto_picks_csr16_on_random_that_fits(void)
 {
     double r = -1;
     int f = auto_format("matrices/random_3000_k8.mtx", -1, &r);
-    CHECK(f == HSPMV_FORMAT_CSR, "random: format %d, nzseg/nnz %.3f", f, r);
+    CHECK(f == HSPMV_FORMAT_CSR16, "random 3000: format %d, nzseg/nnz %.3f", f, r);
     CHECK(r > 0.9, "random nzseg/nnz %.3f", r);
+}
+
+/* Columns more than 32767 from their row: CSR16 cannot hold it, so AUTO
+   takes CSR and asking for CSR16 is refused. */
+static void local_auto_picks_csr_when_columns_are_far_and_csr16_is_refused(void)
+{
+    hspmv_csr A;
+    hspmv_opts o;
+    hspmv_local *L = NULL;
+    hspmv_local_info info;
+    hspmv_error e;
+    CHECK(tl_csr_random(&A, 200, 100000, NULL, 3, 0, 17) == HSPMV_OK, "random matrix");
+    CHECK(!csr16_fits(&A), "generator put every column near its row");
+    hspmv_opts_default(&o);
+    CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_OK, "create: %s", e.msg);
+    if (L) {
+        hspmv_local_get_info(L, &info);
+        CHECK(info.format == HSPMV_FORMAT_CSR, "wide random: format %d", info.format);
+    }
+    hspmv_local_destroy(&L);
+    o.format = HSPMV_FORMAT_CSR16;
+    CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_ERR_UNSUPPORTED && !L, "CSR16 not refused");
+    CHECK(strstr(e.msg, "32767") != NULL, "message '%s'", e.msg);
+    hspmv_csr_free(&A);
 }
 
 static void local_auto_respects_threshold(void)
 {
     double r;
-    CHECK(auto_format("matrices/banded_2000_w16.mtx", 0.0, &r) == HSPMV_FORMAT_CSR, "threshold 0: CSR");
+    CHECK(auto_format("matrices/banded_2000_w16.mtx", 0.0, &r) == HSPMV_FORMAT_CSR16, "threshold 0: CSR16");
     CHECK(auto_format("matrices/random_3000_k8.mtx", 1.01, &r) == HSPMV_FORMAT_CSRL,
           "threshold 1.01: CSRL");
     /* just below and just above the matrix's own ratio */
     auto_format("matrices/lap2d_64.mtx", -1, &r);
-    CHECK(auto_format("matrices/lap2d_64.mtx", r, &r) == HSPMV_FORMAT_CSR, "threshold = ratio: CSR");
+    CHECK(auto_format("matrices/lap2d_64.mtx", r, &r) == HSPMV_FORMAT_CSR16, "threshold = ratio: CSR16");
     CHECK(auto_format("matrices/lap2d_64.mtx", r + 1e-9, &r) == HSPMV_FORMAT_CSRL,
           "threshold above ratio: CSRL");
 }
@@ -335,7 +370,7 @@ static void local_thread_chunks_cover_rows_and_balance(void)
         if (v < 2) CHECK(tl_csr_random(&A, n, 1000, v ? len : NULL, 8, 0, 9) == HSPMV_OK, "generate");
         else CHECK(tl_read_csr("matrices/powerlaw_2000_k6.mtx", &A) == HSPMV_OK, "read");
         for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++) {
-            for (int f = 0; f < 3; f++) {
+            for (int f = 0; f < NFMT; f++) {
                 hspmv_opts o = opts_of(formats[f], "scalar", tc[t]);
                 hspmv_local *L = NULL;
                 double avg = (double)A.nnz / tc[t], maxr = (double)max_row_nnz(&A);
@@ -411,7 +446,7 @@ static void local_owns_its_arrays(void)
 {
     hspmv_csr A, C;
     hspmv_real x[300], y[200];
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < NFMT; f++) {
         hspmv_opts o = opts_of(formats[f], "auto", 3);
         hspmv_local *L = NULL;
         CHECK(tl_csr_random(&A, 200, 300, NULL, 12, 4, 8) == HSPMV_OK, "generate");
@@ -432,7 +467,7 @@ static void local_touch_zeroes_vectors(void)
     hspmv_csr A;
     hspmv_real v[1000];
     CHECK(tl_csr_random(&A, 500, 700, NULL, 6, 0, 3) == HSPMV_OK, "generate");
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < NFMT; f++) {
         hspmv_opts o = opts_of(formats[f], "auto", 7);
         hspmv_local *L = NULL;
         CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "create");
@@ -456,7 +491,7 @@ static void local_create_survives_allocation_failure(void)
 {
     hspmv_csr A;
     CHECK(tl_csr_random(&A, 300, 300, NULL, 5, 3, 4) == HSPMV_OK, "generate");
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < NFMT; f++) {
         int rc = HSPMV_ERR_NOMEM;
         for (long k = 1; k < 100 && rc == HSPMV_ERR_NOMEM; k++) {
             hspmv_opts o = opts_of(formats[f], "auto", 3);
@@ -471,6 +506,42 @@ static void local_create_survives_allocation_failure(void)
         CHECK(rc == HSPMV_OK, "%s never succeeded", fmt_names[formats[f]]);
     }
     hspmv_csr_free(&A);
+}
+
+/* Kernel "auto" on a matrix big enough to be timed picks one of this CPU's
+   sets, and the product is right; a named kernel is never replaced. */
+static void local_auto_kernel_is_timed_on_big_matrix(void)
+{
+    hspmv_csr A;
+    hspmv_local *L = NULL;
+    hspmv_local_info info;
+    hspmv_opts o;
+    int64_t n = HSPMV_TUNE_MIN_NNZ / 16 + 1000;
+    hspmv_real *x = hspmv_malloc((size_t)n * sizeof(hspmv_real)), *y = hspmv_malloc((size_t)n * sizeof(hspmv_real));
+    CHECK(x && y && tl_csr_random(&A, n, n, NULL, 16, 0, 12) == HSPMV_OK, "generate");
+    hspmv_opts_default(&o);
+    o.threads = 2;
+    CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "create");
+    if (L) {
+        int known = 0;
+        hspmv_local_get_info(L, &info);
+        for (int s = 0; s < nsets; s++) known |= !strcmp(info.isa, sets[s]->isa);
+        CHECK(known, "isa %s", info.isa);
+        tl_fill(x, n, 5);
+        hspmv_local_spmv(L, x, y, 0);
+        CHECK(tl_matches_ref(&A, x, y, "tuned"), "tuned kernels (%s)", info.isa);
+        hspmv_local_destroy(&L);
+    }
+    o.kernel = sets[nsets - 1]->isa;
+    CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "create");
+    if (L) {
+        hspmv_local_get_info(L, &info);
+        CHECK(!strcmp(info.isa, sets[nsets - 1]->isa), "asked %s, got %s", sets[nsets - 1]->isa, info.isa);
+        hspmv_local_destroy(&L);
+    }
+    hspmv_csr_free(&A);
+    hspmv_free(x);
+    hspmv_free(y);
 }
 
 /* The comparison can fail: one perturbed entry is caught. */
@@ -505,7 +576,8 @@ int main(void)
     RUN(local_matches_ref_on_bundled_matrices);
     RUN(local_matches_ref_on_shared_matrices);
     RUN(local_auto_picks_csrl_on_banded);
-    RUN(local_auto_picks_csr_on_random);
+    RUN(local_auto_picks_csr16_on_random_that_fits);
+    RUN(local_auto_picks_csr_when_columns_are_far_and_csr16_is_refused);
     RUN(local_auto_respects_threshold);
     RUN(local_unknown_kernel_is_unsupported);
     RUN(local_thread_chunks_cover_rows_and_balance);
@@ -514,6 +586,7 @@ int main(void)
     RUN(local_owns_its_arrays);
     RUN(local_touch_zeroes_vectors);
     RUN(local_create_survives_allocation_failure);
+    RUN(local_auto_kernel_is_timed_on_big_matrix);
     RUN(local_perturbed_result_is_caught);
     CHECK_DONE();
 }

@@ -340,11 +340,11 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     D->threads = in->owned.threads > 0 ? in->owned.threads : D->Lg ? in->ghost.threads : 1;
     {
         int64_t mx[2] = {in->nnz_local, in->nghost}, gmx[2], sm[2] = {in->nnz_local, in->nghost}, gsm[2];
-        int fc[4] = {0, 0, 0, 0}, gfc[4];
-        if (in->owned.nnz > 0 && in->owned.format >= 0 && in->owned.format < 4) fc[in->owned.format] = 1;
+        int fc[HSPMV_NFORMATS] = {0}, gfc[HSPMV_NFORMATS];
+        if (in->owned.nnz > 0 && in->owned.format >= 0 && in->owned.format < HSPMV_NFORMATS) fc[in->owned.format] = 1;
         if (MPI_Allreduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, D->comm) != MPI_SUCCESS ||
             MPI_Allreduce(sm, gsm, 2, MPI_INT64_T, MPI_SUM, D->comm) != MPI_SUCCESS ||
-            MPI_Allreduce(fc, gfc, 4, MPI_INT, MPI_SUM, D->comm) != MPI_SUCCESS)
+            MPI_Allreduce(fc, gfc, HSPMV_NFORMATS, MPI_INT, MPI_SUM, D->comm) != MPI_SUCCESS)
             rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allreduce of the matrix info failed", me);
         else {
             in->nnz_max = gmx[0];

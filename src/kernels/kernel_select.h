@@ -4,6 +4,7 @@
 
 #include "kernels.h"
 #include "kernels_bcoo.h"
+#include "kernels_csr16.h"
 
 /* One instruction set's kernels for every format. */
 typedef struct hspmv_kernel_set {
@@ -11,6 +12,7 @@ typedef struct hspmv_kernel_set {
     hspmv_csr_kernel *csr;
     hspmv_csrl_kernel *csrl;
     hspmv_bcoo_kernel *bcoo;
+    hspmv_csr16_kernel *csr16;
 } hspmv_kernel_set;
 
 /* Fills sets[] with the sets this CPU runs, best first; returns how many. */

@@ -5,6 +5,7 @@
 #include "hspmv.h"
 #include "bcoo.h"
 #include "csrl.h"
+#include "csr16.h"
 #include "kernel_select.h"
 
 /* OpenMP queries that also build without -fopenmp (then one thread does
@@ -26,7 +27,7 @@ static inline int hspmv_omp_max(void) { return 1; }
     for (int c = hspmv_omp_thread(); c < (nchunks); c += hspmv_omp_nthreads())
 
 struct hspmv_local {
-    int format;                  /* HSPMV_FORMAT_CSR, _CSRL or _BCOO */
+    int format;                  /* HSPMV_FORMAT_CSR, _CSRL, _BCOO or _CSR16 */
     int threads;                 /* chunks = threads each call uses, >= 1 */
     const hspmv_kernel_set *ks;  /* kernels in use */
     int64_t nrows, ncols, nnz;   /* size */
@@ -36,7 +37,18 @@ struct hspmv_local {
     hspmv_csr csr;               /* HSPMV_FORMAT_CSR: own copy, first-touched per thread */
     hspmv_csrl csrl;             /* HSPMV_FORMAT_CSRL */
     hspmv_bcoo bcoo;             /* HSPMV_FORMAT_BCOO */
+    hspmv_csr16 csr16;           /* HSPMV_FORMAT_CSR16 */
+    int fits16;                  /* every |col - row| <= 32767 (CSR16 possible) */
 };
+
+/* Kernel "auto" times the kernel sets on matrices with at least this many
+   nonzeros (below it timing is noise, and any set is fast enough). */
+#define HSPMV_TUNE_MIN_NNZ ((int64_t)1 << 20)
+
+/* Kernel "auto" on a big matrix: times every kernel set this CPU runs on L
+   (a few products into scratch vectors) and keeps the fastest, unless it
+   beats the registry's first choice by less than 3%. */
+void hspmv_local_tune_kernels(hspmv_local *L);
 
 /* Splits rows [0, nrows) of rp into nchunks contiguous ranges balanced by
    nonzeros: start has nchunks+1 entries, chunk c is [start[c], start[c+1]).
@@ -46,6 +58,13 @@ void hspmv_local_split(const int64_t *rp, int64_t nrows, int nchunks, int64_t *s
 
 /* nzseg of A, counted in parallel over the chunks in start. */
 int64_t hspmv_local_count_segments(const hspmv_csr *A, int nchunks, const int64_t *start);
+
+/* 1 when every entry of A lies within 32767 columns of its row (CSR16 fits),
+   checked in parallel over the chunks in start. */
+int hspmv_local_fits_csr16(const hspmv_csr *A, int nchunks, const int64_t *start);
+
+/* Builds L->csr16 from A (which must fit), each chunk's rows written by its thread. */
+int hspmv_local_build_csr16(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
 
 /* Asks for transparent huge pages on [p, p+bytes) when it is 4 MiB or more;
    call before the first touch. A hint: failure is ignored. */

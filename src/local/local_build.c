@@ -1,4 +1,4 @@
-/* local_build.c — CSR and CSRL arrays of a prepared matrix, each thread
+/* local_build.c — CSR, CSRL and CSR16 arrays of a prepared matrix, each thread
    writing (and so first-touching) the rows it will multiply. */
 #include <string.h>
 #include "local.h"
@@ -128,5 +128,36 @@ int hspmv_local_build_csrl(hspmv_local *L, const hspmv_csr *A, hspmv_error *err)
         }
     }
     hspmv_free(first);
+    return hspmv_ok(err);
+}
+
+int hspmv_local_fits_csr16(const hspmv_csr *A, int nchunks, const int64_t *start)
+{
+    const int64_t *rp = A->rowptr;
+    const int32_t *ci = A->colind;
+    int far = 0;
+#pragma omp parallel num_threads(nchunks) reduction(| : far)
+    HSPMV_FOR_MY_CHUNKS(c, nchunks)
+    {
+        for (int64_t i = start[c]; i < start[c + 1]; i++)
+            for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+                far |= ci[k] - i > HSPMV_CSR16_MAXOFF || i - ci[k] > HSPMV_CSR16_MAXOFF;
+    }
+    return !far;
+}
+
+int hspmv_local_build_csr16(hspmv_local *L, const hspmv_csr *A, hspmv_error *err)
+{
+    hspmv_csr16 *C = &L->csr16;
+    const int64_t *st = L->rows;
+    int T = L->threads, rc;
+
+    rc = hspmv_csr16_alloc(A, A->nnz <= (int64_t)UINT32_MAX ? 32 : 64, C, err);
+    if (rc != HSPMV_OK) return rc;
+    if (C->rowptr32) hspmv_local_advise(C->rowptr32, ((size_t)A->nrows + 1) * sizeof(uint32_t));
+    hspmv_local_advise(C->off, (size_t)A->nnz * sizeof(int16_t));
+    hspmv_local_advise(C->val, (size_t)A->nnz * sizeof(hspmv_real));
+#pragma omp parallel num_threads(T)
+    HSPMV_FOR_MY_CHUNKS(c, T) hspmv_csr16_fill_rows(A, C, st[c], st[c + 1]);
     return hspmv_ok(err);
 }

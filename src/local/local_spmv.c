@@ -15,6 +15,9 @@ static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_re
         L->ks->csrl(r0, r1, L->csrl.segptr, L->csrl.valptr, L->csrl.jas, L->csrl.jan, L->csrl.val,
                     x, y, add);
         break;
+    case HSPMV_FORMAT_CSR16:
+        L->ks->csr16(r0, r1, L->csr16.rowptr32, L->csr16.rowptr, L->csr16.off, L->csr16.val, x, y, add);
+        break;
     default:
         L->ks->bcoo(L->tiles[c], L->tiles[c + 1], &L->bcoo, x, y, add);
         break;
@@ -57,7 +60,7 @@ void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n)
 
 void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
 {
-    static const char *names[] = {"auto", "csr", "csrl", "bcoo"};
+    static const char *names[] = {"auto", "csr", "csrl", "bcoo", "csr16"};
     double r = sizeof(hspmv_real), xy = (double)L->ncols * r + (double)L->nrows * r;
     memset(info, 0, sizeof(*info));
     info->format = L->format;
@@ -77,6 +80,11 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
     case HSPMV_FORMAT_CSRL:
         info->bytes = (double)L->nnz * r + (double)L->nseg * 8 + (double)(L->nrows + 1) * 16 + xy;
         info->bytes_formula = "nnz*real + nseg*(4+4) + (rows+1)*(8+8) + cols*real + rows*real";
+        break;
+    case HSPMV_FORMAT_CSR16:
+        info->bytes = hspmv_csr16_bytes(&L->csr16);
+        info->bytes_formula = L->csr16.rowptr32 ? "nnz*(real+2) + (rows+1)*4 + cols*real + rows*real"
+                                                : "nnz*(real+2) + (rows+1)*8 + cols*real + rows*real";
         break;
     default:
         info->bytes = (double)L->nnz * r + (double)hspmv_bcoo_index_bytes(&L->bcoo) + xy;
