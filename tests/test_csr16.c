@@ -38,43 +38,6 @@ static int csr16_with(const hspmv_csr *A, int rp_bits, hspmv_csr16 *C)
     return rc;
 }
 
-/* B = [A | I], so that B*[x; y0] = y0 + A*x (as in test_kernels.c): an
-   add=1 result checked against B's reference gets the DESIGN.md bound with
-   k_i+1 terms and |y0|_i + (|A||x|)_i. */
-static int csr_augment(const hspmv_csr *A, hspmv_csr *B)
-{
-    int64_t n = A->nrows;
-    memset(B, 0, sizeof(*B));
-    B->nrows = n;
-    B->ncols = A->ncols + n;
-    B->nnz = A->nnz + n;
-    B->rowptr = hspmv_malloc((size_t)(n + 1) * sizeof(int64_t));
-    B->colind = hspmv_malloc((size_t)B->nnz * sizeof(int32_t));
-    B->val = hspmv_malloc((size_t)B->nnz * sizeof(hspmv_real));
-    if (!B->rowptr || !B->colind || !B->val) return HSPMV_ERR_NOMEM;
-    B->rowptr[0] = 0;
-    for (int64_t i = 0, q = 0; i < n; i++) {
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++, q++) {
-            B->colind[q] = A->colind[k];
-            B->val[q] = A->val[k];
-        }
-        B->colind[q] = (int32_t)(A->ncols + i);
-        B->val[q++] = 1;
-        B->rowptr[i + 1] = q;
-    }
-    return HSPMV_OK;
-}
-
-static void fill_nan(hspmv_real *y, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) y[i] = (hspmv_real)NAN;
-}
-
-static int same_bits(const hspmv_real *a, const hspmv_real *b, int64_t n)
-{
-    return n == 0 || memcmp(a, b, (size_t)n * sizeof(*a)) == 0;
-}
-
 /* Every set, both row pointer widths, on A (which must fit): add=0 and
    add=1 within the bound; calls on [b,n) [0,a) [a,b) give bit for bit what
    one call gives; a call on [a,b) leaves the rows outside it alone; both
@@ -91,7 +54,7 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
     hspmv_csr B;
     char what[256];
     int rcv = hspmv_csr_validate(A, NULL), rc32 = csr16_with(A, 32, &C[0]);
-    int rc64 = csr16_with(A, 64, &C[1]), rcb = csr_augment(A, &B);
+    int rc64 = csr16_with(A, 64, &C[1]), rcb = tl_csr_augment(A, &B);
     if (!x || !y || !y1 || !ys || !yw || rcv || rc32 || rc64 || rcb || !hspmv_csr16_fits(A)) {
         CHECK(0, "%s: setup failed (invalid CSR %d, conversion %d/%d, does not fit, or out of memory)",
               name, rcv, rc32, rc64);
@@ -106,14 +69,14 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
             const hspmv_csr16 *c = &C[w];
             int bits = w ? 64 : 32, ok;
             /* add = 0: y must not be read, so start from NaN */
-            fill_nan(y, n);
+            tl_fill_nan(y, n);
             run16(ks, c, 0, n, x, y, 0);
             snprintf(what, sizeof(what), "%s %s/csr16 rp%d add=0", name, ks->isa, bits);
             ok = tl_matches_ref(A, x, y, what);
             CHECK(ok, "%s", what);
             bad += !ok;
             if (w == 0) memcpy(yw, y, yb);
-            ok = same_bits(y, yw, n);
+            ok = tl_same_bits(y, yw, n);
             CHECK(ok, "%s %s: 64-bit row pointers give other bits than 32-bit", name, ks->isa);
             bad += !ok;
             /* add = 1 against the reference of [A | I] * [x; y0] */
@@ -128,11 +91,11 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
                 if (add)
                     memcpy(ys, y0, (size_t)n * sizeof(hspmv_real));
                 else
-                    fill_nan(ys, n);
+                    tl_fill_nan(ys, n);
                 run16(ks, c, b, n, x, ys, add);
                 run16(ks, c, 0, a, x, ys, add);
                 run16(ks, c, a, b, x, ys, add);
-                ok = same_bits(ys, add ? y1 : y, n);
+                ok = tl_same_bits(ys, add ? y1 : y, n);
                 CHECK(ok, "%s %s/csr16 rp%d add=%d: rows [0,%lld) [%lld,%lld) [%lld,%lld) differ from one call",
                       name, ks->isa, bits, add, (long long)a, (long long)a, (long long)b,
                       (long long)b, (long long)n);
@@ -141,8 +104,8 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
             /* a call on [a,b) writes only rows a..b-1 */
             memcpy(ys, y0, (size_t)n * sizeof(hspmv_real));
             run16(ks, c, a, b, x, ys, 0);
-            ok = same_bits(ys, y0, a) && same_bits(ys + b, y0 + b, n - b) &&
-                 same_bits(ys + a, y + a, b - a);
+            ok = tl_same_bits(ys, y0, a) && tl_same_bits(ys + b, y0 + b, n - b) &&
+                 tl_same_bits(ys + a, y + a, b - a);
             CHECK(ok, "%s %s/csr16 rp%d: a call on rows [%lld,%lld) wrote outside them or differs",
                   name, ks->isa, bits, (long long)a, (long long)b);
             bad += !ok;
@@ -444,16 +407,16 @@ static void every_csr16_kernel_gives_one_calls_y_on_split_row_ranges(void)
     tl_fill(x, 200, 13);
     for (int s = 0; s < nsets && rc == HSPMV_OK; s++)
         for (int w = 0; w < 2; w++) {
-            fill_nan(y, n);
+            tl_fill_nan(y, n);
             run16(sets[s], &C[w], 0, n, x, y, 0);
             for (int64_t a = 0; a <= n; a += 8)
                 for (int64_t b = a; b <= n; b += 13) {
-                    fill_nan(ys, n);
+                    tl_fill_nan(ys, n);
                     run16(sets[s], &C[w], b, n, x, ys, 0);
                     run16(sets[s], &C[w], a, a, x, ys, 0); /* empty: a no-op */
                     run16(sets[s], &C[w], a, b, x, ys, 0);
                     run16(sets[s], &C[w], 0, a, x, ys, 0);
-                    CHECK(same_bits(y, ys, n), "%s/csr16 rp%d: [0,%lld) [%lld,%lld) [%lld,%lld)",
+                    CHECK(tl_same_bits(y, ys, n), "%s/csr16 rp%d: [0,%lld) [%lld,%lld) [%lld,%lld)",
                           sets[s]->isa, w ? 64 : 32, (long long)a, (long long)a, (long long)b,
                           (long long)b, (long long)n);
                 }
@@ -514,7 +477,7 @@ static void every_csr16_kernel_reads_nothing_past_the_arrays_ends(void)
             run16(sets[s], &C, 0, 3, x, yref, 0);
             snprintf(what, sizeof(what), "%s/csr16, %lld at page end", sets[s]->isa, (long long)len);
             CHECK(tl_matches_ref(&A, x, y, what), "%s", what);
-            CHECK(same_bits(y, yref, 3), "%s differs from the unguarded call", what);
+            CHECK(tl_same_bits(y, yref, 3), "%s differs from the unguarded call", what);
         }
         for (int k = 0; k < 4; k++)
             if (base[k]) munmap(base[k], blen[k]);

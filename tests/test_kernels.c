@@ -35,43 +35,6 @@ static void kernel_run(const hspmv_kernel_set *ks, int fmt, const hspmv_csr *A,
         ks->csrl(r0, r1, L->segptr, L->valptr, L->jas, L->jan, L->val, x, y, add);
 }
 
-/* B = [A | I], so that B*[x; y0] = y0 + A*x. Checking an add=1 result against
-   B's reference applies the DESIGN.md bound with k_i+1 terms and
-   |B||[x;y0]| = |y0| + |A||x|: c*(k_i+1)*eps*(|y0|_i + (|A||x|)_i). */
-static int csr_augment(const hspmv_csr *A, hspmv_csr *B)
-{
-    int64_t n = A->nrows;
-    memset(B, 0, sizeof(*B));
-    B->nrows = n;
-    B->ncols = A->ncols + n;
-    B->nnz = A->nnz + n;
-    B->rowptr = hspmv_malloc((size_t)(n + 1) * sizeof(int64_t));
-    B->colind = hspmv_malloc((size_t)B->nnz * sizeof(int32_t));
-    B->val = hspmv_malloc((size_t)B->nnz * sizeof(hspmv_real));
-    if (!B->rowptr || !B->colind || !B->val) return HSPMV_ERR_NOMEM;
-    B->rowptr[0] = 0;
-    for (int64_t i = 0, q = 0; i < n; i++) {
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++, q++) {
-            B->colind[q] = A->colind[k];
-            B->val[q] = A->val[k];
-        }
-        B->colind[q] = (int32_t)(A->ncols + i);
-        B->val[q++] = 1;
-        B->rowptr[i + 1] = q;
-    }
-    return HSPMV_OK;
-}
-
-static void fill_nan(hspmv_real *y, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) y[i] = (hspmv_real)NAN;
-}
-
-static int same_bits(const hspmv_real *a, const hspmv_real *b, int64_t n)
-{
-    return n == 0 || memcmp(a, b, (size_t)n * sizeof(*a)) == 0;
-}
-
 /* Every set, both formats, on A: add=0 and add=1 within the bound; calls on
    [0,a) [a,b) [b,n) give bit for bit what one call gives; a call on [a,b)
    leaves the rows outside it alone. Returns the number of failed checks. */
@@ -86,7 +49,7 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
     hspmv_csr B;
     char what[256];
     int rcv = hspmv_csr_validate(A, NULL);
-    int rcl = hspmv_csrl_from_csr(A, &L, NULL), rcb = csr_augment(A, &B);
+    int rcl = hspmv_csrl_from_csr(A, &L, NULL), rcb = tl_csr_augment(A, &B);
     if (!x || !y || !y1 || !ys || rcv || rcl || rcb) {
         CHECK(0, "%s: setup failed (invalid CSR %d, CSRL conversion %d, or out of memory)", name,
               rcv, rcl);
@@ -100,7 +63,7 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
             const hspmv_kernel_set *ks = sets[s];
             int ok;
             /* add = 0: y must not be read, so start from NaN */
-            fill_nan(y, n);
+            tl_fill_nan(y, n);
             kernel_run(ks, f, A, &L, 0, n, x, y, 0);
             snprintf(what, sizeof(what), "%s %s/%s add=0", name, ks->isa, fmt_name[f]);
             ok = tl_matches_ref(A, x, y, what);
@@ -118,11 +81,11 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
                 if (add)
                     memcpy(ys, y0, (size_t)n * sizeof(hspmv_real));
                 else
-                    fill_nan(ys, n);
+                    tl_fill_nan(ys, n);
                 kernel_run(ks, f, A, &L, b, n, x, ys, add);
                 kernel_run(ks, f, A, &L, 0, a, x, ys, add);
                 kernel_run(ks, f, A, &L, a, b, x, ys, add);
-                ok = same_bits(ys, add ? y1 : y, n);
+                ok = tl_same_bits(ys, add ? y1 : y, n);
                 CHECK(ok, "%s %s/%s add=%d: rows [0,%lld) [%lld,%lld) [%lld,%lld) differ from one call",
                       name, ks->isa, fmt_name[f], add, (long long)a, (long long)a, (long long)b,
                       (long long)b, (long long)n);
@@ -131,8 +94,8 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
             /* a call on [a,b) writes only rows a..b-1 */
             memcpy(ys, y0, (size_t)n * sizeof(hspmv_real));
             kernel_run(ks, f, A, &L, a, b, x, ys, 0);
-            ok = same_bits(ys, y0, a) && same_bits(ys + b, y0 + b, n - b) &&
-                 same_bits(ys + a, y + a, b - a);
+            ok = tl_same_bits(ys, y0, a) && tl_same_bits(ys + b, y0 + b, n - b) &&
+                 tl_same_bits(ys + a, y + a, b - a);
             CHECK(ok, "%s %s/%s: a call on rows [%lld,%lld) wrote outside them or differs",
                   name, ks->isa, fmt_name[f], (long long)a, (long long)b);
             bad += !ok;
@@ -356,16 +319,16 @@ static void every_kernel_gives_one_calls_y_on_split_row_ranges(void)
     tl_fill(x, 200, 13);
     for (int s = 0; s < nsets && rc == HSPMV_OK; s++)
         for (int f = FMT_CSR; f <= FMT_CSRL; f++) {
-            fill_nan(y, n);
+            tl_fill_nan(y, n);
             kernel_run(sets[s], f, &A, &L, 0, n, x, y, 0);
             for (int64_t a = 0; a <= n; a += 8)
                 for (int64_t b = a; b <= n; b += 13) {
-                    fill_nan(ys, n);
+                    tl_fill_nan(ys, n);
                     kernel_run(sets[s], f, &A, &L, b, n, x, ys, 0);
                     kernel_run(sets[s], f, &A, &L, a, a, x, ys, 0); /* empty: a no-op */
                     kernel_run(sets[s], f, &A, &L, a, b, x, ys, 0);
                     kernel_run(sets[s], f, &A, &L, 0, a, x, ys, 0);
-                    CHECK(same_bits(y, ys, n), "%s/%s: [0,%lld) [%lld,%lld) [%lld,%lld)",
+                    CHECK(tl_same_bits(y, ys, n), "%s/%s: [0,%lld) [%lld,%lld) [%lld,%lld)",
                           sets[s]->isa, fmt_name[f], (long long)a, (long long)a,
                           (long long)b, (long long)b, (long long)n);
                 }
@@ -447,7 +410,7 @@ static void every_kernel_reads_nothing_past_the_arrays_ends(void)
                 snprintf(what, sizeof(what), "%s/%s, %lld at page end", sets[s]->isa,
                          fmt_name[f], (long long)tail_lens[t]);
                 CHECK(tl_matches_ref(&A, x, y, what), "%s", what);
-                CHECK(same_bits(y, yref, 3), "%s differs from the unguarded call", what);
+                CHECK(tl_same_bits(y, yref, 3), "%s differs from the unguarded call", what);
             }
         for (int k = 0; k < 6; k++)
             if (base[k]) munmap(base[k], len[k]);

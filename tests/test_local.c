@@ -35,37 +35,6 @@ static hspmv_opts opts_of(int format, const char *isa, int threads)
     return o;
 }
 
-/* B = [A | I]: B*[x; y0] = y0 + A*x, so an add=1 result is checked against
-   B's reference with the same bound (k_i+1 terms). */
-static int csr_augment(const hspmv_csr *A, hspmv_csr *B)
-{
-    int64_t n = A->nrows;
-    memset(B, 0, sizeof(*B));
-    B->nrows = n;
-    B->ncols = A->ncols + n;
-    B->nnz = A->nnz + n;
-    B->rowptr = hspmv_malloc((size_t)(n + 1) * sizeof(int64_t));
-    B->colind = hspmv_malloc((size_t)B->nnz * sizeof(int32_t));
-    B->val = hspmv_malloc((size_t)B->nnz * sizeof(hspmv_real));
-    if (!B->rowptr || !B->colind || !B->val) return HSPMV_ERR_NOMEM;
-    B->rowptr[0] = 0;
-    for (int64_t i = 0, q = 0; i < n; i++) {
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++, q++) {
-            B->colind[q] = A->colind[k];
-            B->val[q] = A->val[k];
-        }
-        B->colind[q] = (int32_t)(A->ncols + i);
-        B->val[q++] = 1;
-        B->rowptr[i + 1] = q;
-    }
-    return HSPMV_OK;
-}
-
-static void fill_nan(hspmv_real *y, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) y[i] = (hspmv_real)NAN;
-}
-
 /* Every column within 32767 of its row: CSR16 can hold A. */
 static int csr16_fits(const hspmv_csr *A)
 {
@@ -104,7 +73,7 @@ static int check_matrix(const hspmv_csr *A, const char *name, uint64_t seed)
     hspmv_real *y0 = x + m, *y = hspmv_malloc(yb), *y1 = hspmv_malloc(yb), *yt1 = hspmv_malloc(yb);
     hspmv_csr B;
     char what[300];
-    if (!x || !y || !y1 || !yt1 || csr_augment(A, &B) != HSPMV_OK) {
+    if (!x || !y || !y1 || !yt1 || tl_csr_augment(A, &B) != HSPMV_OK) {
         CHECK(0, "%s: out of memory in setup", name);
         bad++;
         goto out;
@@ -134,7 +103,7 @@ static int check_matrix(const hspmv_csr *A, const char *name, uint64_t seed)
                 CHECK(ok, "%s: info says %s/%s threads=%d nnz=%lld", what, info.format_name, info.isa,
                       info.threads, (long long)info.nnz);
                 bad += !ok;
-                fill_nan(y, n);
+                tl_fill_nan(y, n);
                 hspmv_local_spmv(L, x, y, 0);
                 ok = tl_matches_ref(A, x, y, what);
                 CHECK(ok, "%s add=0", what);

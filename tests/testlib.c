@@ -1,5 +1,6 @@
 /* testlib.c — shared test helpers: RNG, matrix folder, random CSR, oracle. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,38 @@ int tl_read_csr(const char *path, hspmv_csr *A)
     int rc = hspmv_csr_read(path, A, NULL, NULL, &e);
     if (rc) fprintf(stderr, "    %s\n", e.msg);
     return rc;
+}
+
+int tl_csr_augment(const hspmv_csr *A, hspmv_csr *B)
+{
+    int64_t n = A->nrows;
+    memset(B, 0, sizeof(*B));
+    B->nrows = n;
+    B->ncols = A->ncols + n;
+    B->nnz = A->nnz + n;
+    B->rowptr = hspmv_malloc((size_t)(n + 1) * sizeof(int64_t));
+    B->colind = hspmv_malloc((size_t)(B->nnz ? B->nnz : 1) * sizeof(int32_t));
+    B->val = hspmv_malloc((size_t)(B->nnz ? B->nnz : 1) * sizeof(hspmv_real));
+    if (!B->rowptr || !B->colind || !B->val) return HSPMV_ERR_NOMEM;
+    B->rowptr[0] = 0;
+    for (int64_t i = 0, q = 0; i < n; i++) {
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++, q++) {
+            B->colind[q] = A->colind[k];
+            B->val[q] = A->val[k];
+        }
+        B->colind[q] = (int32_t)(A->ncols + i);
+        B->val[q++] = 1;
+        B->rowptr[i + 1] = q;
+    }
+    return HSPMV_OK;
+}
+
+void tl_fill_nan(hspmv_real *y, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = (hspmv_real)NAN;
+}
+
+int tl_same_bits(const hspmv_real *a, const hspmv_real *b, int64_t n)
+{
+    return n == 0 || memcmp(a, b, (size_t)n * sizeof(*a)) == 0;
 }

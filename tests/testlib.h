@@ -33,6 +33,17 @@ void tl_fill(hspmv_real *x, int64_t n, uint64_t seed);
    stderr with `what` and returns 0. */
 int tl_matches_ref(const hspmv_csr *A, const hspmv_real *x, const hspmv_real *y, const char *what);
 
+/* B = [A | I], so that B*[x; y0] = y0 + A*x: an add=1 result checked against
+   B's reference gets the DESIGN.md bound with k_i+1 terms and |y0|_i +
+   (|A||x|)_i. Returns HSPMV_OK or HSPMV_ERR_NOMEM (free B with hspmv_csr_free). */
+int tl_csr_augment(const hspmv_csr *A, hspmv_csr *B);
+
+/* y[0..n) = NaN, so a kernel that reads y before writing it is caught. */
+void tl_fill_nan(hspmv_real *y, int64_t n);
+
+/* 1 when a and b hold the same bits in their first n entries. */
+int tl_same_bits(const hspmv_real *a, const hspmv_real *b, int64_t n);
+
 /* Reads path into CSR; returns HSPMV_OK or the reader's status (message to stderr). */
 int tl_read_csr(const char *path, hspmv_csr *A);
 
