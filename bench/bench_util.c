@@ -111,3 +111,20 @@ long bu_parse_long(const char *prog, const char *opt, const char *s)
     }
     return v;
 }
+
+const char *const bu_format_names[HSPMV_NFORMATS] = {"auto", "csr", "csrl", "bcoo", "csr16"};
+
+int bu_format_of(const char *name)
+{
+    for (int f = 0; name && f < HSPMV_NFORMATS; f++)
+        if (!strcmp(name, bu_format_names[f])) return f;
+    return -1;
+}
+
+int bu_partition_of(const char *name)
+{
+    static const char *const names[] = {"nnz", "rows", "metis"}; /* HSPMV_PART_* order */
+    for (int p = 0; name && p < 3; p++)
+        if (!strcmp(name, names[p])) return p;
+    return -1;
+}

@@ -31,6 +31,15 @@ void bu_ysums(const hspmv_real *y, int64_t n, double *ysum, double *ychk);
    indices + 64-bit row pointers + x read once + y written once. */
 double bu_csr_bytes(const hspmv_csr *A);
 
+/* Names of the HSPMV_FORMAT_* values, indexed by format ("auto", "csr", ...). */
+extern const char *const bu_format_names[HSPMV_NFORMATS];
+
+/* HSPMV_FORMAT_* for a name in bu_format_names, or -1. */
+int bu_format_of(const char *name);
+
+/* HSPMV_PART_* for "nnz", "rows" or "metis", or -1. */
+int bu_partition_of(const char *name);
+
 /* Parses a positive integer option value or dies naming the option. */
 long bu_parse_long(const char *prog, const char *opt, const char *s);
 

@@ -62,18 +62,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--kernel") && v) o.kernel = v, i++;
         else if (!strcmp(a, "--threshold") && v) o.csrl_threshold = atof(v), i++;
         else if (!strcmp(a, "--partition") && v) {
-            if (!strcmp(v, "nnz")) o.partition = HSPMV_PART_NNZ;
-            else if (!strcmp(v, "rows")) o.partition = HSPMV_PART_ROWS;
-            else if (!strcmp(v, "metis")) o.partition = HSPMV_PART_METIS;
-            else die_msg("--partition takes nnz, rows or metis");
+            if ((o.partition = bu_partition_of(v)) < 0) die_msg("--partition takes nnz, rows or metis");
             i++;
         } else if (!strcmp(a, "--format") && v) {
-            if (!strcmp(v, "auto")) o.format = HSPMV_FORMAT_AUTO;
-            else if (!strcmp(v, "csr")) o.format = HSPMV_FORMAT_CSR;
-            else if (!strcmp(v, "csrl")) o.format = HSPMV_FORMAT_CSRL;
-            else if (!strcmp(v, "bcoo")) o.format = HSPMV_FORMAT_BCOO;
-            else if (!strcmp(v, "csr16")) o.format = HSPMV_FORMAT_CSR16;
-            else die_msg("--format takes auto, csr, csrl, bcoo or csr16");
+            if ((o.format = bu_format_of(v)) < 0) die_msg("--format takes auto, csr, csrl, bcoo or csr16");
             i++;
         } else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;

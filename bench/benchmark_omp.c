@@ -50,7 +50,7 @@ typedef struct run {
     double ysum, ychk;
 } run;
 
-static const char *fmt_word[] = {"auto", "csr", "csrl", "bcoo", "csr16"};
+#define fmt_word bu_format_names
 
 /* "all", or a comma list of auto, csr, csrl, bcoo, csr16; returns the count, 0 if bad. */
 static int parse_format(const char *s, int *list)

@@ -111,10 +111,7 @@ int main(int argc, char **argv)
             else die_msg("--method takes cg or bicgstab");
             i++;
         } else if (!strcmp(a, "--partition") && v) {
-            if (!strcmp(v, "nnz")) o.partition = HSPMV_PART_NNZ;
-            else if (!strcmp(v, "rows")) o.partition = HSPMV_PART_ROWS;
-            else if (!strcmp(v, "metis")) o.partition = HSPMV_PART_METIS;
-            else die_msg("--partition takes nnz, rows or metis");
+            if ((o.partition = bu_partition_of(v)) < 0) die_msg("--partition takes nnz, rows or metis");
             i++;
         } else if (!strcmp(a, "--jacobi")) jacobi = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;

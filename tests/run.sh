@@ -4,6 +4,7 @@
 #   run.sh --summary FILE...        add up recorded counts, print the closing line
 # A program that dies or prints no summary counts as one failure.
 set -u
+. "$(dirname "$0")/counts.sh"
 record=""
 if [ "${1:-}" = "--summary" ]; then
     shift
@@ -19,18 +20,9 @@ for bin in "$@"; do
     # shellcheck disable=SC2086
     timeout "${HSPMV_TEST_TIMEOUT:-900}" ${HSPMV_RUNNER:-} "$bin" > "$out" 2>&1
     rc=$?
-    grep -v '^ok ' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' | head -200
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
-    if [ -n "$line" ]; then
-        p=$(echo "$line" | awk '{print $1}'); f=$(echo "$line" | awk '{print $3}')
-        s=$(echo "$line" | awk '{print ($5 == "" ? 0 : $5)}')
-        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && { echo "   $name exited $rc after its summary"; f=1; }
-    else
-        echo "   $name died (exit $rc) before its summary line"
-        p=$(grep -c '^ok ' "$out"); f=1; s=0
-    fi
-    echo "   $name: $p passed, $f failed, $s skipped"
-    P=$((P + p)); F=$((F + f)); S=$((S + s))
+    tally "$name" "$rc" "$out"
+    echo "   $name: $p1 passed, $f1 failed, $s1 skipped"
+    P=$((P + p1)); F=$((F + f1)); S=$((S + s1))
     rm -f "$out"
 done
 if [ -n "$record" ]; then

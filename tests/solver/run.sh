@@ -7,6 +7,7 @@
 # SOLVER_TEST_RANKS (default "1 2 3 4"), SOLVER_TEST_TIMEOUT (seconds per
 # mpirun, default 300), HSPMV_MAKE (the make to install with, default make).
 set -u
+. "$(dirname "$0")/../counts.sh"
 record=""
 if [ "${1:-}" = "--record" ]; then record=$2; shift 2; fi
 build=${1:?usage: run.sh [--record FILE] BUILD}
@@ -47,15 +48,7 @@ for p in $ranks; do
         timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
         rc=$?
         secs=$(( $(date +%s) - start ))
-        grep -v '^ok ' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' | head -60
-        line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
-        if [ -n "$line" ]; then
-            p1=$(echo "$line" | awk '{print $1}'); f1=$(echo "$line" | awk '{print $3}'); s1=$(echo "$line" | awk '{print $5}')
-            [ "$rc" -ne 0 ] && [ "$f1" -eq 0 ] && { echo "   $name exited $rc after its summary"; f1=1; }
-        else
-            echo "   $name at $p ranks died (exit $rc$( [ $rc = 124 ] && echo ', timeout')) before its summary"
-            p1=$(grep -c '^ok ' "$out"); f1=1; s1=0
-        fi
+        tally "$name at $p ranks" "$rc" "$out"
         echo "   $name ranks=$p: $p1 passed, $f1 failed, $s1 skipped (${secs}s)"
         P=$((P + p1)); F=$((F + f1)); S=$((S + s1))
     done
