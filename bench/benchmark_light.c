@@ -26,6 +26,11 @@ static void usage(FILE *f)
         "  --copy-mb M     buffer size of the device-to-device copy yardstick (default 1024)\n"
         "  --check all|none      compare every kernel with the reference (default all)\n"
         "  --long-min L    hybrid: rows of >= L entries go to the long-row kernel (0: planned)\n"
+        "  --hints LIST    comma list of cache-hint modes to time every kernel but cuSPARSE in:\n"
+        "                  0 none, 1 matrix streamed (evict-first), 2 as 1 plus x evict_last\n"
+        "                  (default: the library's default only)\n"
+        "  --parts         also time auto's short-row kernel and long-row chunks alone\n"
+        "                  (auto-short, auto-long; not checked, they are not whole products)\n"
         "  --device D      CUDA device (default 0)\n"
         "generated matrices (CSR built in memory, no file; same kinds as genmat):\n"
         "  lap2d N  (N^2 rows, 5-point)   lap3d N  (N^3 rows, 7-point)\n"
@@ -179,7 +184,7 @@ nomem:
 /* ---- timing one kernel ----------------------------------------------------------- */
 
 typedef struct {
-    int kernel;
+    int kernel, hints;
     double med, min, max; /* ms */
     hspmv_check chk;
     int checked;
@@ -195,7 +200,8 @@ int main(int argc, char **argv)
     const char *path = NULL, *klist = "naive,light,auto,cusparse";
     gen_spec g = {NULL, 0, 8, 32, 2.1, 42};
     long reps = 50, warmup = 5, copy_mb = 1024, device = 0, long_min = 0;
-    int check = 1;
+    int check = 1, parts = 0, hint_list[8], nhint = 0;
+    const char *hints_arg = NULL;
     hspmv_error e = {0, ""};
     hspmv_csr A;
     hspmv_gpu_info gi;
@@ -209,6 +215,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--device")) { device = strtol(v ? v : "0", NULL, 10); i++; }
         else if (!strcmp(a, "--long-min")) { long_min = strtol(v ? v : "0", NULL, 10); i++; }
         else if (!strcmp(a, "--kernel") && v) { klist = v; i++; }
+        else if (!strcmp(a, "--hints") && v) { hints_arg = v; i++; }
+        else if (!strcmp(a, "--parts")) parts = 1;
         else if (!strcmp(a, "--check") && v) { check = strcmp(v, "none") != 0; i++; }
         else if (!strcmp(a, "--gen") && v && i + 2 < argc) { g.kind = v; g.n = bu_parse_long(prog, "--gen N", argv[i + 2]); i += 2; }
         else if (!strcmp(a, "--k")) { g.k = bu_parse_long(prog, a, v); i++; }
@@ -230,10 +238,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: error: need --alpha > 2, --k >= 1, --width >= 1\n", prog);
         return 2;
     }
+    if (hints_arg) {
+        char buf[128], *tok, *save = NULL, *end;
+        snprintf(buf, sizeof(buf), "%s", hints_arg);
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            long h = strtol(tok, &end, 10);
+            if (*end || h < 0 || h > 2 || nhint == 8) {
+                fprintf(stderr, "%s: error: --hints takes up to 8 of 0, 1, 2 ('%s')\n", prog, tok);
+                return 2;
+            }
+            hint_list[nhint++] = (int)h;
+        }
+    }
+    if (nhint == 0) hint_list[nhint++] = -1; /* the library's default */
     if (warmup < 0 || reps < 1) { fprintf(stderr, "%s: error: --warmup >= 0 and --reps >= 1\n", prog); return 2; }
 
     /* which kernels, cuSPARSE first so the others can be quoted against it */
-    int want[HSPMV_GPU_NKERNELS] = {0}, order[HSPMV_GPU_NKERNELS], nk = 0;
+    int want[HSPMV_GPU_NKERNELS] = {0}, order[HSPMV_GPU_NKERNELS + 2], nk = 0;
     {
         char buf[512], *tok, *save = NULL;
         snprintf(buf, sizeof(buf), "%s", klist);
@@ -249,6 +270,7 @@ int main(int argc, char **argv)
             HSPMV_GPU_LIGHT32, HSPMV_GPU_LIGHT, HSPMV_GPU_AUTO,
         };
         for (int t = 0; t < HSPMV_GPU_NKERNELS; t++) if (want[pref[t]]) order[nk++] = pref[t];
+        if (parts) { order[nk++] = HSPMV_GPU_AUTO_SHORT; order[nk++] = HSPMV_GPU_AUTO_LONG; }
     }
 
     die_if(hspmv_gpu_init((int)device, &gi, &e), &e);
@@ -274,8 +296,9 @@ int main(int argc, char **argv)
     hspmv_real *y = hspmv_malloc((size_t)(A.nrows ? A.nrows : 1) * sizeof(hspmv_real));
     hspmv_real *dx = NULL, *dy = NULL;
     double *ms = malloc((size_t)reps * sizeof(double)), copy_gbs = 0;
-    result res[HSPMV_GPU_NKERNELS];
-    if (!x || !y || !ms) {
+    int nres = 0;
+    result *res = calloc((size_t)(HSPMV_GPU_NKERNELS + 2) * (size_t)nhint, sizeof(result));
+    if (!x || !y || !ms || !res) {
         e.code = HSPMV_ERR_NOMEM;
         snprintf(e.msg, sizeof(e.msg), "vectors of %lld rows", (long long)A.nrows);
         bu_die(prog, &e);
@@ -303,36 +326,44 @@ int main(int argc, char **argv)
            t_upload_all, (double)st.device_bytes / 1e6);
     printf("  copy yardstick: device-to-device cudaMemcpy of %ld MiB, median of 20: %.1f GB/s (read + write)\n",
            copy_mb, copy_gbs);
-    printf("  hybrid rule: mean %.2f nnz/row -> %s; light -> %s; long rows (>= %lld entries): %lld in %lld chunks\n",
+    printf("  hybrid rule: mean %.2f nnz/row -> %s; light -> %s; long rows (>= %lld entries): %lld in %lld chunks; cache hints %d\n",
            st.mean_row, hspmv_gpu_kernel_name(st.auto_kernel), hspmv_gpu_kernel_name(st.light_kernel),
-           (long long)st.long_min, (long long)st.long_rows, (long long)st.long_chunks);
+           (long long)st.long_min, (long long)st.long_rows, (long long)st.long_chunks, st.hints);
     printf("  bytes per product = nnz*(%zu+4) + (rows+1)*8 + cols*%zu + rows*%zu = %.1f MB (cuSPARSE reads 32-bit row pointers: 4 bytes/row less)\n",
            sizeof(hspmv_real), sizeof(hspmv_real), sizeof(hspmv_real), bytes / 1e6);
 
     int fails = 0;
-    for (int t = 0; t < nk; t++) {
-        result *r = &res[t];
-        memset(r, 0, sizeof(*r));
-        r->kernel = order[t];
-        die_if(hspmv_gpu_vec_fill_bytes(dy, 0xff, A.nrows, &e), &e); /* NaN poison: every y_i must be written */
-        die_if(hspmv_gpu_spmv(dA, r->kernel, dx, dy, &e), &e);
-        die_if(hspmv_gpu_sync(&e), &e);
-        if (check) {
-            die_if(hspmv_gpu_vec_download(y, dy, A.nrows, &e), &e);
-            hspmv_ref_check(&A, x, y, 2.0, &r->chk);
-            r->checked = 1;
-            fails += r->chk.violations > 0;
+    for (int t = 0; t < nk; t++)
+        for (int h = 0; h < nhint; h++) {
+            int sp = order[t] == HSPMV_GPU_CUSPARSE || order[t] == HSPMV_GPU_CUSPARSE_ALG2;
+            int part = order[t] == HSPMV_GPU_AUTO_SHORT || order[t] == HSPMV_GPU_AUTO_LONG;
+            if (sp && h > 0) continue; /* cuSPARSE takes no hints: once */
+            result *r = &res[nres++];
+            memset(r, 0, sizeof(*r));
+            r->kernel = order[t];
+            die_if(hspmv_gpu_csr_set_hints(dA, sp ? -1 : hint_list[h], &e), &e);
+            r->hints = sp ? -1 : hint_list[h] < 0 ? st.hints : hint_list[h];
+            die_if(hspmv_gpu_vec_fill_bytes(dy, 0xff, A.nrows, &e), &e); /* NaN poison: every y_i must be written */
+            if (r->kernel == HSPMV_GPU_AUTO_LONG) die_if(hspmv_gpu_vec_fill_bytes(dy, 0, A.nrows, &e), &e);
+            die_if(hspmv_gpu_spmv(dA, r->kernel, dx, dy, &e), &e);
+            die_if(hspmv_gpu_sync(&e), &e);
+            if (check && !part) {
+                die_if(hspmv_gpu_vec_download(y, dy, A.nrows, &e), &e);
+                hspmv_ref_check(&A, x, y, 2.0, &r->chk);
+                r->checked = 1;
+                fails += r->chk.violations > 0;
+            }
+            die_if(hspmv_gpu_spmv_time(dA, r->kernel, dx, dy, (int)warmup, (int)reps, ms, &e), &e);
+            bu_stats(ms, (int)reps, &r->med, &r->min, &r->max);
         }
-        die_if(hspmv_gpu_spmv_time(dA, r->kernel, dx, dy, (int)warmup, (int)reps, ms, &e), &e);
-        bu_stats(ms, (int)reps, &r->med, &r->min, &r->max);
-    }
+    die_if(hspmv_gpu_csr_set_hints(dA, -1, &e), &e);
 
     double sp_ms = 0;
-    for (int t = 0; t < nk; t++)
+    for (int t = 0; t < nres; t++)
         if (res[t].kernel == HSPMV_GPU_CUSPARSE) sp_ms = res[t].med;
-    printf("  %-14s %10s %10s %10s %9s %9s %6s %8s %10s %10s %s\n", "kernel", "median_ms", "min_ms", "max_ms",
+    printf("  %-20s %10s %10s %10s %9s %9s %6s %8s %10s %10s %s\n", "kernel", "median_ms", "min_ms", "max_ms",
            "GFLOP/s", "GB/s", "%copy", "x_cusp", "max_rel", "avg_rel", "check");
-    for (int t = 0; t < nk; t++) {
+    for (int t = 0; t < nres; t++) {
         result *r = &res[t];
         double gbs = bytes / (r->med * 1e-3) / 1e9;
         char label[64], vs[32] = "-";
@@ -342,21 +373,22 @@ int main(int argc, char **argv)
                      hspmv_gpu_kernel_name(k == HSPMV_GPU_AUTO ? st.auto_kernel : st.light_kernel),
                      k == HSPMV_GPU_AUTO && st.long_chunks ? "+long" : "");
         else snprintf(label, sizeof(label), "%s", hspmv_gpu_kernel_name(k));
+        if (r->hints >= 0 && r->hints < 10 && nhint > 1) snprintf(label + strlen(label), 8, "/h%d", r->hints);
         if (sp_ms > 0) snprintf(vs, sizeof(vs), "%.3f", sp_ms / r->med);
-        printf("  %-14s %10.4f %10.4f %10.4f %9.2f %9.1f %5.1f%% %8s %10.3e %10.3e %s\n", label, r->med, r->min,
+        printf("  %-20s %10.4f %10.4f %10.4f %9.2f %9.1f %5.1f%% %8s %10.3e %10.3e %s\n", label, r->med, r->min,
                r->max, flops / (r->med * 1e-3) / 1e9, gbs, 100 * gbs / copy_gbs, vs, r->chk.max_rel,
                r->chk.avg_rel, !r->checked ? "not checked" : r->chk.violations ? "FAILED" : "ok");
     }
-    for (int t = 0; t < nk; t++) {
+    for (int t = 0; t < nres; t++) {
         result *r = &res[t];
         double gbs = bytes / (r->med * 1e-3) / 1e9;
         int k = r->kernel;
-        printf("bench=light matrix=%s precision=%s kernel=%s picked=%s rows=%lld nnz=%lld mean_row=%.3f "
+        printf("bench=light matrix=%s precision=%s kernel=%s hints=%d picked=%s rows=%lld nnz=%lld mean_row=%.3f "
                "max_row=%lld long_rows=%lld reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f gflops=%.3f gbs=%.2f "
                "copy_gbs=%.1f copy_frac=%.4f vs_cusparse=%.4f upload_s=%.4f max_rel=%.3e avg_rel=%.3e "
                "violations=%lld checked=%d\n",
-               name, prec, hspmv_gpu_kernel_name(k),
-               hspmv_gpu_kernel_name(k == HSPMV_GPU_AUTO ? st.auto_kernel : k == HSPMV_GPU_LIGHT ? st.light_kernel : k),
+               name, prec, hspmv_gpu_kernel_name(k), r->hints,
+               hspmv_gpu_kernel_name(k == HSPMV_GPU_AUTO || k == HSPMV_GPU_AUTO_SHORT ? st.auto_kernel : k == HSPMV_GPU_LIGHT ? st.light_kernel : k),
                (long long)A.nrows, (long long)A.nnz, st.mean_row, (long long)st.max_row,
                (long long)(k == HSPMV_GPU_AUTO ? st.long_rows : 0), reps, r->med, r->min, r->max,
                flops / (r->med * 1e-3) / 1e9, gbs, copy_gbs, gbs / copy_gbs, sp_ms > 0 ? sp_ms / r->med : 0.0,
@@ -368,6 +400,7 @@ int main(int argc, char **argv)
     hspmv_free(x);
     hspmv_free(y);
     free(ms);
+    free(res);
     hspmv_csr_free(&A);
     return fails ? 1 : 0;
 }

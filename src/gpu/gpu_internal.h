@@ -12,9 +12,66 @@ extern "C" {
 #define HSPMV_FULL_MASK 0xffffffffu
 
 /* Long-row split: rows of at least long_min entries are computed in chunks
-   of HSPMV_LONG_CHUNK entries, one thread block each, added into y. */
-#define HSPMV_LONG_CHUNK 8192
+   of HSPMV_LONG_CHUNK entries, one warp each, added into y. */
+#define HSPMV_LONG_CHUNK 1024
 #define HSPMV_LONG_THREADS 256
+
+/* Cache hints (A->hints, hspmv_gpu_csr_set_hints), a template argument H
+   of every kernel:
+   0: v and ci plain loads, x through __ldg (the kernels as first written);
+   1: v and ci streamed with ld.global.cs (evict-first in L1 and L2), so the
+      matrix, read once, does not push x out of L2; x through __ldg;
+   2: as 1, and x loaded under an L2 evict_last policy.
+   Mode 1 helps where columns are scattered (gathers from an x larger than
+   L2) and costs 15-95% on stencils and bands, where lines of v and ci are
+   reused through L1; the upload picks 1 only for scattered columns.
+   Long rows with random columns are bound by gathers from x; whether x stays
+   in L2 decides their speed (tests/gpu/NOTES-gpu.md). */
+#define HSPMV_HINTS_DEFAULT 0 /* the upload picks 1 for scattered columns */
+#define HSPMV_NHINTS 3
+
+template <int H>
+__device__ __forceinline__ hspmv_real hspmv_ld_v(const hspmv_real *p)
+{
+    if (H >= 1) return __ldcs(p);
+    return *p;
+}
+
+template <int H>
+__device__ __forceinline__ int32_t hspmv_ld_i(const int32_t *p)
+{
+    if (H >= 1) return __ldcs(p);
+    return *p;
+}
+
+/* The L2 policy for x under H = 2 (a no-op value elsewhere). */
+template <int H>
+__device__ __forceinline__ unsigned long long hspmv_x_policy()
+{
+    unsigned long long pol = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (H >= 2) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+#endif
+    return pol;
+}
+
+template <int H>
+__device__ __forceinline__ hspmv_real hspmv_ld_x(const hspmv_real *p, unsigned long long pol)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (H >= 2) {
+        hspmv_real r;
+#ifdef HSPMV_SINGLE
+        asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(r) : "l"(p), "l"(pol));
+#else
+        asm("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(r) : "l"(p), "l"(pol));
+#endif
+        return r;
+    }
+#endif
+    (void)pol;
+    return __ldg(p);
+}
 
 struct hspmv_cusparse_state; /* spmv_cusparse.cu */
 
@@ -37,6 +94,8 @@ struct hspmv_gpu_csr {
     int sm_count;
     int light_blocks[5];  /* persistent grid size of light2..light32 */
     int stream_blocks;
+    int hints;            /* cache-hint mode in use: see above */
+    int hints_default;    /* what the upload picked */
     int64_t device_bytes;
     double upload_seconds;
     struct hspmv_cusparse_state *sp;
@@ -57,6 +116,8 @@ int hspmv_gpu_launch_light(const hspmv_gpu_csr *A, int V, const hspmv_real *x, h
                            int64_t long_min, hspmv_error *err);
 int hspmv_gpu_launch_long(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y,
                           hspmv_error *err);
+/* Picks fn[A->hints] (clamped to the known modes). */
+#define HSPMV_BY_HINTS(A, fn) ((fn)[(A)->hints >= 0 && (A)->hints < HSPMV_NHINTS ? (A)->hints : HSPMV_HINTS_DEFAULT])
 /* Grid sizes from the occupancy calculator, computed once per matrix. */
 int hspmv_gpu_light_grid(hspmv_gpu_csr *A, hspmv_error *err);
 

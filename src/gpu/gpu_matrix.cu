@@ -24,6 +24,8 @@ static const char *const kernel_names[HSPMV_GPU_NKERNELS] = {
 
 const char *hspmv_gpu_kernel_name(int kernel)
 {
+    if (kernel == HSPMV_GPU_AUTO_SHORT) return "auto-short";
+    if (kernel == HSPMV_GPU_AUTO_LONG) return "auto-long";
     return kernel >= 0 && kernel < HSPMV_GPU_NKERNELS ? kernel_names[kernel] : "?";
 }
 
@@ -31,6 +33,8 @@ int hspmv_gpu_kernel_parse(const char *name)
 {
     for (int k = 0; k < HSPMV_GPU_NKERNELS; k++)
         if (name && !strcmp(name, kernel_names[k])) return k;
+    if (name && !strcmp(name, "auto-short")) return HSPMV_GPU_AUTO_SHORT;
+    if (name && !strcmp(name, "auto-long")) return HSPMV_GPU_AUTO_LONG;
     return -1;
 }
 
@@ -134,6 +138,26 @@ out:
     return rc;
 }
 
+/* Cache hints pay off only where gathers from x miss the caches: x larger
+   than a quarter of L2 and most entries (a sample of up to 65536) farther
+   than 65536 columns from the diagonal (random and power-law matrices, not
+   stencils or bands). */
+static int scattered_columns(const hspmv_csr *A)
+{
+    int dev = 0, l2 = 0;
+    int64_t far = 0, n = A->nnz < 65536 ? A->nnz : 65536, row = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess)
+        l2 = 50 << 20;
+    if (n == 0 || (double)A->ncols * sizeof(hspmv_real) < 0.25 * l2) return 0;
+    for (int64_t t = 0; t < n; t++) {
+        int64_t k = (int64_t)((double)t * (double)A->nnz / (double)n), d;
+        while (A->rowptr[row + 1] <= k) row++; /* k only grows */
+        d = (int64_t)A->colind[k] - row;
+        far += d > 65536 || d < -65536;
+    }
+    return far * 2 > n;
+}
+
 int hspmv_gpu_csr_upload(const hspmv_csr *A, hspmv_gpu_csr **dA, hspmv_error *err)
 {
     hspmv_gpu_csr *G = NULL;
@@ -177,6 +201,7 @@ int hspmv_gpu_csr_upload(const hspmv_csr *A, hspmv_gpu_csr **dA, hspmv_error *er
         G->auto_kernel = nlong ? hspmv_gpu_rule(mean_short, 1) : k;
         G->long_min = G->long_min_default = nlong ? hspmv_gpu_long_min(G->auto_kernel, mean_short) : lm;
     }
+    G->hints = G->hints_default = scattered_columns(A) ? 1 : 0;
     if ((rc = hspmv_gpu_light_grid(G, err))) goto fail;
     if (G->max_row >= G->long_min && (rc = hspmv_gpu_plan_long(G, A->rowptr, err))) goto fail;
     *dA = G;
@@ -217,6 +242,15 @@ void hspmv_gpu_csr_stats(const hspmv_gpu_csr *G, hspmv_gpu_stats *st)
     st->long_chunks = G->nchunks;
     st->device_bytes = G->device_bytes;
     st->upload_seconds = G->upload_seconds;
+    st->hints = G->hints;
+}
+
+int hspmv_gpu_csr_set_hints(hspmv_gpu_csr *G, int hints, hspmv_error *err)
+{
+    if (!G || hints < -1 || hints >= HSPMV_NHINTS)
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_csr_set_hints: %d (0..%d, or -1)", hints, HSPMV_NHINTS - 1);
+    G->hints = hints < 0 ? G->hints_default : hints;
+    return hspmv_ok(err);
 }
 
 int hspmv_gpu_csr_set_long_min(hspmv_gpu_csr *G, int64_t long_min, hspmv_error *err)

@@ -27,6 +27,12 @@ enum {
     HSPMV_GPU_NKERNELS
 };
 
+/* Timing hooks, not products: AUTO's two parts alone. AUTO_SHORT is the
+   short-row kernel (long rows get y_i = 0), AUTO_LONG the long-row chunks
+   added into y (y must hold AUTO_SHORT's result for a product). Without long
+   rows AUTO_SHORT is AUTO and AUTO_LONG does nothing. */
+enum { HSPMV_GPU_AUTO_SHORT = 64, HSPMV_GPU_AUTO_LONG = 65 };
+
 /* Name of a kernel id ("naive", "light8", ...); "?" when out of range. */
 const char *hspmv_gpu_kernel_name(int kernel);
 /* Kernel id from a name as printed by hspmv_gpu_kernel_name; -1 when unknown. */
@@ -61,6 +67,7 @@ typedef struct hspmv_gpu_stats {
     int64_t long_chunks;  /* blocks the long-row kernel launches */
     int64_t device_bytes; /* device memory held by the matrix (cuSPARSE's extras included once made) */
     double upload_seconds; /* host-to-device copies of the upload, planning excluded */
+    int hints;            /* cache-hint mode of the kernels (hspmv_gpu_csr_set_hints) */
 } hspmv_gpu_stats;
 
 /* Copies *A to the device (cudaMalloc, never managed memory) and plans the
@@ -75,6 +82,13 @@ void hspmv_gpu_csr_stats(const hspmv_gpu_csr *dA, hspmv_gpu_stats *st);
 /* Test and tuning hook: rows of at least long_min entries go to the
    long-row kernel under HSPMV_GPU_AUTO (0 = back to the planned default). */
 int hspmv_gpu_csr_set_long_min(hspmv_gpu_csr *dA, int64_t long_min, hspmv_error *err);
+
+/* Test and tuning hook: cache hints of every kernel but cuSPARSE.
+   0: none (x through the read-only path, v and colind plain loads);
+   1: v and colind streamed (ld.global.cs, evict-first), so x stays in L2;
+   2: as 1, plus x under an L2 evict_last policy.
+   -1: back to what the upload picked (1 for scattered columns, else 0). HSPMV_ERR_ARG for anything else. */
+int hspmv_gpu_csr_set_hints(hspmv_gpu_csr *dA, int hints, hspmv_error *err);
 
 /* ---- device vectors --------------------------------------------------------- */
 

@@ -51,22 +51,31 @@ static int vector_width(int kernel)
 }
 
 /* Long for the kernel's vector width and long compared with the mean, so a
-   matrix of uniformly long rows is not split. */
+   matrix of uniformly long rows is not split. One thread per row (naive,
+   stream) hands rows from 128 entries on to the warp-per-chunk kernel: on
+   the power-law matrix the stream kernel's lanes summed rows of 64-1023
+   entries serially (24% of its entries), tests/gpu/NOTES-gpu.md. */
 int64_t hspmv_gpu_long_min(int kernel, double mean_row)
 {
-    int64_t V = vector_width(kernel), m = 64 * V > 1024 ? 64 * V : 1024;
+    int64_t V = vector_width(kernel), m = V == 1 ? 128 : 64 * V > 1024 ? 64 * V : 1024;
     int64_t by_mean = (int64_t)(8.0 * mean_row);
     return by_mean > m ? by_mean : m;
+}
+
+/* Short-row kernel k; rows of at least long_min entries get y_i = 0. */
+static int run_short(hspmv_gpu_csr *A, int k, const hspmv_real *x, hspmv_real *y,
+                     int64_t long_min, hspmv_error *err)
+{
+    if (k == HSPMV_GPU_NAIVE) return hspmv_gpu_launch_naive(A, x, y, long_min, err);
+    if (k == HSPMV_GPU_STREAM) return hspmv_gpu_launch_stream(A, x, y, long_min, err);
+    return hspmv_gpu_launch_light(A, vector_width(k), x, y, long_min, err);
 }
 
 /* A short-row kernel with long_min (INT64_MAX: no split), then the long rows. */
 static int run_split(hspmv_gpu_csr *A, int k, const hspmv_real *x, hspmv_real *y,
                      int64_t long_min, hspmv_error *err)
 {
-    int rc;
-    if (k == HSPMV_GPU_NAIVE) rc = hspmv_gpu_launch_naive(A, x, y, long_min, err);
-    else if (k == HSPMV_GPU_STREAM) rc = hspmv_gpu_launch_stream(A, x, y, long_min, err);
-    else rc = hspmv_gpu_launch_light(A, vector_width(k), x, y, long_min, err);
+    int rc = run_short(A, k, x, y, long_min, err);
     if (rc || long_min == INT64_MAX) return rc;
     return hspmv_gpu_launch_long(A, x, y, err);
 }
@@ -81,6 +90,10 @@ int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real
         return run_split(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, err);
     case HSPMV_GPU_LIGHT:
         return run_split(A, A->light_kernel, x, y, INT64_MAX, err);
+    case HSPMV_GPU_AUTO_SHORT:
+        return run_short(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, err);
+    case HSPMV_GPU_AUTO_LONG:
+        return hspmv_gpu_launch_long(A, x, y, err);
     case HSPMV_GPU_NAIVE:
     case HSPMV_GPU_STREAM:
     case HSPMV_GPU_LIGHT2:

@@ -14,7 +14,7 @@
 /* counter[0]: next row; counter[1]: warps finished. The last warp to finish
    zeroes both, so the next launch needs no memset. Rows of at least long_min
    entries get y_i = 0 and are left to the long-row kernel. */
-template <int V>
+template <int V, int H>
 __global__ void __launch_bounds__(LIGHT_THREADS)
 spmv_light_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
                   const hspmv_real *__restrict__ v, const hspmv_real *__restrict__ x,
@@ -24,6 +24,7 @@ spmv_light_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__re
     constexpr int VPW = 32 / V;         /* vectors per warp */
     constexpr int F = VPW * LIGHT_U;    /* rows per fetch */
     const int lane = threadIdx.x & 31, vec = lane / V, vl = lane % V;
+    const unsigned long long pol = hspmv_x_policy<H>();
     for (;;) {
         unsigned base = 0;
         if (lane == 0) base = atomicAdd(&counter[0], (unsigned)F);
@@ -37,7 +38,7 @@ spmv_light_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__re
                 int64_t b = rp[i], e = rp[i + 1];
                 if (e - b >= long_min) e = b;
 #pragma unroll 4
-                for (int64_t k = b + vl; k < e; k += V) sum += v[k] * __ldg(&x[ci[k]]);
+                for (int64_t k = b + vl; k < e; k += V) sum += hspmv_ld_v<H>(&v[k]) * hspmv_ld_x<H>(&x[hspmv_ld_i<H>(&ci[k])], pol);
             }
 #pragma unroll
             for (int off = V / 2; off > 0; off >>= 1)
@@ -56,10 +57,9 @@ spmv_light_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__re
 
 typedef void light_fn(int64_t, const int64_t *, const int32_t *, const hspmv_real *,
                       const hspmv_real *, hspmv_real *, unsigned *, int64_t, unsigned);
-static light_fn *const light_kernels[5] = {
-    spmv_light_kernel<2>, spmv_light_kernel<4>, spmv_light_kernel<8>,
-    spmv_light_kernel<16>, spmv_light_kernel<32>,
-};
+#define LIGHT_ROW(H) {spmv_light_kernel<2, H>, spmv_light_kernel<4, H>, spmv_light_kernel<8, H>, \
+                      spmv_light_kernel<16, H>, spmv_light_kernel<32, H>}
+static light_fn *const light_kernels[HSPMV_NHINTS][5] = {LIGHT_ROW(0), LIGHT_ROW(1), LIGHT_ROW(2)};
 
 static int log2_index(int V)
 {
@@ -82,11 +82,15 @@ int hspmv_gpu_light_grid(hspmv_gpu_csr *A, hspmv_error *err)
                              "cudaDeviceGetAttribute", err)))
         return rc;
     for (int t = 0; t < 5; t++) {
-        int per_sm = 0;
-        if ((rc = hspmv_cuda_err(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, light_kernels[t], LIGHT_THREADS, 0),
-                                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor", err)))
-            return rc;
-        A->light_blocks[t] = (per_sm > 0 ? per_sm : 1) * A->sm_count;
+        int least = 0;
+        for (int h = 0; h < HSPMV_NHINTS; h++) { /* the hint variants may differ in registers */
+            int per_sm = 0;
+            if ((rc = hspmv_cuda_err(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, light_kernels[h][t], LIGHT_THREADS, 0),
+                                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor", err)))
+                return rc;
+            if (h == 0 || per_sm < least) least = per_sm;
+        }
+        A->light_blocks[t] = (least > 0 ? least : 1) * A->sm_count;
     }
     /* the counters start at zero; every launch leaves them at zero */
     return hspmv_cuda_err(cudaMemset(A->counter, 0, 2 * sizeof(unsigned)), "cudaMemset counter", err);
@@ -100,7 +104,7 @@ int hspmv_gpu_launch_light(const hspmv_gpu_csr *A, int V, const hspmv_real *x, h
     if (A->nrows == 0) return hspmv_ok(err);
     unsigned blocks = (unsigned)A->light_blocks[t];
     unsigned nwarps = blocks * (LIGHT_THREADS / 32);
-    light_kernels[t]<<<blocks, LIGHT_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, A->counter,
+    HSPMV_BY_HINTS(A, light_kernels)[t]<<<blocks, LIGHT_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, A->counter,
                                                 long_min, nwarps);
     return hspmv_cuda_launch_err("spmv_light_kernel", err);
 }

@@ -9,6 +9,7 @@
 #define STREAM_WARPS (STREAM_THREADS / 32)
 #define STREAM_PIECE 256 /* products staged per warp per step: 8 loads in flight per lane */
 
+template <int H>
 __global__ void __launch_bounds__(STREAM_THREADS)
 spmv_stream_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
                    const hspmv_real *__restrict__ v, const hspmv_real *__restrict__ x,
@@ -27,6 +28,7 @@ spmv_stream_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__r
     unsigned holes = __ballot_sync(HSPMV_FULL_MASK, is_long);
     const int64_t b = rb, f = is_long ? rb : rf;
     hspmv_real *p = buf[w];
+    const unsigned long long pol = hspmv_x_policy<H>();
     hspmv_real sum = 0;
     int64_t seg = __shfl_sync(HSPMV_FULL_MASK, rb, 0);
     for (;;) {
@@ -37,7 +39,7 @@ spmv_stream_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__r
 #pragma unroll
             for (int j = 0; j < STREAM_PIECE / 32; j++) {
                 int64_t k = base + j * 32 + lane;
-                if (k < top) p[j * 32 + lane] = v[k] * __ldg(&x[ci[k]]);
+                if (k < top) p[j * 32 + lane] = hspmv_ld_v<H>(&v[k]) * hspmv_ld_x<H>(&x[hspmv_ld_i<H>(&ci[k])], pol);
             }
             __syncwarp();
             /* each lane sums its own row's part of the piece, starting at a
@@ -61,12 +63,18 @@ spmv_stream_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__r
     if (i < n) y[i] = sum;
 }
 
+typedef void stream_fn(int64_t, const int64_t *, const int32_t *, const hspmv_real *,
+                       const hspmv_real *, hspmv_real *, int64_t);
+static stream_fn *const stream_kernels[HSPMV_NHINTS] = {
+    spmv_stream_kernel<0>, spmv_stream_kernel<1>, spmv_stream_kernel<2>,
+};
+
 int hspmv_gpu_launch_stream(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y,
                             int64_t long_min, hspmv_error *err)
 {
     int64_t rows_per_block = 32 * STREAM_WARPS;
     int64_t blocks = (A->nrows + rows_per_block - 1) / rows_per_block;
     if (blocks == 0) return hspmv_ok(err);
-    spmv_stream_kernel<<<(unsigned)blocks, STREAM_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, long_min);
+    HSPMV_BY_HINTS(A, stream_kernels)<<<(unsigned)blocks, STREAM_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, long_min);
     return hspmv_cuda_launch_err("spmv_stream_kernel", err);
 }

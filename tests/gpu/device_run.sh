@@ -2,7 +2,10 @@
 # device_run.sh — one call on the GPU machine: build with CUDA, run test-gpu
 # (both precisions), then the benchmark table on generated matrices and the
 # vector-width sweeps behind the hybrid rule. Logs go to $OUT (or /tmp/gpu-out).
-#   tests/gpu/device_run.sh [all|test|bench|sweep]...
+#   tests/gpu/device_run.sh [all|test|bench|sweep|tune]...
+# tune: the lean table of the cache-hint pass (every kernel in hint modes
+# 0, 1, 2 and auto's parts timed alone on the power-law matrix); not in all.
+# table: the short final table (auto, its parts, cuSPARSE); not in all.
 set -u
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
@@ -47,6 +50,46 @@ if has bench; then
     $M PRECISION=double gpu-programs >> "$OUT/build.log" 2>&1
 fi
 
+if case " $what " in *" tune "*) true;; *) false;; esac; then
+    stamp tune
+    H="--hints 0,1,2"
+    {
+        $B --gen powerlaw 8000000 --k 10 --kernel auto,cusparse,cusparse-alg2 --parts $H --reps 20
+        $B --gen random 8000000 --k 16 --kernel stream,light8,auto,cusparse,cusparse-alg2 $H --reps 30
+        $B --gen lap2d 4096 --kernel naive,stream,auto,cusparse $H --reps 30
+        $B --gen lap3d 256 --kernel naive,stream,auto,cusparse $H --reps 30
+        $B --gen banded 2000000 --width 32 --kernel stream,light16,auto,cusparse $H --reps 30
+    } > "$OUT/bench.log" 2>&1
+    stamp tune-single
+    $M PRECISION=single gpu-programs >> "$OUT/build.log" 2>&1
+    {
+        $B --gen powerlaw 8000000 --k 10 --kernel auto,cusparse,cusparse-alg2 --parts $H --reps 20
+        $B --gen random 8000000 --k 16 --kernel stream,auto,cusparse,cusparse-alg2 $H --reps 30
+        $B --gen lap3d 256 --kernel naive,stream,auto,cusparse $H --reps 30
+    } >> "$OUT/bench.log" 2>&1
+    $M PRECISION=double gpu-programs >> "$OUT/build.log" 2>&1
+fi
+
+if case " $what " in *" table "*) true;; *) false;; esac; then
+    stamp table
+    {
+        $B --gen powerlaw 8000000 --k 10 --kernel auto,cusparse,cusparse-alg2 --parts --reps 20
+        $B --gen powerlaw 8000000 --k 10 --kernel auto --long-min 1024 --reps 20
+        $B --gen random 8000000 --k 16 --kernel stream,auto,cusparse,cusparse-alg2 --reps 30
+        $B --gen lap2d 4096 --kernel naive,auto,cusparse --reps 30
+        $B --gen lap3d 256 --kernel stream,auto,cusparse --reps 30
+        $B --gen banded 2000000 --width 32 --kernel auto,cusparse --reps 30
+    } > "$OUT/bench.log" 2>&1
+    stamp table-single
+    $M PRECISION=single gpu-programs >> "$OUT/build.log" 2>&1
+    {
+        $B --gen powerlaw 8000000 --k 10 --kernel auto,cusparse,cusparse-alg2 --parts --reps 20
+        $B --gen random 8000000 --k 16 --kernel stream,auto,cusparse,cusparse-alg2 --reps 30
+        $B --gen lap3d 256 --kernel naive,auto,cusparse --reps 30
+    } >> "$OUT/bench.log" 2>&1
+    $M PRECISION=double gpu-programs >> "$OUT/build.log" 2>&1
+fi
+
 if has sweep; then
     stamp sweep
     K=naive,stream,light2,light4,light8,light16,light32,cusparse
@@ -65,13 +108,15 @@ stamp done
 summ() {
     awk '/^bench=light/ {
         for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-        printf "%-28s %-6s %-14s %-8s %9.4f %8.1f %6.3f %7.3f %s\n", f["matrix"], f["precision"], f["kernel"], f["picked"],
+        k = f["kernel"]; if (("hints" in f) && f["hints"] >= 0) k = k "/h" f["hints"]
+        printf "%-28s %-6s %-14s %-8s %9.4f %8.1f %6.3f %7.3f %s\n", f["matrix"], f["precision"], k, f["picked"],
                f["median_ms"], f["gbs"], f["copy_frac"], f["vs_cusparse"], (f["checked"] == 1 ? (f["violations"] == 0 ? "ok" : "FAIL") : "-")
     }' "$@"
 }
 if [ -f "$OUT/bench.log" ]; then
     echo "matrix                       prec   kernel         picked   median_ms     GB/s  %copy  x_cusp check"
     summ "$OUT/bench.log" | tee "$OUT/table.txt"
+    grep -E '^  (hybrid rule|copy yardstick)|^matrix=' "$OUT/bench.log"
     grep -E 'error|FAILED|Timeout|timed out' "$OUT/bench.log" | head
 fi
 if [ -f "$OUT/sweep.log" ]; then

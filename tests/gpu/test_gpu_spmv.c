@@ -63,20 +63,39 @@ static void all_match(const hspmv_csr *A, const char *what, int64_t long_min)
     if (!rc) rc = hspmv_gpu_vec_upload(dx, x, A->ncols, &e);
     CHECK(rc == HSPMV_OK, "%s: setup: %s", what, e.msg);
     if (rc) goto out;
-    for (int t = 0; t < NKERN; t++) {
-        int k = all_kernels[t];
-        CHECK(run_one(A, dA, k, x, dx, dy, y, what), "%s: kernel %s off the reference", what,
-              hspmv_gpu_kernel_name(k));
+    /* every cache-hint mode of our kernels; cuSPARSE takes none, so once */
+    for (int h = 0; h < 3; h++) {
+        rc = hspmv_gpu_csr_set_hints(dA, h, &e);
+        CHECK(rc == HSPMV_OK, "%s: set_hints %d: %s", what, h, e.msg);
+        for (int t = 0; t < NKERN; t++) {
+            int k = all_kernels[t];
+            if (h > 0 && (k == HSPMV_GPU_CUSPARSE || k == HSPMV_GPU_CUSPARSE_ALG2)) continue;
+            CHECK(run_one(A, dA, k, x, dx, dy, y, what), "%s: kernel %s, hints %d, off the reference", what,
+                  hspmv_gpu_kernel_name(k), h);
+        }
     }
     if (long_min > 0) {
         hspmv_gpu_stats st;
         rc = hspmv_gpu_csr_set_long_min(dA, long_min, &e);
         CHECK(rc == HSPMV_OK, "%s: set_long_min: %s", what, e.msg);
         hspmv_gpu_csr_stats(dA, &st);
-        CHECK(run_one(A, dA, HSPMV_GPU_AUTO, x, dx, dy, y, what),
-              "%s: auto with long rows >= %lld split (%lld rows, %lld chunks) off the reference", what,
-              (long long)long_min, (long long)st.long_rows, (long long)st.long_chunks);
+        for (int h = 0; h < 3; h++) {
+            hspmv_gpu_csr_set_hints(dA, h, &e);
+            CHECK(run_one(A, dA, HSPMV_GPU_AUTO, x, dx, dy, y, what),
+                  "%s: auto with long rows >= %lld split (%lld rows, %lld chunks), hints %d, off the reference",
+                  what, (long long)long_min, (long long)st.long_rows, (long long)st.long_chunks, h);
+        }
     }
+    rc = hspmv_gpu_csr_set_hints(dA, -1, &e);
+    CHECK(rc == HSPMV_OK, "%s: set_hints -1: %s", what, e.msg);
+    /* the benchmark's timing hooks: auto's two parts, one after the other, are auto */
+    rc = hspmv_gpu_vec_fill_bytes(dy, 0xff, A->nrows, &e);
+    if (!rc) rc = hspmv_gpu_spmv(dA, HSPMV_GPU_AUTO_SHORT, dx, dy, &e);
+    if (!rc) rc = hspmv_gpu_spmv(dA, HSPMV_GPU_AUTO_LONG, dx, dy, &e);
+    if (!rc) rc = hspmv_gpu_sync(&e);
+    if (!rc) rc = hspmv_gpu_vec_download(y, dy, A->nrows, &e);
+    CHECK(rc == HSPMV_OK, "%s: auto-short + auto-long: %s", what, e.msg);
+    if (!rc) CHECK(tl_matches_ref(A, x, y, "auto-short then auto-long"), "%s: auto's parts off the reference", what);
 out:
     hspmv_gpu_vec_destroy(&dx);
     hspmv_gpu_vec_destroy(&dy);
@@ -291,6 +310,10 @@ static void bad_arguments_are_refused_with_status_codes(void)
     hspmv_gpu_vec_create(100, &dx, &e);
     hspmv_gpu_vec_create(100, &dy, &e);
     CHECK(hspmv_gpu_spmv(dA, 99, dx, dy, &e) == HSPMV_ERR_ARG, "unknown kernel accepted");
+    CHECK(hspmv_gpu_csr_set_hints(dA, 3, &e) == HSPMV_ERR_ARG, "cache-hint mode 3 accepted");
+    CHECK(hspmv_gpu_csr_set_hints(dA, -2, &e) == HSPMV_ERR_ARG, "cache-hint mode -2 accepted");
+    CHECK(hspmv_gpu_csr_set_hints(NULL, 0, &e) == HSPMV_ERR_ARG, "NULL matrix accepted by set_hints");
+    CHECK(hspmv_gpu_kernel_parse("auto-long") == HSPMV_GPU_AUTO_LONG, "part names");
     CHECK(hspmv_gpu_spmv(NULL, HSPMV_GPU_AUTO, dx, dy, &e) == HSPMV_ERR_ARG, "NULL matrix accepted");
     CHECK(hspmv_gpu_spmv(dA, HSPMV_GPU_NAIVE, NULL, dy, &e) == HSPMV_ERR_ARG, "NULL x accepted");
     CHECK(hspmv_gpu_kernel_parse("light16") == HSPMV_GPU_LIGHT16, "kernel names");
