@@ -75,6 +75,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/obj/tests/testlib.o
 
 .DEFAULT_GOAL := all
+# Keep objects that pattern chains would delete (tests, programs): rebuilds stay incremental.
+.SECONDARY:
 
 # The MPI layers, programs and tests (not in cross builds: NO_MPI=1); they
 # may add EXTRA_TEST_DEPS / EXTRA_TEST_CMD, run by test-build-one.
