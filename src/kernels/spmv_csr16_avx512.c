@@ -4,8 +4,6 @@
    short rows and the software prefetch of spmv_csr_avx512.c on v and off.
    Built with -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx512cd -mfma only;
    kernel_select.c calls it only on CPUs that have those. */
-#include <immintrin.h>
-#include <math.h>
 #include "kernels_csr16.h"
 
 /* Rows with fewer nonzeros than this take a scalar FMA loop (as in
@@ -24,14 +22,10 @@
 #define CSR16_PF 256
 #endif
 
+#include "simd_avx512.h"
+
+/* Index loads: this format's column indices as 32-bit lanes. */
 #ifdef HSPMV_SINGLE
-enum { W = 16 }; /* lanes */
-typedef __m512 vreal;
-typedef __m512i vidx;
-typedef __mmask16 vmask;
-static inline vreal vzero(void) { return _mm512_setzero_ps(); }
-static inline vreal vload(const float *p) { return _mm512_loadu_ps(p); }
-static inline vreal vmload(vmask m, const float *p) { return _mm512_maskz_loadu_ps(m, p); }
 static inline vidx iload(const int16_t *p)
 {
     return _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)p));
@@ -40,31 +34,7 @@ static inline vidx imload(vmask m, const int16_t *p)
 {
     return _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, p));
 }
-/* A fresh zero destination per gather, hidden from the compiler, so that
-   gathers do not chain on one register (see spmv_csr_avx512.c). */
-static inline vreal vgather(vidx i, const float *x)
-{
-    __m512 z = _mm512_setzero_ps();
-    __mmask16 m = 0xFFFF;
-    __asm__("" : "+v"(z), "+k"(m));
-    return _mm512_mask_i32gather_ps(z, m, i, x, 4);
-}
-static inline vreal vmgather(vmask m, vidx i, const float *x)
-{
-    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, i, x, 4);
-}
-static inline vreal vfma(vreal a, vreal b, vreal c) { return _mm512_fmadd_ps(a, b, c); }
-static inline vreal vadd(vreal a, vreal b) { return _mm512_add_ps(a, b); }
-static inline float vsum(vreal a) { return _mm512_reduce_add_ps(a); }
-static inline float sfma(float a, float b, float c) { return fmaf(a, b, c); }
 #else
-enum { W = 8 };
-typedef __m512d vreal;
-typedef __m256i vidx;
-typedef __mmask8 vmask;
-static inline vreal vzero(void) { return _mm512_setzero_pd(); }
-static inline vreal vload(const double *p) { return _mm512_loadu_pd(p); }
-static inline vreal vmload(vmask m, const double *p) { return _mm512_maskz_loadu_pd(m, p); }
 static inline vidx iload(const int16_t *p)
 {
     return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p));
@@ -73,21 +43,6 @@ static inline vidx imload(vmask m, const int16_t *p)
 {
     return _mm256_cvtepi16_epi32(_mm_maskz_loadu_epi16(m, p));
 }
-static inline vreal vgather(vidx i, const double *x)
-{
-    __m512d z = _mm512_setzero_pd();
-    __mmask8 m = 0xFF;
-    __asm__("" : "+v"(z), "+k"(m));
-    return _mm512_mask_i32gather_pd(z, m, i, x, 8);
-}
-static inline vreal vmgather(vmask m, vidx i, const double *x)
-{
-    return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), m, i, x, 8);
-}
-static inline vreal vfma(vreal a, vreal b, vreal c) { return _mm512_fmadd_pd(a, b, c); }
-static inline vreal vadd(vreal a, vreal b) { return _mm512_add_pd(a, b); }
-static inline double vsum(vreal a) { return _mm512_reduce_add_pd(a); }
-static inline double sfma(double a, double b, double c) { return fma(a, b, c); }
 #endif
 
 /* Prefetches the 4*W values and offsets at v and off (long rows: the per-row
