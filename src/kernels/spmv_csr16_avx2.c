@@ -3,8 +3,6 @@
    overlapping masked tail, one horizontal sum per row, scalar short rows and
    the software prefetch of spmv_csr_avx2.c on the v and off streams.
    Built with -mavx2 -mfma only; kernel_select.c calls it only on CPUs with both. */
-#include <immintrin.h>
-#include <math.h>
 #include "kernels_csr16.h"
 
 /* Rows with fewer nonzeros than this take a scalar FMA loop (as in
@@ -26,33 +24,13 @@
 /* Lane masks for the tail: the 8 entries from tailm + r have their last r set. */
 static const int32_t tailm[16] = {0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1};
 
+#include "simd_avx2.h"
+
+/* This format's index load and masked tail. */
 #ifdef HSPMV_SINGLE
-enum { W = 8 }; /* lanes */
-typedef __m256 vreal;
-typedef __m256i vidx;
-static inline vreal vzero(void) { return _mm256_setzero_ps(); }
-static inline vreal vload(const float *p) { return _mm256_loadu_ps(p); }
 static inline vidx iload(const int16_t *p)
 {
     return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p));
-}
-/* A fresh zero destination per gather, hidden from the compiler, so that
-   gathers do not chain on one register (see spmv_csr_avx2.c). */
-static inline vreal vgather(vidx i, const float *x)
-{
-    __m256 z = _mm256_setzero_ps(), m = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    __asm__("" : "+x"(z), "+x"(m));
-    return _mm256_mask_i32gather_ps(z, x, i, m, 4);
-}
-static inline vreal vfma(vreal a, vreal b, vreal c) { return _mm256_fmadd_ps(a, b, c); }
-static inline vreal vadd(vreal a, vreal b) { return _mm256_add_ps(a, b); }
-static inline float sfma(float a, float b, float c) { return fmaf(a, b, c); }
-static inline float vsum(vreal a)
-{
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
 }
 /* The last r (0 < r < W) of the W entries at v, off: lanes before them are
    masked (not gathered, not loaded), so they add exact zeros. */
@@ -63,29 +41,9 @@ static inline vreal vtail(const float *v, const int16_t *off, const float *x, in
     return _mm256_mul_ps(_mm256_maskload_ps(v, m), g);
 }
 #else
-enum { W = 4 };
-typedef __m256d vreal;
-typedef __m128i vidx;
-static inline vreal vzero(void) { return _mm256_setzero_pd(); }
-static inline vreal vload(const double *p) { return _mm256_loadu_pd(p); }
 static inline vidx iload(const int16_t *p)
 {
     return _mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)p));
-}
-static inline vreal vgather(vidx i, const double *x)
-{
-    __m256d z = _mm256_setzero_pd(), m = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    __asm__("" : "+x"(z), "+x"(m));
-    return _mm256_mask_i32gather_pd(z, x, i, m, 8);
-}
-static inline vreal vfma(vreal a, vreal b, vreal c) { return _mm256_fmadd_pd(a, b, c); }
-static inline vreal vadd(vreal a, vreal b) { return _mm256_add_pd(a, b); }
-static inline double sfma(double a, double b, double c) { return fma(a, b, c); }
-static inline double vsum(vreal a)
-{
-    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
-    s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
-    return _mm_cvtsd_f64(s);
 }
 static inline vreal vtail(const double *v, const int16_t *off, const double *x, int r)
 {

@@ -2,8 +2,6 @@
    FMA accumulators, a masked gather for the tail, one horizontal sum per row,
    and a software prefetch that keeps the v and ci streams ahead of the loads.
    Built with -mavx2 -mfma only; kernel_select.c calls it only on CPUs with both. */
-#include <immintrin.h>
-#include <math.h>
 #include "kernels.h"
 
 /* Rows with fewer nonzeros than this take a scalar FMA loop (as in
@@ -21,34 +19,11 @@
 /* Lane masks for the tail: the 8 entries from ones8 + 8 - r have r all-ones. */
 static const int32_t ones8[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
 
+#include "simd_avx2.h"
+
+/* This format's index load and masked tail. */
 #ifdef HSPMV_SINGLE
-enum { W = 8 }; /* lanes */
-typedef __m256 vreal;
-typedef __m256i vidx;
-static inline vreal vzero(void) { return _mm256_setzero_ps(); }
-static inline vreal vload(const float *p) { return _mm256_loadu_ps(p); }
 static inline vidx iload(const int32_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
-/* Gathers merge into their destination register, so reusing one register
-   chains every gather to the previous one. The empty asm hides that z is
-   zero and m all ones, which keeps the compiler from dropping z: each gather
-   then starts from a fresh copy of z and the gathers overlap (64-wide band,
-   double, Zen 4: 48 ms vs 61 ms with the chained gathers). */
-static inline vreal vgather(vidx i, const float *x)
-{
-    __m256 z = _mm256_setzero_ps(), m = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    __asm__("" : "+x"(z), "+x"(m));
-    return _mm256_mask_i32gather_ps(z, x, i, m, 4);
-}
-static inline vreal vfma(vreal a, vreal b, vreal c) { return _mm256_fmadd_ps(a, b, c); }
-static inline vreal vadd(vreal a, vreal b) { return _mm256_add_ps(a, b); }
-static inline float sfma(float a, float b, float c) { return fmaf(a, b, c); }
-static inline float vsum(vreal a)
-{
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
 /* v[k..k+r) . x[ci[k..k+r)], 0 < r < W; masked lanes are not read. */
 static inline vreal vtail(const float *v, const int32_t *ci, const float *x, int r)
 {
@@ -58,27 +33,7 @@ static inline vreal vtail(const float *v, const int32_t *ci, const float *x, int
     return _mm256_mul_ps(_mm256_maskload_ps(v, m), g);
 }
 #else
-enum { W = 4 };
-typedef __m256d vreal;
-typedef __m128i vidx;
-static inline vreal vzero(void) { return _mm256_setzero_pd(); }
-static inline vreal vload(const double *p) { return _mm256_loadu_pd(p); }
 static inline vidx iload(const int32_t *p) { return _mm_loadu_si128((const __m128i *)p); }
-static inline vreal vgather(vidx i, const double *x)
-{
-    __m256d z = _mm256_setzero_pd(), m = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    __asm__("" : "+x"(z), "+x"(m));
-    return _mm256_mask_i32gather_pd(z, x, i, m, 8);
-}
-static inline vreal vfma(vreal a, vreal b, vreal c) { return _mm256_fmadd_pd(a, b, c); }
-static inline vreal vadd(vreal a, vreal b) { return _mm256_add_pd(a, b); }
-static inline double sfma(double a, double b, double c) { return fma(a, b, c); }
-static inline double vsum(vreal a)
-{
-    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
-    s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
-    return _mm_cvtsd_f64(s);
-}
 static inline vreal vtail(const double *v, const int32_t *ci, const double *x, int r)
 {
     __m128i m = _mm_loadu_si128((const __m128i *)(ones8 + 8 - r));
