@@ -9,7 +9,7 @@ NVCC         ?= /usr/local/cuda/bin/nvcc
 CUDA_HOME    ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 CUDA_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90
 NVCCFLAGS    ?= -O3 -lineinfo
-NVCCFLAGS    += -std=c++17 $(CUDA_GENCODE) -Xcompiler -Wall,-Wextra -MMD -MP
+NVCCFLAGS    += -std=c++17 $(CUDA_GENCODE) -Xcompiler -Wall,-Wextra,-fopenmp -MMD -MP
 ifneq ($(CI),)
   NVCCFLAGS  += -Werror all-warnings
 endif

@@ -29,6 +29,8 @@ static void usage(FILE *f)
         "  --hints LIST    comma list of cache-hint modes to time every kernel but cuSPARSE in:\n"
         "                  0 none, 1 matrix streamed (evict-first), 2 as 1 plus x evict_last\n"
         "                  (default: the library's default only)\n"
+        "  --panels LIST   comma list of column-panel widths to time auto with (0: no panels,\n"
+        "                  -1: the library's rule; default: the library's rule only)\n"
         "  --parts         also time auto's short-row kernel and long-row chunks alone\n"
         "                  (auto-short, auto-long; not checked, they are not whole products)\n"
         "  --device D      CUDA device (default 0)\n"
@@ -185,6 +187,8 @@ nomem:
 
 typedef struct {
     int kernel, hints;
+    int64_t panel_cols; /* auto: columns per panel timed (0: none) */
+    int panel_kernel;   /* auto with panels: the first panel's short-row kernel */
     double med, min, max; /* ms */
     hspmv_check chk;
     int checked;
@@ -200,8 +204,9 @@ int main(int argc, char **argv)
     const char *path = NULL, *klist = "naive,light,auto,cusparse";
     gen_spec g = {NULL, 0, 8, 32, 2.1, 42};
     long reps = 50, warmup = 5, copy_mb = 1024, device = 0, long_min = 0;
-    int check = 1, parts = 0, hint_list[8], nhint = 0;
-    const char *hints_arg = NULL;
+    int check = 1, parts = 0, hint_list[8], nhint = 0, npanel = 0;
+    long panel_list[8];
+    const char *hints_arg = NULL, *panels_arg = NULL;
     hspmv_error e = {0, ""};
     hspmv_csr A;
     hspmv_gpu_info gi;
@@ -216,6 +221,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--long-min")) { long_min = strtol(v ? v : "0", NULL, 10); i++; }
         else if (!strcmp(a, "--kernel") && v) { klist = v; i++; }
         else if (!strcmp(a, "--hints") && v) { hints_arg = v; i++; }
+        else if (!strcmp(a, "--panels") && v) { panels_arg = v; i++; }
         else if (!strcmp(a, "--parts")) parts = 1;
         else if (!strcmp(a, "--check") && v) { check = strcmp(v, "none") != 0; i++; }
         else if (!strcmp(a, "--gen") && v && i + 2 < argc) { g.kind = v; g.n = bu_parse_long(prog, "--gen N", argv[i + 2]); i += 2; }
@@ -251,6 +257,19 @@ int main(int argc, char **argv)
         }
     }
     if (nhint == 0) hint_list[nhint++] = -1; /* the library's default */
+    if (panels_arg) {
+        char buf[256], *tok, *save = NULL, *end;
+        snprintf(buf, sizeof(buf), "%s", panels_arg);
+        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            long w = strtol(tok, &end, 10);
+            if (*end || w < -1 || npanel == 8) {
+                fprintf(stderr, "%s: error: --panels takes up to 8 widths >= -1 ('%s')\n", prog, tok);
+                return 2;
+            }
+            panel_list[npanel++] = w;
+        }
+    }
+    if (npanel == 0) panel_list[npanel++] = -1;
     if (warmup < 0 || reps < 1) { fprintf(stderr, "%s: error: --warmup >= 0 and --reps >= 1\n", prog); return 2; }
 
     /* which kernels, cuSPARSE first so the others can be quoted against it */
@@ -297,7 +316,7 @@ int main(int argc, char **argv)
     hspmv_real *dx = NULL, *dy = NULL;
     double *ms = malloc((size_t)reps * sizeof(double)), copy_gbs = 0;
     int nres = 0;
-    result *res = calloc((size_t)(HSPMV_GPU_NKERNELS + 2) * (size_t)nhint, sizeof(result));
+    result *res = calloc((size_t)(HSPMV_GPU_NKERNELS + 2) * (size_t)nhint * (size_t)npanel, sizeof(result));
     if (!x || !y || !ms || !res) {
         e.code = HSPMV_ERR_NOMEM;
         snprintf(e.msg, sizeof(e.msg), "vectors of %lld rows", (long long)A.nrows);
@@ -329,18 +348,31 @@ int main(int argc, char **argv)
     printf("  hybrid rule: mean %.2f nnz/row -> %s; light -> %s; long rows (>= %lld entries): %lld in %lld chunks; cache hints %d\n",
            st.mean_row, hspmv_gpu_kernel_name(st.auto_kernel), hspmv_gpu_kernel_name(st.light_kernel),
            (long long)st.long_min, (long long)st.long_rows, (long long)st.long_chunks, st.hints);
+    if (st.panels)
+        printf("  column panels (auto): %d of %lld columns\n", st.panels, (long long)st.panel_cols);
     printf("  bytes per product = nnz*(%zu+4) + (rows+1)*8 + cols*%zu + rows*%zu = %.1f MB (cuSPARSE reads 32-bit row pointers: 4 bytes/row less)\n",
            sizeof(hspmv_real), sizeof(hspmv_real), sizeof(hspmv_real), bytes / 1e6);
 
     int fails = 0;
+    long cur_panels = -1; /* the upload's rule */
     for (int t = 0; t < nk; t++)
-        for (int h = 0; h < nhint; h++) {
+        for (int h = 0; h < nhint; h++)
+            for (int pw = 0; pw < (order[t] == HSPMV_GPU_AUTO ? npanel : 1); pw++) {
             int sp = order[t] == HSPMV_GPU_CUSPARSE || order[t] == HSPMV_GPU_CUSPARSE_ALG2;
             int part = order[t] == HSPMV_GPU_AUTO_SHORT || order[t] == HSPMV_GPU_AUTO_LONG;
             if (sp && h > 0) continue; /* cuSPARSE takes no hints: once */
             result *r = &res[nres++];
             memset(r, 0, sizeof(*r));
             r->kernel = order[t];
+            if (order[t] == HSPMV_GPU_AUTO) {
+                hspmv_gpu_stats ps;
+                if (panel_list[pw] != cur_panels) /* a rebuild: seconds on big matrices */
+                    die_if(hspmv_gpu_csr_set_panels(dA, &A, panel_list[pw], &e), &e);
+                cur_panels = panel_list[pw];
+                hspmv_gpu_csr_stats(dA, &ps);
+                r->panel_cols = ps.panel_cols;
+                r->panel_kernel = ps.panel_kernel;
+            }
             die_if(hspmv_gpu_csr_set_hints(dA, sp ? -1 : hint_list[h], &e), &e);
             r->hints = sp ? -1 : hint_list[h] < 0 ? st.hints : hint_list[h];
             die_if(hspmv_gpu_vec_fill_bytes(dy, 0xff, A.nrows, &e), &e); /* NaN poison: every y_i must be written */
@@ -366,7 +398,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < nres; t++) {
         result *r = &res[t];
         double gbs = bytes / (r->med * 1e-3) / 1e9;
-        char label[64], vs[32] = "-";
+        char label[96], vs[32] = "-";
         int k = r->kernel;
         if (k == HSPMV_GPU_AUTO || k == HSPMV_GPU_LIGHT)
             snprintf(label, sizeof(label), "%s(%s%s)", hspmv_gpu_kernel_name(k),
@@ -374,6 +406,8 @@ int main(int argc, char **argv)
                      k == HSPMV_GPU_AUTO && st.long_chunks ? "+long" : "");
         else snprintf(label, sizeof(label), "%s", hspmv_gpu_kernel_name(k));
         if (r->hints >= 0 && r->hints < 10 && nhint > 1) snprintf(label + strlen(label), 8, "/h%d", r->hints);
+        if (r->panel_cols > 0)
+            snprintf(label + strlen(label), 40, "/p%lld:%s", (long long)r->panel_cols, hspmv_gpu_kernel_name(r->panel_kernel));
         if (sp_ms > 0) snprintf(vs, sizeof(vs), "%.3f", sp_ms / r->med);
         printf("  %-20s %10.4f %10.4f %10.4f %9.2f %9.1f %5.1f%% %8s %10.3e %10.3e %s\n", label, r->med, r->min,
                r->max, flops / (r->med * 1e-3) / 1e9, gbs, 100 * gbs / copy_gbs, vs, r->chk.max_rel,
@@ -383,11 +417,12 @@ int main(int argc, char **argv)
         result *r = &res[t];
         double gbs = bytes / (r->med * 1e-3) / 1e9;
         int k = r->kernel;
-        printf("bench=light matrix=%s precision=%s kernel=%s hints=%d picked=%s rows=%lld nnz=%lld mean_row=%.3f "
+        printf("bench=light matrix=%s precision=%s kernel=%s hints=%d panel_cols=%lld panel_kernel=%s picked=%s rows=%lld nnz=%lld mean_row=%.3f "
                "max_row=%lld long_rows=%lld reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f gflops=%.3f gbs=%.2f "
                "copy_gbs=%.1f copy_frac=%.4f vs_cusparse=%.4f upload_s=%.4f max_rel=%.3e avg_rel=%.3e "
                "violations=%lld checked=%d\n",
-               name, prec, hspmv_gpu_kernel_name(k), r->hints,
+               name, prec, hspmv_gpu_kernel_name(k), r->hints, (long long)r->panel_cols,
+               r->panel_cols > 0 ? hspmv_gpu_kernel_name(r->panel_kernel) : "-",
                hspmv_gpu_kernel_name(k == HSPMV_GPU_AUTO || k == HSPMV_GPU_AUTO_SHORT ? st.auto_kernel : k == HSPMV_GPU_LIGHT ? st.light_kernel : k),
                (long long)A.nrows, (long long)A.nnz, st.mean_row, (long long)st.max_row,
                (long long)(k == HSPMV_GPU_AUTO ? st.long_rows : 0), reps, r->med, r->min, r->max,

@@ -27,6 +27,13 @@ extern "C" {
    reused through L1; the upload picks 1 only for scattered columns.
    Long rows with random columns are bound by gathers from x; whether x stays
    in L2 decides their speed (tests/gpu/NOTES-gpu.md). */
+/* Column panels (AUTO, scattered columns only): each panel's piece of x
+   takes at most this share of L2 (20 MB of the H100's 50). Measured on
+   8M-column power-law and random matrices (tests/gpu/NOTES-gpu.md): 3-4
+   panels best in double (16-21 MB of x each), 2-3 in single (16-11 MB);
+   this share gives 4 and 2. */
+#define HSPMV_PANEL_L2_SHARE 0.4
+
 #define HSPMV_HINTS_DEFAULT 0 /* the upload picks 1 for scattered columns */
 #define HSPMV_NHINTS 3
 
@@ -99,6 +106,12 @@ struct hspmv_gpu_csr {
     int64_t device_bytes;
     double upload_seconds;
     struct hspmv_cusparse_state *sp;
+    /* column panels (AUTO only): panel p holds columns [p*panel_cols,
+       (p+1)*panel_cols) of every row, absolute column numbers, planned as a
+       matrix of its own; AUTO writes y with panel 0 and adds the others */
+    int npanels;
+    int64_t panel_cols;
+    struct hspmv_gpu_csr **panel;
 };
 
 /* HSPMV_OK when e == cudaSuccess, else HSPMV_ERR_CUDA with what and the CUDA string. */
@@ -106,14 +119,15 @@ int hspmv_cuda_err(cudaError_t e, const char *what, hspmv_error *err);
 /* The same for the last launch (cudaGetLastError). */
 int hspmv_cuda_launch_err(const char *what, hspmv_error *err);
 
-/* Kernel families. Each writes y[i] for every row i; rows with at least
-   long_min entries get 0 (the long-row kernel adds them in afterwards). */
+/* Short-row kernel families. Each writes y[i] = (row i) . x for every row
+   i, or adds it into y[i] when add != 0; rows with at least long_min
+   entries count as 0 (the long-row kernel adds them in afterwards). */
 int hspmv_gpu_launch_naive(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y,
-                           int64_t long_min, hspmv_error *err);
+                           int64_t long_min, int add, hspmv_error *err);
 int hspmv_gpu_launch_stream(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y,
-                            int64_t long_min, hspmv_error *err);
+                            int64_t long_min, int add, hspmv_error *err);
 int hspmv_gpu_launch_light(const hspmv_gpu_csr *A, int V, const hspmv_real *x, hspmv_real *y,
-                           int64_t long_min, hspmv_error *err);
+                           int64_t long_min, int add, hspmv_error *err);
 int hspmv_gpu_launch_long(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y,
                           hspmv_error *err);
 /* Picks fn[A->hints] (clamped to the known modes). */

@@ -158,7 +158,8 @@ static int scattered_columns(const hspmv_csr *A)
     return far * 2 > n;
 }
 
-int hspmv_gpu_csr_upload(const hspmv_csr *A, hspmv_gpu_csr **dA, hspmv_error *err)
+/* Copies A to the device and plans it (no panels). */
+static int upload_plain(const hspmv_csr *A, hspmv_gpu_csr **dA, hspmv_error *err)
 {
     hspmv_gpu_csr *G = NULL;
     int rc;
@@ -211,11 +212,139 @@ fail:
     return rc;
 }
 
+static void free_panels(hspmv_gpu_csr *G)
+{
+    for (int p = 0; p < G->npanels; p++) hspmv_gpu_csr_destroy(&G->panel[p]);
+    hspmv_free(G->panel);
+    G->panel = NULL;
+    G->npanels = 0;
+    G->panel_cols = 0;
+}
+
+/* Panel width for AUTO: where columns are scattered (the upload's hint test)
+   and x is larger than HSPMV_PANEL_L2_SHARE of L2, the fewest equal panels
+   whose piece of x fits in that share; else 0 (no panels). */
+static int64_t default_panel_cols(const hspmv_gpu_csr *G)
+{
+    int dev = 0, l2 = 0;
+    double xb = (double)G->ncols * sizeof(hspmv_real), target;
+    if (!G->hints_default || G->nnz == 0) return 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess)
+        l2 = 50 << 20;
+    target = HSPMV_PANEL_L2_SHARE * l2;
+    if (xb <= target) return 0;
+    int64_t P = (int64_t)(xb / target) + 1;
+    return (G->ncols + P - 1) / P;
+}
+
+/* Splits A into column panels of w columns (the last may be narrower) and
+   uploads each as a planned matrix of its own under G. Entries keep their
+   order within a row. w <= 0 or w >= ncols: no panels. Skipped (no panels,
+   no error) when the device lacks room for a second copy of the matrix. */
+static int build_panels(hspmv_gpu_csr *G, const hspmv_csr *A, int64_t w, hspmv_error *err)
+{
+    int64_t P, n = A->nrows;
+    hspmv_csr *S = NULL;
+    size_t free_b = 0, total_b = 0;
+    int rc = HSPMV_OK;
+    free_panels(G);
+    if (w <= 0 || w >= A->ncols || A->nnz == 0) return hspmv_ok(err);
+    P = (A->ncols + w - 1) / w;
+    if (P > 1024) return hspmv_err(err, HSPMV_ERR_ARG, "column panels: %lld panels of %lld columns (at most 1024)",
+                                   (long long)P, (long long)w);
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess ||
+        (double)free_b < 1.25 * ((double)A->nnz * (sizeof(int32_t) + sizeof(hspmv_real)) +
+                                 (double)P * (double)(n + 1) * sizeof(int64_t)))
+        return hspmv_ok(err);
+    S = (hspmv_csr *)hspmv_calloc((size_t)P, sizeof(*S));
+    G->panel = (hspmv_gpu_csr **)hspmv_calloc((size_t)P, sizeof(*G->panel));
+    if (!S || !G->panel) {
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "column panels: out of host memory");
+        goto out;
+    }
+    G->npanels = (int)P;
+    G->panel_cols = w;
+    for (int64_t p = 0; p < P; p++) {
+        S[p].nrows = n;
+        S[p].ncols = A->ncols;
+        S[p].rowptr = (int64_t *)hspmv_calloc((size_t)n + 1, sizeof(int64_t));
+        if (!S[p].rowptr) {
+            rc = hspmv_err(err, HSPMV_ERR_NOMEM, "column panels: out of host memory");
+            goto out;
+        }
+    }
+    /* entries per panel and row; then each row fills its own places, so
+       both passes run in parallel over rows (one pass each over A) */
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) S[A->colind[k] / w].rowptr[i + 1]++;
+    for (int64_t p = 0; p < P; p++) {
+        for (int64_t i = 0; i < n; i++) S[p].rowptr[i + 1] += S[p].rowptr[i];
+        S[p].nnz = S[p].rowptr[n];
+        S[p].colind = (int32_t *)hspmv_alloc_array((size_t)(S[p].nnz ? S[p].nnz : 1), sizeof(int32_t));
+        S[p].val = (hspmv_real *)hspmv_alloc_array((size_t)(S[p].nnz ? S[p].nnz : 1), sizeof(hspmv_real));
+        if (!S[p].colind || !S[p].val) {
+            rc = hspmv_err(err, HSPMV_ERR_NOMEM, "column panels: out of host memory");
+            goto out;
+        }
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) /* entries keep their order within each panel's row */
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            int64_t p = A->colind[k] / w, q = S[p].rowptr[i]++;
+            S[p].colind[q] = A->colind[k];
+            S[p].val[q] = A->val[k];
+        }
+    for (int64_t p = 0; p < P; p++) { /* the fill moved each row start to the next row's: back */
+        for (int64_t i = n; i > 0; i--) S[p].rowptr[i] = S[p].rowptr[i - 1];
+        S[p].rowptr[0] = 0;
+    }
+    for (int64_t p = 0; p < P && !rc; p++) {
+        rc = upload_plain(&S[p], &G->panel[p], err);
+        if (!rc) G->device_bytes += G->panel[p]->device_bytes;
+        /* a panel's rows are short (mean/P), but one thread per row reads
+           v and ci uncoalesced, and evict-first drops those lines between
+           its iterations: stream won in every panel measured, 1.3-2.6x */
+        if (!rc && G->panel[p]->auto_kernel == HSPMV_GPU_NAIVE) G->panel[p]->auto_kernel = HSPMV_GPU_STREAM;
+        hspmv_csr_free(&S[p]); /* host copy no longer needed */
+    }
+out:
+    if (S)
+        for (int64_t p = 0; p < P; p++) hspmv_csr_free(&S[p]);
+    hspmv_free(S);
+    if (rc) free_panels(G);
+    return rc;
+}
+
+int hspmv_gpu_csr_upload(const hspmv_csr *A, hspmv_gpu_csr **dA, hspmv_error *err)
+{
+    int rc = upload_plain(A, dA, err);
+    if (rc) return rc;
+    rc = build_panels(*dA, A, default_panel_cols(*dA), err);
+    if (rc) hspmv_gpu_csr_destroy(dA);
+    return rc;
+}
+
+int hspmv_gpu_csr_set_panels(hspmv_gpu_csr *G, const hspmv_csr *A, int64_t panel_cols, hspmv_error *err)
+{
+    int64_t before = 0;
+    int rc;
+    if (!G || !A || A->nrows != G->nrows || A->ncols != G->ncols || A->nnz != G->nnz || panel_cols < -1)
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_csr_set_panels: not the uploaded matrix, or width %lld",
+                         (long long)panel_cols);
+    for (int p = 0; p < G->npanels; p++) before += G->panel[p]->device_bytes;
+    G->device_bytes -= before;
+    rc = build_panels(G, A, panel_cols < 0 ? default_panel_cols(G) : panel_cols, err);
+    for (int p = 0; p < G->npanels; p++) G->panel[p]->hints = G->hints;
+    return rc;
+}
+
 void hspmv_gpu_csr_destroy(hspmv_gpu_csr **dA)
 {
     hspmv_gpu_csr *G;
     if (!dA || !*dA) return;
     G = *dA;
+    free_panels(G);
     hspmv_gpu_cusparse_free(G);
     free_chunks(G);
     cudaFree(G->rp);
@@ -243,6 +372,9 @@ void hspmv_gpu_csr_stats(const hspmv_gpu_csr *G, hspmv_gpu_stats *st)
     st->device_bytes = G->device_bytes;
     st->upload_seconds = G->upload_seconds;
     st->hints = G->hints;
+    st->panels = G->npanels;
+    st->panel_kernel = G->npanels ? G->panel[0]->auto_kernel : -1;
+    st->panel_cols = G->panel_cols;
 }
 
 int hspmv_gpu_csr_set_hints(hspmv_gpu_csr *G, int hints, hspmv_error *err)
@@ -250,6 +382,7 @@ int hspmv_gpu_csr_set_hints(hspmv_gpu_csr *G, int hints, hspmv_error *err)
     if (!G || hints < -1 || hints >= HSPMV_NHINTS)
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_csr_set_hints: %d (0..%d, or -1)", hints, HSPMV_NHINTS - 1);
     G->hints = hints < 0 ? G->hints_default : hints;
+    for (int p = 0; p < G->npanels; p++) G->panel[p]->hints = hints < 0 ? G->panel[p]->hints_default : hints;
     return hspmv_ok(err);
 }
 

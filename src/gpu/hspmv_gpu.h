@@ -68,11 +68,23 @@ typedef struct hspmv_gpu_stats {
     int64_t device_bytes; /* device memory held by the matrix (cuSPARSE's extras included once made) */
     double upload_seconds; /* host-to-device copies of the upload, planning excluded */
     int hints;            /* cache-hint mode of the kernels (hspmv_gpu_csr_set_hints) */
+    int panels;           /* column panels AUTO runs one after another (0: none) */
+    int64_t panel_cols;   /* columns per panel (0: no panels) */
+    int panel_kernel;     /* short-row kernel of the first panel (-1: no panels) */
 } hspmv_gpu_stats;
 
 /* Copies *A to the device (cudaMalloc, never managed memory) and plans the
    hybrid choice. *dA is NULL on failure. Not thread-safe with other calls on dA. */
 int hspmv_gpu_csr_upload(const hspmv_csr *A, hspmv_gpu_csr **dA, hspmv_error *err);
+
+/* AUTO on scattered columns (random, power law) with x larger than a
+   quarter of L2: the upload also stores the matrix as column panels whose
+   piece of x fits in that quarter, and AUTO runs them one after another,
+   adding into y, so that its gathers hit L2 (device memory: a second copy
+   of the matrix; skipped when it does not fit). Test and tuning hook:
+   rebuild the panels of dA from A, the matrix that was uploaded, with
+   panel_cols columns each (0: no panels, -1: the upload's rule). */
+int hspmv_gpu_csr_set_panels(hspmv_gpu_csr *dA, const hspmv_csr *A, int64_t panel_cols, hspmv_error *err);
 
 /* Frees everything of *dA (cuSPARSE handles too) and sets *dA to NULL; NULL is fine. */
 void hspmv_gpu_csr_destroy(hspmv_gpu_csr **dA);

@@ -62,22 +62,37 @@ int64_t hspmv_gpu_long_min(int kernel, double mean_row)
     return by_mean > m ? by_mean : m;
 }
 
-/* Short-row kernel k; rows of at least long_min entries get y_i = 0. */
+/* Short-row kernel k; rows of at least long_min entries count as 0. */
 static int run_short(hspmv_gpu_csr *A, int k, const hspmv_real *x, hspmv_real *y,
-                     int64_t long_min, hspmv_error *err)
+                     int64_t long_min, int add, hspmv_error *err)
 {
-    if (k == HSPMV_GPU_NAIVE) return hspmv_gpu_launch_naive(A, x, y, long_min, err);
-    if (k == HSPMV_GPU_STREAM) return hspmv_gpu_launch_stream(A, x, y, long_min, err);
-    return hspmv_gpu_launch_light(A, vector_width(k), x, y, long_min, err);
+    if (k == HSPMV_GPU_NAIVE) return hspmv_gpu_launch_naive(A, x, y, long_min, add, err);
+    if (k == HSPMV_GPU_STREAM) return hspmv_gpu_launch_stream(A, x, y, long_min, add, err);
+    return hspmv_gpu_launch_light(A, vector_width(k), x, y, long_min, add, err);
 }
 
 /* A short-row kernel with long_min (INT64_MAX: no split), then the long rows. */
 static int run_split(hspmv_gpu_csr *A, int k, const hspmv_real *x, hspmv_real *y,
-                     int64_t long_min, hspmv_error *err)
+                     int64_t long_min, int add, hspmv_error *err)
 {
-    int rc = run_short(A, k, x, y, long_min, err);
+    int rc = run_short(A, k, x, y, long_min, add, err);
     if (rc || long_min == INT64_MAX) return rc;
     return hspmv_gpu_launch_long(A, x, y, err);
+}
+
+/* AUTO: the planned short-row kernel and long-row split; with column panels,
+   panel by panel, the first writing y and the others adding into it, so
+   each panel's gathers come from a piece of x that stays in L2. */
+static int run_auto(hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
+{
+    if (A->npanels == 0)
+        return run_split(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, 0, err);
+    for (int p = 0; p < A->npanels; p++) {
+        hspmv_gpu_csr *P = A->panel[p];
+        int rc = run_split(P, P->auto_kernel, x, y, P->nchunks > 0 ? P->long_min : INT64_MAX, p > 0, err);
+        if (rc) return rc;
+    }
+    return hspmv_ok(err);
 }
 
 int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real *y,
@@ -87,11 +102,11 @@ int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv: NULL matrix or vector");
     switch (kernel) {
     case HSPMV_GPU_AUTO:
-        return run_split(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, err);
+        return run_auto(A, x, y, err);
     case HSPMV_GPU_LIGHT:
-        return run_split(A, A->light_kernel, x, y, INT64_MAX, err);
+        return run_split(A, A->light_kernel, x, y, INT64_MAX, 0, err);
     case HSPMV_GPU_AUTO_SHORT:
-        return run_short(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, err);
+        return run_short(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, 0, err);
     case HSPMV_GPU_AUTO_LONG:
         return hspmv_gpu_launch_long(A, x, y, err);
     case HSPMV_GPU_NAIVE:
@@ -101,7 +116,7 @@ int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real
     case HSPMV_GPU_LIGHT8:
     case HSPMV_GPU_LIGHT16:
     case HSPMV_GPU_LIGHT32:
-        return run_split(A, kernel, x, y, INT64_MAX, err);
+        return run_split(A, kernel, x, y, INT64_MAX, 0, err);
     case HSPMV_GPU_CUSPARSE:
         return hspmv_gpu_cusparse_spmv(A, 0, x, y, err);
     case HSPMV_GPU_CUSPARSE_ALG2:

@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(LIGHT_THREADS)
 spmv_light_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
                   const hspmv_real *__restrict__ v, const hspmv_real *__restrict__ x,
                   hspmv_real *__restrict__ y, unsigned *counter, int64_t long_min,
-                  unsigned nwarps)
+                  unsigned nwarps, int add)
 {
     constexpr int VPW = 32 / V;         /* vectors per warp */
     constexpr int F = VPW * LIGHT_U;    /* rows per fetch */
@@ -43,7 +43,7 @@ spmv_light_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__re
 #pragma unroll
             for (int off = V / 2; off > 0; off >>= 1)
                 sum += __shfl_down_sync(HSPMV_FULL_MASK, sum, off, V);
-            if (vl == 0 && i < n) y[i] = sum;
+            if (vl == 0 && i < n) y[i] = add ? y[i] + sum : sum;
         }
     }
     if (lane == 0) {
@@ -56,7 +56,7 @@ spmv_light_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__re
 }
 
 typedef void light_fn(int64_t, const int64_t *, const int32_t *, const hspmv_real *,
-                      const hspmv_real *, hspmv_real *, unsigned *, int64_t, unsigned);
+                      const hspmv_real *, hspmv_real *, unsigned *, int64_t, unsigned, int);
 #define LIGHT_ROW(H) {spmv_light_kernel<2, H>, spmv_light_kernel<4, H>, spmv_light_kernel<8, H>, \
                       spmv_light_kernel<16, H>, spmv_light_kernel<32, H>}
 static light_fn *const light_kernels[HSPMV_NHINTS][5] = {LIGHT_ROW(0), LIGHT_ROW(1), LIGHT_ROW(2)};
@@ -97,7 +97,7 @@ int hspmv_gpu_light_grid(hspmv_gpu_csr *A, hspmv_error *err)
 }
 
 int hspmv_gpu_launch_light(const hspmv_gpu_csr *A, int V, const hspmv_real *x, hspmv_real *y,
-                           int64_t long_min, hspmv_error *err)
+                           int64_t long_min, int add, hspmv_error *err)
 {
     int t = log2_index(V);
     if (t < 0) return hspmv_err(err, HSPMV_ERR_ARG, "LightSpMV: no vector width %d", V);
@@ -105,6 +105,6 @@ int hspmv_gpu_launch_light(const hspmv_gpu_csr *A, int V, const hspmv_real *x, h
     unsigned blocks = (unsigned)A->light_blocks[t];
     unsigned nwarps = blocks * (LIGHT_THREADS / 32);
     HSPMV_BY_HINTS(A, light_kernels)[t]<<<blocks, LIGHT_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, A->counter,
-                                                long_min, nwarps);
+                                                long_min, nwarps, add);
     return hspmv_cuda_launch_err("spmv_light_kernel", err);
 }

@@ -13,7 +13,7 @@ template <int H>
 __global__ void __launch_bounds__(STREAM_THREADS)
 spmv_stream_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
                    const hspmv_real *__restrict__ v, const hspmv_real *__restrict__ x,
-                   hspmv_real *__restrict__ y, int64_t long_min)
+                   hspmv_real *__restrict__ y, int64_t long_min, int add)
 {
     __shared__ hspmv_real buf[STREAM_WARPS][STREAM_PIECE];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
@@ -60,21 +60,21 @@ spmv_stream_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__r
         seg = __shfl_sync(HSPMV_FULL_MASK, rf, h);
         holes &= holes - 1;
     }
-    if (i < n) y[i] = sum;
+    if (i < n) y[i] = add ? y[i] + sum : sum;
 }
 
 typedef void stream_fn(int64_t, const int64_t *, const int32_t *, const hspmv_real *,
-                       const hspmv_real *, hspmv_real *, int64_t);
+                       const hspmv_real *, hspmv_real *, int64_t, int);
 static stream_fn *const stream_kernels[HSPMV_NHINTS] = {
     spmv_stream_kernel<0>, spmv_stream_kernel<1>, spmv_stream_kernel<2>,
 };
 
 int hspmv_gpu_launch_stream(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y,
-                            int64_t long_min, hspmv_error *err)
+                            int64_t long_min, int add, hspmv_error *err)
 {
     int64_t rows_per_block = 32 * STREAM_WARPS;
     int64_t blocks = (A->nrows + rows_per_block - 1) / rows_per_block;
     if (blocks == 0) return hspmv_ok(err);
-    HSPMV_BY_HINTS(A, stream_kernels)<<<(unsigned)blocks, STREAM_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, long_min);
+    HSPMV_BY_HINTS(A, stream_kernels)<<<(unsigned)blocks, STREAM_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, long_min, add);
     return hspmv_cuda_launch_err("spmv_stream_kernel", err);
 }

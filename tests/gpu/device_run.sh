@@ -2,10 +2,12 @@
 # device_run.sh — one call on the GPU machine: build with CUDA, run test-gpu
 # (both precisions), then the benchmark table on generated matrices and the
 # vector-width sweeps behind the hybrid rule. Logs go to $OUT (or /tmp/gpu-out).
-#   tests/gpu/device_run.sh [all|test|bench|sweep|tune]...
+#   tests/gpu/device_run.sh [all|test|bench|sweep|tune|table|panels]...
 # tune: the lean table of the cache-hint pass (every kernel in hint modes
 # 0, 1, 2 and auto's parts timed alone on the power-law matrix); not in all.
-# table: the short final table (auto, its parts, cuSPARSE); not in all.
+# table: the short final table (auto with and without column panels, cuSPARSE); not in all.
+# panels: auto with column panels of several widths on the scattered
+# matrices (power law, random), both precisions; not in all.
 set -u
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
@@ -73,9 +75,8 @@ fi
 if case " $what " in *" table "*) true;; *) false;; esac; then
     stamp table
     {
-        $B --gen powerlaw 8000000 --k 10 --kernel auto,cusparse,cusparse-alg2 --parts --reps 20
-        $B --gen powerlaw 8000000 --k 10 --kernel auto --long-min 1024 --reps 20
-        $B --gen random 8000000 --k 16 --kernel stream,auto,cusparse,cusparse-alg2 --reps 30
+        $B --gen powerlaw 8000000 --k 10 --kernel auto,cusparse,cusparse-alg2 --panels -1,0 --reps 20
+        $B --gen random 8000000 --k 16 --kernel stream,auto,cusparse,cusparse-alg2 --panels -1,0 --reps 30
         $B --gen lap2d 4096 --kernel naive,auto,cusparse --reps 30
         $B --gen lap3d 256 --kernel stream,auto,cusparse --reps 30
         $B --gen banded 2000000 --width 32 --kernel auto,cusparse --reps 30
@@ -83,10 +84,22 @@ if case " $what " in *" table "*) true;; *) false;; esac; then
     stamp table-single
     $M PRECISION=single gpu-programs >> "$OUT/build.log" 2>&1
     {
-        $B --gen powerlaw 8000000 --k 10 --kernel auto,cusparse,cusparse-alg2 --parts --reps 20
-        $B --gen random 8000000 --k 16 --kernel stream,auto,cusparse,cusparse-alg2 --reps 30
+        $B --gen powerlaw 8000000 --k 10 --kernel auto,cusparse,cusparse-alg2 --panels -1,0 --reps 20
+        $B --gen random 8000000 --k 16 --kernel stream,auto,cusparse,cusparse-alg2 --panels -1,0 --reps 30
         $B --gen lap3d 256 --kernel naive,auto,cusparse --reps 30
     } >> "$OUT/bench.log" 2>&1
+    $M PRECISION=double gpu-programs >> "$OUT/build.log" 2>&1
+fi
+
+if case " $what " in *" panels "*) true;; *) false;; esac; then
+    # auto without panels, with the library's rule, and with 2, 3, 4 and 5 panels on 8M columns
+    for prec in double single; do
+        stamp "panels $prec"
+        $M PRECISION=$prec gpu-programs >> "$OUT/build.log" 2>&1
+        for m in "powerlaw 8000000 --k 10" "random 8000000 --k 16"; do
+            $B --gen $m --kernel auto,cusparse --panels 0,-1,4000000,2666667,2000000,1600000 --reps 20
+        done >> "$OUT/bench.log" 2>&1
+    done
     $M PRECISION=double gpu-programs >> "$OUT/build.log" 2>&1
 fi
 
@@ -109,7 +122,8 @@ summ() {
     awk '/^bench=light/ {
         for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
         k = f["kernel"]; if (("hints" in f) && f["hints"] >= 0) k = k "/h" f["hints"]
-        printf "%-28s %-6s %-14s %-8s %9.4f %8.1f %6.3f %7.3f %s\n", f["matrix"], f["precision"], k, f["picked"],
+        if (("panel_cols" in f) && f["panel_cols"] > 0) k = k "/p" f["panel_cols"] ":" f["panel_kernel"]
+        printf "%-28s %-6s %-30s %-8s %9.4f %8.1f %6.3f %7.3f %s\n", f["matrix"], f["precision"], k, f["picked"],
                f["median_ms"], f["gbs"], f["copy_frac"], f["vs_cusparse"], (f["checked"] == 1 ? (f["violations"] == 0 ? "ok" : "FAIL") : "-")
     }' "$@"
 }

@@ -86,6 +86,28 @@ static void all_match(const hspmv_csr *A, const char *what, int64_t long_min)
                   what, (long long)long_min, (long long)st.long_rows, (long long)st.long_chunks, h);
         }
     }
+    /* column panels (the upload makes them only for big scattered matrices):
+       auto panel by panel, the first panel writing y, the others adding */
+    if (A->ncols > 1) {
+        int64_t widths[3] = {A->ncols / 1000 + 97, A->ncols / 3 + 1, A->ncols - 1};
+        for (int w = 0; w < 3; w++) {
+            hspmv_gpu_stats st;
+            int64_t want = (A->ncols + widths[w] - 1) / widths[w];
+            rc = hspmv_gpu_csr_set_panels(dA, A, widths[w], &e);
+            CHECK(rc == HSPMV_OK, "%s: set_panels %lld: %s", what, (long long)widths[w], e.msg);
+            hspmv_gpu_csr_stats(dA, &st);
+            CHECK(st.panels == (want > 1 && A->nnz > 0 ? want : 0), "%s: %d panels of %lld columns, want %lld",
+                  what, st.panels, (long long)widths[w], (long long)want);
+            for (int h = 0; h < 3; h++) {
+                hspmv_gpu_csr_set_hints(dA, h, &e);
+                CHECK(run_one(A, dA, HSPMV_GPU_AUTO, x, dx, dy, y, what),
+                      "%s: auto in %d column panels of %lld, hints %d, off the reference", what, st.panels,
+                      (long long)widths[w], h);
+            }
+        }
+        rc = hspmv_gpu_csr_set_panels(dA, A, -1, &e);
+        CHECK(rc == HSPMV_OK, "%s: set_panels -1: %s", what, e.msg);
+    }
     rc = hspmv_gpu_csr_set_hints(dA, -1, &e);
     CHECK(rc == HSPMV_OK, "%s: set_hints -1: %s", what, e.msg);
     /* the benchmark's timing hooks: auto's two parts, one after the other, are auto */
@@ -314,6 +336,11 @@ static void bad_arguments_are_refused_with_status_codes(void)
     CHECK(hspmv_gpu_csr_set_hints(dA, -2, &e) == HSPMV_ERR_ARG, "cache-hint mode -2 accepted");
     CHECK(hspmv_gpu_csr_set_hints(NULL, 0, &e) == HSPMV_ERR_ARG, "NULL matrix accepted by set_hints");
     CHECK(hspmv_gpu_kernel_parse("auto-long") == HSPMV_GPU_AUTO_LONG, "part names");
+    CHECK(hspmv_gpu_csr_set_panels(dA, &A, -2, &e) == HSPMV_ERR_ARG, "panel width -2 accepted");
+    CHECK(hspmv_gpu_csr_set_panels(dA, NULL, 10, &e) == HSPMV_ERR_ARG, "panels from a NULL matrix accepted");
+    A.ncols--;
+    CHECK(hspmv_gpu_csr_set_panels(dA, &A, 10, &e) == HSPMV_ERR_ARG, "panels from another matrix accepted");
+    A.ncols++;
     CHECK(hspmv_gpu_spmv(NULL, HSPMV_GPU_AUTO, dx, dy, &e) == HSPMV_ERR_ARG, "NULL matrix accepted");
     CHECK(hspmv_gpu_spmv(dA, HSPMV_GPU_NAIVE, NULL, dy, &e) == HSPMV_ERR_ARG, "NULL x accepted");
     CHECK(hspmv_gpu_kernel_parse("light16") == HSPMV_GPU_LIGHT16, "kernel names");
