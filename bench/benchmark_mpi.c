@@ -15,7 +15,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mpirun -n P benchmark-mpi matrix.mtx[.gz] [--partition nnz|rows|metis] [--threshold T]\n"
-            "         [--format auto|csr|csrl|bcoo|csr16] [--kernel K] [--threads N] [--reps N] [--warmup N]\n"
+            "         [--format auto|csr|csrl|bcoo|csr16|csrvi] [--kernel K] [--threads N] [--reps N] [--warmup N]\n"
             "         [--triad MIB] [--json] [--verbose]\n"
             "  Rank 0 reads the matrix and sends each rank its rows; y = A*x is timed with the halo\n"
             "  exchange overlapped (median/min/max over N calls, default 50, each barrier-separated and\n"
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
             if ((o.partition = bu_partition_of(v)) < 0) die_msg("--partition takes nnz, rows or metis");
             i++;
         } else if (!strcmp(a, "--format") && v) {
-            if ((o.format = bu_format_of(v)) < 0) die_msg("--format takes auto, csr, csrl, bcoo or csr16");
+            if ((o.format = bu_format_of(v)) < 0) die_msg("--format takes auto, csr, csrl, bcoo, csr16 or csrvi");
             i++;
         } else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
@@ -192,10 +192,13 @@ int main(int argc, char **argv)
                    (long long)A.nrows, (long long)A.ncols, (long long)A.nnz, prec, t_read, t_create);
             printf("  ranks %d x threads %d, partition %s%s, nnz imbalance (max/avg) %.3f, kernels %s\n", P, thr,
                    part_names[in.partition], in.permuted ? " (rows renumbered)" : "", imb, in.owned.isa);
-            printf("  formats (owned blocks): csr %d, csrl %d, bcoo %d, csr16 %d, none %d (CSRL when nzseg/nnz < %.2f)\n",
+            printf("  formats (owned blocks): csr %d, csrl %d, bcoo %d, csr16 %d, csrvi %d, none %d (CSRL when "
+                   "nzseg/nnz < %.2f)\n",
                    in.format_counts[HSPMV_FORMAT_CSR], in.format_counts[HSPMV_FORMAT_CSRL],
                    in.format_counts[HSPMV_FORMAT_BCOO], in.format_counts[HSPMV_FORMAT_CSR16],
-                   P - in.format_counts[1] - in.format_counts[2] - in.format_counts[3] - in.format_counts[4],
+                   in.format_counts[HSPMV_FORMAT_CSRVI],
+                   P - in.format_counts[1] - in.format_counts[2] - in.format_counts[3] - in.format_counts[4] -
+                       in.format_counts[5],
                    o.csrl_threshold);
             if (verbose)
                 for (int p = 0; p < P; p++)
@@ -220,14 +223,14 @@ int main(int argc, char **argv)
             printf("  check vs long-double reference: max_rel=%.3e avg_rel=%.3e rows_off_bound=%lld %s\n",
                    chk.max_rel, chk.avg_rel, (long long)chk.violations, bad ? "FAILED" : "ok");
             printf("bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s rows=%lld cols=%lld "
-                   "nnz=%lld imbalance=%.4f csr=%d csrl=%d bcoo=%d csr16=%d halo_bytes=%.0f halo_max_bytes=%.0f reps=%ld "
+                   "nnz=%lld imbalance=%.4f csr=%d csrl=%d bcoo=%d csr16=%d csrvi=%d halo_bytes=%.0f halo_max_bytes=%.0f reps=%ld "
                    "median_ms=%.6f min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f "
                    "wait_ms=%.5f ghost_ms=%.5f wait_share=%.4f triad_gbs=%.2f peak_mb_root_read=%.1f "
                    "peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e violations=%lld ysum=%.10g "
                    "ychk=%.10g\n",
                    path, prec, P, thr, part_names[in.partition], (long long)A.nrows, (long long)A.ncols,
                    (long long)A.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
-                   in.format_counts[4], halo_b,
+                   in.format_counts[4], in.format_counts[5], halo_b,
                    halo_mx, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9,
                    tmax[0] * 1e3, tmax[1] * 1e3, tmax[2] * 1e3, tmax[3] * 1e3, wait_share, triad,
                    peak_read / 1e6, peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel,
@@ -235,14 +238,14 @@ int main(int argc, char **argv)
         } else {
             printf("{\"bench\":\"mpi\",\"matrix\":\"%s\",\"precision\":\"%s\",\"ranks\":%d,\"threads\":%d,"
                    "\"partition\":\"%s\",\"rows\":%lld,\"cols\":%lld,\"nnz\":%lld,\"imbalance\":%.4f,"
-                   "\"formats\":{\"csr\":%d,\"csrl\":%d,\"bcoo\":%d,\"csr16\":%d},\"halo_bytes\":%.0f,\"halo_max_bytes\":%.0f,"
+                   "\"formats\":{\"csr\":%d,\"csrl\":%d,\"bcoo\":%d,\"csr16\":%d,\"csrvi\":%d},\"halo_bytes\":%.0f,\"halo_max_bytes\":%.0f,"
                    "\"reps\":%ld,\"median_ms\":%.6f,\"min_ms\":%.6f,\"max_ms\":%.6f,\"gflops\":%.4f,\"gbs\":%.3f,"
                    "\"post_ms\":%.5f,\"owned_ms\":%.5f,\"wait_ms\":%.5f,\"ghost_ms\":%.5f,\"wait_share\":%.4f,"
                    "\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,\"peak_mb_others\":%.1f,"
                    "\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,\"ysum\":%.10g,\"ychk\":%.10g",
                    path, prec, P, thr, part_names[in.partition], (long long)A.nrows, (long long)A.ncols,
                    (long long)A.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
-                   in.format_counts[4], halo_b,
+                   in.format_counts[4], in.format_counts[5], halo_b,
                    halo_mx, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9,
                    tmax[0] * 1e3, tmax[1] * 1e3, tmax[2] * 1e3, tmax[3] * 1e3, wait_share, triad,
                    peak_read / 1e6, peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel,

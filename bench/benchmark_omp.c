@@ -1,5 +1,5 @@
 /* benchmark_omp.c — node-level SpMV: read a Matrix Market file, prepare it in
-   each format (CSR, CSRL, blocked COO) and in the automatic choice, time
+   each format (CSR, CSRL, blocked COO, CSR16, CSRVI) and in the automatic choice, time
    y = A*x with OpenMP threads, and quote every rate as a fraction of the
    STREAM-triad bandwidth measured in the same run on the same threads. */
 #include <stdio.h>
@@ -20,10 +20,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: benchmark-omp matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
-            "         [--format auto|csr|csrl|bcoo|csr16|all[,...]] [--threshold T] [--kernel K]\n"
+            "         [--format auto|csr|csrl|bcoo|csr16|csrvi|all[,...]] [--threshold T] [--kernel K]\n"
             "         [--bw | --no-bw] [--bw-mib M] [--csv FILE]\n"
             "  Prepares the matrix in each format asked for (default all: csr, csrl, bcoo,\n"
-            "  then the automatic choice) and times y = A*x with `threads` OpenMP threads\n"
+            "  csr16, csrvi, then the automatic choice; a format that cannot hold the matrix\n"
+            "  is skipped) and times y = A*x with `threads` OpenMP threads\n"
             "  (default: OMP_NUM_THREADS or all cores; a list such as 1,2,4 reads the file\n"
             "  once and measures each count in turn): median/min/max of N timed calls\n"
             "  (default 50, in 5 rounds that cycle through the formats, each round after\n"
@@ -52,7 +53,7 @@ typedef struct run {
 
 #define fmt_word bu_format_names
 
-/* "all", or a comma list of auto, csr, csrl, bcoo, csr16; returns the count, 0 if bad. */
+/* "all", or a comma list of auto, csr, csrl, bcoo, csr16, csrvi; returns the count, 0 if bad. */
 static int parse_format(const char *s, int *list)
 {
     int n = 0;
@@ -62,8 +63,9 @@ static int parse_format(const char *s, int *list)
         list[1] = HSPMV_FORMAT_CSRL;
         list[2] = HSPMV_FORMAT_BCOO;
         list[3] = HSPMV_FORMAT_CSR16;
-        list[4] = HSPMV_FORMAT_AUTO;
-        return 5;
+        list[4] = HSPMV_FORMAT_CSRVI;
+        list[5] = HSPMV_FORMAT_AUTO;
+        return 6;
     }
     while (*s) {
         size_t len = strcspn(s, ",");
@@ -312,7 +314,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--warmup")) c.warmup = bu_parse_long(prog, a, v), i++;
         else if (!strcmp(a, "--format")) {
             if (!(c.nfmt = parse_format(v, c.fmts)))
-                die_msg("--format takes all or a comma list of auto, csr, csrl, bcoo, csr16, not '%s'", v ? v : "");
+                die_msg("--format takes all or a comma list of auto, csr, csrl, bcoo, csr16, csrvi, not '%s'", v ? v : "");
             i++;
         } else if (!strcmp(a, "--threshold")) c.threshold = parse_double(a, v), i++;
         else if (!strcmp(a, "--kernel")) {

@@ -158,13 +158,16 @@ int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_rea
 /* ---- one rank's matrix: format choice, SIMD kernels, OpenMP threads ------ */
 
 enum { HSPMV_FORMAT_AUTO = 0, HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
-       HSPMV_NFORMATS };
+       HSPMV_FORMAT_CSRVI, HSPMV_NFORMATS };
 enum { HSPMV_PART_NNZ = 0, HSPMV_PART_ROWS, HSPMV_PART_METIS };
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
-    int format;            /* HSPMV_FORMAT_AUTO: CSRL when nzseg/nnz < csrl_threshold, else CSR16
-                              when every |col - row| <= 32767, else CSR */
+    int format;            /* HSPMV_FORMAT_AUTO: CSRL when nzseg/nnz < csrl_threshold, else CSRVI
+                              when nnz > 0 and at most 256 distinct values (told apart by their
+                              bits), else CSR16 when every |col - row| <= 32767, else CSR.
+                              CSR16 or CSRVI asked for on a matrix they cannot hold:
+                              HSPMV_ERR_UNSUPPORTED */
     double csrl_threshold; /* 0.3 (DESIGN.md) */
     const char *kernel;    /* "auto": on matrices of >= 2^20 nonzeros the fastest set timed at
                               creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
@@ -181,8 +184,8 @@ typedef struct hspmv_local hspmv_local;
 
 /* What a prepared matrix chose. */
 typedef struct hspmv_local_info {
-    int format;              /* HSPMV_FORMAT_CSR, _CSRL, _BCOO or _CSR16 (never AUTO) */
-    const char *format_name; /* "csr", "csrl", "bcoo", "csr16" */
+    int format;              /* HSPMV_FORMAT_CSR, _CSRL, _BCOO, _CSR16 or _CSRVI (never AUTO) */
+    const char *format_name; /* "csr", "csrl", "bcoo", "csr16", "csrvi" */
     const char *isa;         /* kernel set in use: "avx512", "avx2", "neon", "scalar" */
     int threads;             /* threads each call uses */
     int64_t nrows, ncols;    /* size */
@@ -207,6 +210,26 @@ void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n);
 
 /* Frees *L and sets it to NULL; accepts NULL. */
 void hspmv_local_destroy(hspmv_local **L);
+
+/* Kernel "auto" for matrices always multiplied together (row pieces of one
+   block, a block and its ghost part), each created with kernel "auto":
+   when their nonzeros add up to 2^20 or more, times every kernel set on all
+   of them at once and gives every one the fastest (pieces under 2^20 are
+   not timed on their own, and one choice for all keeps them consistent).
+   NULL entries are skipped. */
+void hspmv_local_tune_group(hspmv_local **L, int n);
+
+/* The steps of hspmv_local_tune_group, for callers that combine timings
+   (e.g. the slowest rank's): t[s] = seconds of one product of the whole
+   group with kernel set s (the sets this CPU runs, best guess first, at
+   most max), best of a few after one untimed; returns how many sets, 0 when
+   there is nothing to time or no memory. */
+int hspmv_local_time_kernels(hspmv_local **L, int n, double *t, int max);
+/* Gives every matrix of the group kernel set s (as numbered above). */
+void hspmv_local_use_kernels(hspmv_local **L, int n, int s);
+/* Index of the set to keep from times t[0..ns): the fastest, unless it beats
+   set 0 (the registry's first) by less than 3%, the timing noise. */
+int hspmv_local_pick_kernels(const double *t, int ns);
 
 /* ---- memory --------------------------------------------------------------- */
 

@@ -1,4 +1,5 @@
-/* test_local.c — the prepared one-rank matrix (hspmv_local): every format x
+/* test_local.c — the prepared one-rank matrix (hspmv_local): every format
+   (CSRVI on matrices of at most 256 distinct values) x
    every kernel set this CPU runs x 1, 2, 3, 4, 7 threads against the
    long-double reference with the DESIGN.md bound, y = A*x and y += A*x; the
    automatic format choice; thread row chunks; bad input. Reads plain .mtx
@@ -17,8 +18,9 @@ static int nsets;
 
 static const int thread_counts[] = {1, 2, 3, 4, 7};
 #define NTHREADS (int)(sizeof(thread_counts) / sizeof(thread_counts[0]))
-static const int formats[] = {HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16};
-static const char *fmt_names[] = {"auto", "csr", "csrl", "bcoo", "csr16"};
+static const int formats[] = {HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
+                              HSPMV_FORMAT_CSRVI};
+static const char *fmt_names[] = {"auto", "csr", "csrl", "bcoo", "csr16", "csrvi"};
 #define NFMT (int)(sizeof(formats) / sizeof(formats[0]))
 
 /* Row lengths that exercise every SIMD tail (2, 4, 8, 16 lanes, unrolled by 4). */
@@ -42,6 +44,20 @@ static int csr16_fits(const hspmv_csr *A)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             if (A->colind[k] - i > 32767 || i - A->colind[k] > 32767) return 0;
     return 1;
+}
+
+/* At most 256 distinct values: CSRVI can hold A. */
+static int csrvi_fits(const hspmv_csr *A)
+{
+    hspmv_csrvi_set S;
+    return hspmv_csrvi_values(A, &S);
+}
+
+/* Rounds A's values to multiples of 1/8 (at most 17 distinct in [-1, 1)),
+   so that every format, CSRVI included, can hold it. */
+static void quantize(hspmv_csr *A)
+{
+    for (int64_t k = 0; k < A->nnz; k++) A->val[k] = (hspmv_real)(floor((double)A->val[k] * 8 + 0.5) / 8);
 }
 
 static int64_t max_row_nnz(const hspmv_csr *A)
@@ -82,6 +98,7 @@ static int check_matrix(const hspmv_csr *A, const char *name, uint64_t seed)
     tl_fill(y0, n, seed + 1);
     for (int f = 0; f < NFMT; f++) {
         if (formats[f] == HSPMV_FORMAT_CSR16 && !csr16_fits(A)) continue; /* refusal: own test */
+        if (formats[f] == HSPMV_FORMAT_CSRVI && !csrvi_fits(A)) continue; /* refusal: test_csrvi */
         for (int s = 0; s < nsets; s++) {
             for (int t = 0; t < NTHREADS; t++) {
                 hspmv_opts o = opts_of(formats[f], sets[s]->isa, thread_counts[t]);
@@ -201,6 +218,31 @@ static void local_matches_ref_on_rectangular(void)
     hspmv_csr_free(&A);
 }
 
+/* The generated matrices above with values rounded to 17 levels: every
+   format, CSRVI included, on them. */
+static void local_matches_ref_with_few_distinct_values(void)
+{
+    int64_t n = 500, len[500];
+    uint64_t s = 99;
+    hspmv_csr A;
+    for (int64_t i = 0; i < n; i++) len[i] = (int64_t)(tl_next(&s) % 70);
+    len[17] = 2000;
+    CHECK(tl_csr_random(&A, n, 2000, len, 0, 200, 5) == HSPMV_OK, "generate");
+    quantize(&A);
+    CHECK(csrvi_fits(&A), "quantized matrix has more than 256 values");
+    check_matrix(&A, "long rows, 17 values", 4);
+    hspmv_csr_free(&A);
+    for (int64_t i = 0; i < 3 * NTAIL + 5; i++) len[i] = tail_lens[(i * 5) % NTAIL];
+    CHECK(tl_csr_random(&A, 3 * NTAIL + 5, 300, len, 0, 0, 7) == HSPMV_OK, "generate");
+    quantize(&A);
+    check_matrix(&A, "tails, 17 values", 3);
+    hspmv_csr_free(&A);
+    CHECK(tl_csr_random(&A, 40, 100000, NULL, 37, 6, 21) == HSPMV_OK, "generate wide");
+    quantize(&A);
+    check_matrix(&A, "wide 40x100000, 17 values", 8);
+    hspmv_csr_free(&A);
+}
+
 static void local_handles_zero_rows(void)
 {
     hspmv_csr A;
@@ -295,12 +337,14 @@ static void local_auto_picks_csr_when_columns_are_far_and_csr16_is_refused(void)
 static void local_auto_respects_threshold(void)
 {
     double r;
-    CHECK(auto_format("matrices/banded_2000_w16.mtx", 0.0, &r) == HSPMV_FORMAT_CSR16, "threshold 0: CSR16");
+    /* banded and lap2d hold two values: CSRVI once CSRL is off; random 514: CSR16 */
+    CHECK(auto_format("matrices/banded_2000_w16.mtx", 0.0, &r) == HSPMV_FORMAT_CSRVI, "threshold 0: CSRVI");
+    CHECK(auto_format("matrices/random_3000_k8.mtx", 0.0, &r) == HSPMV_FORMAT_CSR16, "threshold 0: CSR16");
     CHECK(auto_format("matrices/random_3000_k8.mtx", 1.01, &r) == HSPMV_FORMAT_CSRL,
           "threshold 1.01: CSRL");
     /* just below and just above the matrix's own ratio */
     auto_format("matrices/lap2d_64.mtx", -1, &r);
-    CHECK(auto_format("matrices/lap2d_64.mtx", r, &r) == HSPMV_FORMAT_CSR16, "threshold = ratio: CSR16");
+    CHECK(auto_format("matrices/lap2d_64.mtx", r, &r) == HSPMV_FORMAT_CSRVI, "threshold = ratio: CSRVI");
     CHECK(auto_format("matrices/lap2d_64.mtx", r + 1e-9, &r) == HSPMV_FORMAT_CSRL,
           "threshold above ratio: CSRL");
 }
@@ -338,6 +382,7 @@ static void local_thread_chunks_cover_rows_and_balance(void)
         hspmv_csr A;
         if (v < 2) CHECK(tl_csr_random(&A, n, 1000, v ? len : NULL, 8, 0, 9) == HSPMV_OK, "generate");
         else CHECK(tl_read_csr("matrices/powerlaw_2000_k6.mtx", &A) == HSPMV_OK, "read");
+        quantize(&A); /* CSRVI too */
         for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++) {
             for (int f = 0; f < NFMT; f++) {
                 hspmv_opts o = opts_of(formats[f], "scalar", tc[t]);
@@ -420,6 +465,8 @@ static void local_owns_its_arrays(void)
         hspmv_local *L = NULL;
         CHECK(tl_csr_random(&A, 200, 300, NULL, 12, 4, 8) == HSPMV_OK, "generate");
         CHECK(tl_csr_random(&C, 200, 300, NULL, 12, 4, 8) == HSPMV_OK, "generate");
+        quantize(&A); /* CSRVI too */
+        quantize(&C);
         CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "create");
         hspmv_csr_free(&A);
         tl_fill(x, 300, 2);
@@ -436,6 +483,7 @@ static void local_touch_zeroes_vectors(void)
     hspmv_csr A;
     hspmv_real v[1000];
     CHECK(tl_csr_random(&A, 500, 700, NULL, 6, 0, 3) == HSPMV_OK, "generate");
+    quantize(&A); /* CSRVI too */
     for (int f = 0; f < NFMT; f++) {
         hspmv_opts o = opts_of(formats[f], "auto", 7);
         hspmv_local *L = NULL;
@@ -460,6 +508,7 @@ static void local_create_survives_allocation_failure(void)
 {
     hspmv_csr A;
     CHECK(tl_csr_random(&A, 300, 300, NULL, 5, 3, 4) == HSPMV_OK, "generate");
+    quantize(&A); /* CSRVI too */
     for (int f = 0; f < NFMT; f++) {
         int rc = HSPMV_ERR_NOMEM;
         for (long k = 1; k < 100 && rc == HSPMV_ERR_NOMEM; k++) {
@@ -540,6 +589,7 @@ int main(void)
     RUN(local_matches_ref_on_tails_and_empty_rows);
     RUN(local_matches_ref_on_long_rows_and_segments);
     RUN(local_matches_ref_on_rectangular);
+    RUN(local_matches_ref_with_few_distinct_values);
     RUN(local_handles_zero_rows);
     RUN(local_handles_more_threads_than_rows);
     RUN(local_matches_ref_on_bundled_matrices);

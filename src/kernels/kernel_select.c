@@ -19,13 +19,17 @@ static int cpu_has(const char *isa)
 /* Best first. */
 static const hspmv_kernel_set all_sets[] = {
 #if defined(__x86_64__)
-    {"avx512", hspmv_k_csr_avx512, hspmv_k_csrl_avx512, hspmv_k_bcoo_avx512, hspmv_k_csr16_avx512},
-    {"avx2", hspmv_k_csr_avx2, hspmv_k_csrl_avx2, hspmv_k_bcoo_avx2, hspmv_k_csr16_avx2},
+    {"avx512", hspmv_k_csr_avx512, hspmv_k_csrl_avx512, hspmv_k_bcoo_avx512, hspmv_k_csr16_avx512,
+     hspmv_k_csrvi_avx512},
+    {"avx2", hspmv_k_csr_avx2, hspmv_k_csrl_avx2, hspmv_k_bcoo_avx2, hspmv_k_csr16_avx2,
+     hspmv_k_csrvi_avx2},
 #endif
 #if defined(__aarch64__)
-    {"neon", hspmv_k_csr_neon, hspmv_k_csrl_neon, hspmv_k_bcoo_neon, hspmv_k_csr16_neon},
+    {"neon", hspmv_k_csr_neon, hspmv_k_csrl_neon, hspmv_k_bcoo_neon, hspmv_k_csr16_neon,
+     hspmv_k_csrvi_neon},
 #endif
-    {"scalar", hspmv_k_csr_scalar, hspmv_k_csrl_scalar, hspmv_k_bcoo_scalar, hspmv_k_csr16_scalar},
+    {"scalar", hspmv_k_csr_scalar, hspmv_k_csrl_scalar, hspmv_k_bcoo_scalar, hspmv_k_csr16_scalar,
+     hspmv_k_csrvi_scalar},
 };
 
 int hspmv_kernel_sets(const hspmv_kernel_set **sets, int max)

@@ -5,6 +5,7 @@
 #include "kernels.h"
 #include "kernels_bcoo.h"
 #include "kernels_csr16.h"
+#include "kernels_csrvi.h"
 
 /* One instruction set's kernels for every format. */
 typedef struct hspmv_kernel_set {
@@ -13,6 +14,7 @@ typedef struct hspmv_kernel_set {
     hspmv_csrl_kernel *csrl;
     hspmv_bcoo_kernel *bcoo;
     hspmv_csr16_kernel *csr16;
+    hspmv_csrvi_kernel *csrvi;
 } hspmv_kernel_set;
 
 /* Fills sets[] with the sets this CPU runs, best first; returns how many. */

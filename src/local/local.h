@@ -6,6 +6,7 @@
 #include "bcoo.h"
 #include "csrl.h"
 #include "csr16.h"
+#include "csrvi.h"
 #include "kernel_select.h"
 
 /* OpenMP queries that also build without -fopenmp (then one thread does
@@ -27,7 +28,7 @@ static inline int hspmv_omp_max(void) { return 1; }
     for (int c = hspmv_omp_thread(); c < (nchunks); c += hspmv_omp_nthreads())
 
 struct hspmv_local {
-    int format;                  /* HSPMV_FORMAT_CSR, _CSRL, _BCOO or _CSR16 */
+    int format;                  /* HSPMV_FORMAT_CSR, _CSRL, _BCOO, _CSR16 or _CSRVI */
     int threads;                 /* chunks = threads each call uses, >= 1 */
     const hspmv_kernel_set *ks;  /* kernels in use */
     int64_t nrows, ncols, nnz;   /* size */
@@ -38,7 +39,10 @@ struct hspmv_local {
     hspmv_csrl csrl;             /* HSPMV_FORMAT_CSRL */
     hspmv_bcoo bcoo;             /* HSPMV_FORMAT_BCOO */
     hspmv_csr16 csr16;           /* HSPMV_FORMAT_CSR16 */
+    hspmv_csrvi csrvi;           /* HSPMV_FORMAT_CSRVI */
     int fits16;                  /* every |col - row| <= 32767 (CSR16 possible) */
+    hspmv_csrvi_set *vals;       /* during create only: the distinct values, when counted */
+    int fitsvi;                  /* vals holds every value, at most 256 (CSRVI possible) */
 };
 
 /* Kernel "auto" times the kernel sets on matrices with at least this many
@@ -65,6 +69,16 @@ int hspmv_local_fits_csr16(const hspmv_csr *A, int nchunks, const int64_t *start
 
 /* Builds L->csr16 from A (which must fit), each chunk's rows written by its thread. */
 int hspmv_local_build_csr16(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
+
+/* Collects A's distinct values into S (sorted), in parallel over the
+   chunks in start: each thread into its own set, merged at the end.
+   Returns 1, or 0 as soon as one chunk or the union passes 256 (the other
+   threads stop at their next block of entries). */
+int hspmv_local_csrvi_values(const hspmv_csr *A, int nchunks, const int64_t *start, hspmv_csrvi_set *S);
+
+/* Builds L->csrvi from A and the set L->vals of its values (which must
+   fit), each chunk's rows written by its thread. */
+int hspmv_local_build_csrvi(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
 
 /* Asks for transparent huge pages on [p, p+bytes) when it is 4 MiB or more;
    call before the first touch. A hint: failure is ignored. */

@@ -1,5 +1,5 @@
-/* local_build.c — CSR, CSRL and CSR16 arrays of a prepared matrix, each thread
-   writing (and so first-touching) the rows it will multiply. */
+/* local_build.c — CSR, CSRL, CSR16 and CSRVI arrays of a prepared matrix, each
+   thread writing (and so first-touching) the rows it will multiply. */
 #include <string.h>
 #include "local.h"
 #include "util.h"
@@ -159,5 +159,56 @@ int hspmv_local_build_csr16(hspmv_local *L, const hspmv_csr *A, hspmv_error *err
     hspmv_local_advise(C->val, (size_t)A->nnz * sizeof(hspmv_real));
 #pragma omp parallel num_threads(T)
     HSPMV_FOR_MY_CHUNKS(c, T) hspmv_csr16_fill_rows(A, C, st[c], st[c + 1]);
+    return hspmv_ok(err);
+}
+
+/* Entries counted between two looks at the shared "too many" flag. */
+enum { VALUES_BLOCK = 8192 };
+
+int hspmv_local_csrvi_values(const hspmv_csr *A, int nchunks, const int64_t *start, hspmv_csrvi_set *S)
+{
+    const int64_t *rp = A->rowptr;
+    int over = 0; /* read and written with __atomic: threads stop at their next block */
+    hspmv_csrvi_set_clear(S);
+#pragma omp parallel num_threads(nchunks)
+    {
+        hspmv_csrvi_set mine; /* about 7 KiB of this thread's stack */
+        int ok = 1;
+        hspmv_csrvi_set_clear(&mine);
+        HSPMV_FOR_MY_CHUNKS(c, nchunks)
+        {
+            int64_t k = rp[start[c]], k1 = rp[start[c + 1]];
+            for (; ok && k < k1; k += VALUES_BLOCK) {
+                int64_t n = k1 - k < VALUES_BLOCK ? k1 - k : VALUES_BLOCK;
+                if (__atomic_load_n(&over, __ATOMIC_RELAXED) || !hspmv_csrvi_set_add(&mine, A->val + k, n))
+                    ok = 0;
+            }
+            if (!ok) break;
+        }
+        if (!ok) __atomic_store_n(&over, 1, __ATOMIC_RELAXED);
+#pragma omp critical(hspmv_csrvi_merge)
+        {
+            if (ok && !__atomic_load_n(&over, __ATOMIC_RELAXED) && !hspmv_csrvi_set_merge(S, &mine))
+                __atomic_store_n(&over, 1, __ATOMIC_RELAXED);
+        }
+    }
+    if (over) return 0;
+    hspmv_csrvi_set_sort(S); /* codes in value order, whatever the merge order was */
+    return 1;
+}
+
+int hspmv_local_build_csrvi(hspmv_local *L, const hspmv_csr *A, hspmv_error *err)
+{
+    hspmv_csrvi *C = &L->csrvi;
+    const int64_t *st = L->rows;
+    int T = L->threads, rc;
+
+    rc = hspmv_csrvi_alloc(A, L->vals, A->nnz <= (int64_t)UINT32_MAX ? 32 : 64, C, err);
+    if (rc != HSPMV_OK) return rc;
+    if (C->rowptr32) hspmv_local_advise(C->rowptr32, ((size_t)A->nrows + 1) * sizeof(uint32_t));
+    hspmv_local_advise(C->colind, (size_t)A->nnz * sizeof(int32_t));
+    hspmv_local_advise(C->code, (size_t)A->nnz);
+#pragma omp parallel num_threads(T)
+    HSPMV_FOR_MY_CHUNKS(c, T) hspmv_csrvi_fill_rows(A, L->vals, C, st[c], st[c + 1]);
     return hspmv_ok(err);
 }

@@ -40,17 +40,39 @@ static int find_kernels(const char *name, const hspmv_kernel_set **ks, hspmv_err
                      is_known ? "is not supported by this CPU or build" : "is unknown", have);
 }
 
+/* The CSRL test of AUTO: segments long enough (nzseg/nnz below the threshold). */
+static int wants_csrl(const hspmv_local *L, const hspmv_opts *o)
+{
+    return L->nnz > 0 && (double)L->nseg / (double)L->nnz < o->csrl_threshold;
+}
+
 /* AUTO: CSRL when segments are long enough (nzseg/nnz below the threshold),
-   else CSR16 when every column lies within 32767 of its row (it moves 2
-   fewer bytes per nonzero and 4 fewer per row than CSR: stencils, banded and
-   most FEM matrices), else CSR. Blocked COO is taken only on request: it lost to CSR on every
-   matrix measured (Laplacians, banded, random, power law; 1-16 threads, AMD
-   Zen and Intel Xeon), 1.2-3x slower; README "Node-level performance". */
+   else CSRVI when the matrix has at most 256 distinct values (5 bytes per
+   nonzero instead of 10 or 12: stencils, graph and pattern matrices,
+   integer-valued matrices), else CSR16 when every column lies within 32767
+   of its row (it moves 2 fewer bytes per nonzero and 4 fewer per row than
+   CSR: stencils, banded and most FEM matrices), else CSR. Blocked COO is
+   taken only on request: it lost to CSR on every matrix measured
+   (Laplacians, banded, random, power law; 1-16 threads, AMD Zen and Intel
+   Xeon), 1.2-3x slower; README "Node-level performance". */
 static int choose_format(const hspmv_local *L, const hspmv_opts *o)
 {
     if (o->format != HSPMV_FORMAT_AUTO) return o->format;
-    if (L->nnz > 0 && (double)L->nseg / (double)L->nnz < o->csrl_threshold) return HSPMV_FORMAT_CSRL;
+    if (wants_csrl(L, o)) return HSPMV_FORMAT_CSRL;
+    if (L->nnz > 0 && L->fitsvi) return HSPMV_FORMAT_CSRVI;
     return L->fits16 ? HSPMV_FORMAT_CSR16 : HSPMV_FORMAT_CSR;
+}
+
+/* Counts A's distinct values (into L->vals, L->fitsvi) when the format
+   choice needs them: CSRVI asked for, or AUTO past the CSRL test. */
+static int count_values(hspmv_local *L, const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
+{
+    if (o->format != HSPMV_FORMAT_CSRVI && (o->format != HSPMV_FORMAT_AUTO || wants_csrl(L, o) || L->nnz == 0))
+        return HSPMV_OK;
+    L->vals = hspmv_malloc(sizeof(*L->vals));
+    if (!L->vals) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
+    L->fitsvi = hspmv_local_csrvi_values(A, L->threads, L->rows, L->vals);
+    return HSPMV_OK;
 }
 
 int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local **out, hspmv_error *err)
@@ -86,18 +108,28 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
     hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows);
     L->nseg = hspmv_local_count_segments(A, L->threads, L->rows);
     L->fits16 = hspmv_local_fits_csr16(A, L->threads, L->rows);
+    if ((rc = count_values(L, A, &o, err)) != HSPMV_OK) goto fail;
     L->format = choose_format(L, &o);
     if (L->format == HSPMV_FORMAT_CSR16 && !L->fits16) {
         rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED,
                        "hspmv_local_create: CSR16 asked for, but a column lies more than 32767 from its row");
         goto fail;
     }
+    if (L->format == HSPMV_FORMAT_CSRVI && !L->fitsvi) {
+        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED,
+                       "hspmv_local_create: CSRVI asked for, but the matrix has more than %d distinct values",
+                       HSPMV_CSRVI_MAXTAB);
+        goto fail;
+    }
     switch (L->format) {
     case HSPMV_FORMAT_CSR: rc = hspmv_local_build_csr(L, A, err); break;
     case HSPMV_FORMAT_CSRL: rc = hspmv_local_build_csrl(L, A, err); break;
     case HSPMV_FORMAT_CSR16: rc = hspmv_local_build_csr16(L, A, err); break;
+    case HSPMV_FORMAT_CSRVI: rc = hspmv_local_build_csrvi(L, A, err); break;
     default: rc = hspmv_local_build_bcoo(L, A, err); break;
     }
+    hspmv_free(L->vals); /* only the build needs it */
+    L->vals = NULL;
     if (rc != HSPMV_OK) goto fail;
     if (!o.kernel || !strcmp(o.kernel, "auto")) hspmv_local_tune_kernels(L);
     *out = L;
@@ -115,6 +147,8 @@ void hspmv_local_destroy(hspmv_local **pL)
     hspmv_csrl_free(&L->csrl);
     hspmv_bcoo_free(&L->bcoo);
     hspmv_csr16_free(&L->csr16);
+    hspmv_csrvi_free(&L->csrvi);
+    hspmv_free(L->vals);
     hspmv_free(L->rows);
     hspmv_free(L->tiles);
     hspmv_free(L);

@@ -18,6 +18,10 @@ static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_re
     case HSPMV_FORMAT_CSR16:
         L->ks->csr16(r0, r1, L->csr16.rowptr32, L->csr16.rowptr, L->csr16.off, L->csr16.val, x, y, add);
         break;
+    case HSPMV_FORMAT_CSRVI:
+        L->ks->csrvi(r0, r1, L->csrvi.rowptr32, L->csrvi.rowptr, L->csrvi.colind, L->csrvi.code,
+                     L->csrvi.tab, L->csrvi.ntab, x, y, add);
+        break;
     default:
         L->ks->bcoo(L->tiles[c], L->tiles[c + 1], &L->bcoo, x, y, add);
         break;
@@ -60,7 +64,7 @@ void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n)
 
 void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
 {
-    static const char *names[] = {"auto", "csr", "csrl", "bcoo", "csr16"};
+    static const char *names[] = {"auto", "csr", "csrl", "bcoo", "csr16", "csrvi"};
     double r = sizeof(hspmv_real), xy = (double)L->ncols * r + (double)L->nrows * r;
     memset(info, 0, sizeof(*info));
     info->format = L->format;
@@ -85,6 +89,12 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
         info->bytes = hspmv_csr16_bytes(&L->csr16);
         info->bytes_formula = L->csr16.rowptr32 ? "nnz*(real+2) + (rows+1)*4 + cols*real + rows*real"
                                                 : "nnz*(real+2) + (rows+1)*8 + cols*real + rows*real";
+        break;
+    case HSPMV_FORMAT_CSRVI:
+        info->bytes = hspmv_csrvi_bytes(&L->csrvi);
+        info->bytes_formula = L->csrvi.rowptr32
+                                  ? "nnz*(4+1) + (rows+1)*4 + ntab*real + cols*real + rows*real"
+                                  : "nnz*(4+1) + (rows+1)*8 + ntab*real + cols*real + rows*real";
         break;
     default:
         info->bytes = (double)L->nnz * r + (double)hspmv_bcoo_index_bytes(&L->bcoo) + xy;

@@ -15,48 +15,91 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Fastest of TUNE_CALLS products with L's current kernels, after one untimed. */
-static double time_set(const hspmv_local *L, const hspmv_real *x, hspmv_real *y)
+/* Fastest of TUNE_CALLS rounds (one product with each of the n matrices,
+   with their current kernels), after one untimed round. */
+static double time_group(hspmv_local *const *L, int n, hspmv_real *const *x, hspmv_real *const *y)
 {
     double best = 0;
-    hspmv_local_spmv(L, x, y, 0);
-    for (int k = 0; k < TUNE_CALLS; k++) {
+    for (int k = -1; k < TUNE_CALLS; k++) {
         double t0 = now(), t;
-        hspmv_local_spmv(L, x, y, 0);
+        for (int i = 0; i < n; i++)
+            if (L[i]) hspmv_local_spmv(L[i], x[i], y[i], 0);
         t = now() - t0;
-        if (k == 0 || t < best) best = t;
+        if (k == 0 || (k > 0 && t < best)) best = t;
     }
     return best;
 }
 
-void hspmv_local_tune_kernels(hspmv_local *L)
+static void set_kernels(hspmv_local **L, int n, const hspmv_kernel_set *ks)
 {
-    const hspmv_kernel_set *sets[8], *keep = L->ks;
-    int n = hspmv_kernel_sets(sets, 8);
-    hspmv_real *x, *y;
-    double tkeep = 0, tbest = 0;
-    if (n < 2 || L->nnz < HSPMV_TUNE_MIN_NNZ) return;
-    x = hspmv_alloc_array((size_t)L->ncols, sizeof(hspmv_real));
-    y = hspmv_alloc_array((size_t)L->nrows, sizeof(hspmv_real));
-    if (x && y) {
-        const hspmv_kernel_set *best = keep;
-        hspmv_local_touch(L, x, L->ncols);
-        hspmv_local_touch(L, y, L->nrows);
-        for (int64_t j = 0; j < L->ncols; j++) x[j] = 1;
-        tkeep = tbest = time_set(L, x, y);
-        for (int s = 0; s < n; s++) {
-            double t;
-            if (sets[s] == keep) continue;
-            L->ks = sets[s];
-            t = time_set(L, x, y);
-            if (t < tbest) {
-                tbest = t;
-                best = sets[s];
-            }
-        }
-        /* a win inside the timing noise is no reason to leave the registry's choice */
-        L->ks = tbest < 0.97 * tkeep ? best : keep;
+    for (int i = 0; i < n; i++)
+        if (L[i]) L[i]->ks = ks;
+}
+
+int hspmv_local_time_kernels(hspmv_local **L, int n, double *t, int max)
+{
+    const hspmv_kernel_set *sets[8];
+    int nsets = hspmv_kernel_sets(sets, 8), ok;
+    int64_t nnz = 0;
+    hspmv_real **x, **y;
+    if (nsets > max) nsets = max;
+    for (int i = 0; i < n; i++)
+        if (L[i]) nnz += L[i]->nnz;
+    if (nsets < 1 || nnz == 0) return 0;
+    x = hspmv_calloc((size_t)n, sizeof(*x));
+    y = hspmv_calloc((size_t)n, sizeof(*y));
+    ok = x && y;
+    for (int i = 0; ok && i < n; i++) {
+        if (!L[i]) continue;
+        x[i] = hspmv_alloc_array((size_t)L[i]->ncols + 1, sizeof(hspmv_real));
+        y[i] = hspmv_alloc_array((size_t)L[i]->nrows + 1, sizeof(hspmv_real));
+        ok = x[i] && y[i];
+        if (!ok) break;
+        hspmv_local_touch(L[i], x[i], L[i]->ncols);
+        hspmv_local_touch(L[i], y[i], L[i]->nrows);
+        for (int64_t j = 0; j < L[i]->ncols; j++) x[i][j] = 1;
+    }
+    for (int s = 0; ok && s < nsets; s++) {
+        set_kernels(L, n, sets[s]);
+        t[s] = time_group(L, n, x, y);
+    }
+    for (int i = 0; x && y && i < n; i++) {
+        hspmv_free(x[i]);
+        hspmv_free(y[i]);
     }
     hspmv_free(x);
     hspmv_free(y);
+    return ok ? nsets : 0;
+}
+
+void hspmv_local_use_kernels(hspmv_local **L, int n, int s)
+{
+    const hspmv_kernel_set *sets[8];
+    int nsets = hspmv_kernel_sets(sets, 8);
+    if (s >= 0 && s < nsets) set_kernels(L, n, sets[s]);
+}
+
+int hspmv_local_pick_kernels(const double *t, int ns)
+{
+    int best = 0;
+    for (int s = 1; s < ns; s++)
+        if (t[s] < t[best]) best = s;
+    return ns > 0 && t[best] < 0.97 * t[0] ? best : 0;
+}
+
+void hspmv_local_tune_group(hspmv_local **L, int n)
+{
+    double t[8];
+    int64_t nnz = 0;
+    int ns;
+    for (int i = 0; i < n; i++)
+        if (L[i]) nnz += L[i]->nnz;
+    if (nnz < HSPMV_TUNE_MIN_NNZ) return;
+    ns = hspmv_local_time_kernels(L, n, t, 8);
+    hspmv_local_use_kernels(L, n, ns > 1 ? hspmv_local_pick_kernels(t, ns) : 0);
+}
+
+void hspmv_local_tune_kernels(hspmv_local *L)
+{
+    hspmv_local_tune_group(&L, 1);
 }

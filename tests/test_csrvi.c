@@ -1,0 +1,722 @@
+/* test_csrvi.c — CSRVI (CSR with value indexing: a table of at most 256
+   distinct values and a 1-byte code per nonzero): the value count (serial
+   and parallel, with its early stop), the conversion and its refusal at 257
+   values, bitwise told-apart values (-0.0 and 0.0, one ulp apart), and every
+   kernel set this CPU runs (hspmv_kernel_sets), in both row pointer widths,
+   against the long-double reference with the DESIGN.md bound: y = A*x
+   (add = 0), y = y0 + A*x (add = 1), sub-ranges of rows giving exactly what
+   one call gives, and the same bits as the set's CSR16 kernel (same sums in
+   the same order). Also the AUTO choice through hspmv_local_create.
+   ISA-agnostic: it names kernels only through the registry, so the same
+   file tests NEON under qemu-aarch64. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "check.h"
+#include "csr16.h"
+#include "csrvi.h"
+#include "kernel_select.h"
+#include "local.h"
+#include "testlib.h"
+
+static const hspmv_kernel_set *sets[8];
+static int nsets;
+
+/* Row lengths 0..MAXLEN exercise every tail: below, at and above one vector
+   for 2, 4, 8 and 16 lanes, 4 unrolled vectors of 16, and more. */
+#define MAXLEN 70
+
+/* C's kernel from set ks on rows [r0, r1). */
+static void runvi(const hspmv_kernel_set *ks, const hspmv_csrvi *C, int64_t r0, int64_t r1,
+                  const hspmv_real *x, hspmv_real *y, int add)
+{
+    ks->csrvi(r0, r1, C->rowptr32, C->rowptr, C->colind, C->code, C->tab, C->ntab, x, y, add);
+}
+
+/* C with row pointers of rp_bits bits (A must have at most 256 values). */
+static int csrvi_with(const hspmv_csr *A, int rp_bits, hspmv_csrvi *C)
+{
+    hspmv_csrvi_set S;
+    int rc;
+    memset(C, 0, sizeof(*C));
+    if (!hspmv_csrvi_values(A, &S)) return HSPMV_ERR_UNSUPPORTED;
+    rc = hspmv_csrvi_alloc(A, &S, rp_bits, C, NULL);
+    if (rc == HSPMV_OK) hspmv_csrvi_fill_rows(A, &S, C, 0, A->nrows);
+    return rc;
+}
+
+/* Value j of a pool of distinct values: +-(j+1)/7, distinct in float too. */
+static hspmv_real pool(int j) { return (hspmv_real)((j % 2 ? -1.0 : 1.0) * (j + 1) / 7.0); }
+
+/* Gives A exactly d distinct values (when nnz >= d), spread over the entries. */
+static void set_values(hspmv_csr *A, int d, uint64_t seed)
+{
+    for (int64_t k = 0; k < A->nnz; k++) A->val[k] = pool((int)(((uint64_t)k * 7919u + seed) % (uint64_t)d));
+}
+
+/* Distinct values of A by bits, counted the slow way (stops above 300). */
+static int count_distinct(const hspmv_csr *A)
+{
+    hspmv_real seen[301];
+    int n = 0;
+    for (int64_t k = 0; k < A->nnz && n <= 300; k++) {
+        int j = 0;
+        while (j < n && memcmp(&seen[j], &A->val[k], sizeof(hspmv_real))) j++;
+        if (j == n) seen[n++] = A->val[k];
+    }
+    return n;
+}
+
+/* C holds A: same pointers and columns, tab[code[k]] has val[k]'s bits, the
+   table sorted and of distinct bits. */
+static int holds(const hspmv_csr *A, const hspmv_csrvi *C)
+{
+    if (C->nrows != A->nrows || C->ncols != A->ncols || C->nnz != A->nnz) return 0;
+    if (C->ntab != count_distinct(A)) return 0;
+    for (int c = 1; c < C->ntab; c++)
+        if (!(C->tab[c - 1] < C->tab[c] || (C->tab[c - 1] == 0 && C->tab[c] == 0 && signbit(C->tab[c - 1]) &&
+                                            !signbit(C->tab[c]))))
+            return 0;
+    for (int64_t i = 0; i <= A->nrows; i++)
+        if ((C->rowptr32 ? (int64_t)C->rowptr32[i] : C->rowptr[i]) != A->rowptr[i]) return 0;
+    for (int64_t k = 0; k < A->nnz; k++)
+        if (C->colind[k] != A->colind[k] || C->code[k] >= C->ntab ||
+            memcmp(&C->tab[C->code[k]], &A->val[k], sizeof(hspmv_real)))
+            return 0;
+    return 1;
+}
+
+/* Every set, both row pointer widths, on A (at most 256 values): add=0 and
+   add=1 within the bound; calls on [b,n) [0,a) [a,b) give bit for bit what
+   one call gives; a call on [a,b) leaves the rows outside it alone; both
+   widths give the same bits; and the set's CSR16 kernel gives the same bits
+   when A fits CSR16. Returns the number of failed checks. */
+static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed)
+{
+    int64_t n = A->nrows, m = A->ncols, a = n / 3, b = n - n / 4;
+    int bad = 0, fits16 = hspmv_csr16_fits(A);
+    size_t yb = (size_t)(n > 0 ? n : 1) * sizeof(hspmv_real);
+    hspmv_real *x = hspmv_malloc((size_t)(m + n + 1) * sizeof(hspmv_real)); /* [x; y0] */
+    hspmv_real *y0 = x + m, *y = hspmv_malloc(yb), *y1 = hspmv_malloc(yb), *ys = hspmv_malloc(yb);
+    hspmv_real *yw = hspmv_malloc(yb);
+    hspmv_csrvi C[2] = {{0}};
+    hspmv_csr16 D = {0};
+    hspmv_csr B;
+    char what[256];
+    int rcv = hspmv_csr_validate(A, NULL), rc32 = csrvi_with(A, 32, &C[0]);
+    int rc64 = csrvi_with(A, 64, &C[1]), rcb = tl_csr_augment(A, &B);
+    int rc16 = fits16 ? hspmv_csr16_from_csr(A, &D, NULL) : HSPMV_OK;
+    if (!x || !y || !y1 || !ys || !yw || rcv || rc32 || rc64 || rcb || rc16 || !holds(A, &C[0]) ||
+        !holds(A, &C[1])) {
+        CHECK(0, "%s: setup failed (invalid CSR %d, conversion %d/%d/%d, wrong content, or out of memory)",
+              name, rcv, rc32, rc64, rc16);
+        bad++;
+        goto out;
+    }
+    tl_fill(x, m, seed);
+    tl_fill(y0, n, seed + 1);
+    for (int s = 0; s < nsets; s++) {
+        for (int w = 0; w < 2; w++) {
+            const hspmv_kernel_set *ks = sets[s];
+            const hspmv_csrvi *c = &C[w];
+            int bits = w ? 64 : 32, ok;
+            /* add = 0: y must not be read, so start from NaN */
+            tl_fill_nan(y, n);
+            runvi(ks, c, 0, n, x, y, 0);
+            snprintf(what, sizeof(what), "%s %s/csrvi rp%d add=0", name, ks->isa, bits);
+            ok = tl_matches_ref(A, x, y, what);
+            CHECK(ok, "%s", what);
+            bad += !ok;
+            if (w == 0) memcpy(yw, y, yb);
+            ok = tl_same_bits(y, yw, n);
+            CHECK(ok, "%s %s: 64-bit row pointers give other bits than 32-bit", name, ks->isa);
+            bad += !ok;
+            if (fits16) { /* the same products summed in the same order */
+                tl_fill_nan(ys, n);
+                ks->csr16(0, n, D.rowptr32, D.rowptr, D.off, D.val, x, ys, 0);
+                ok = tl_same_bits(y, ys, n);
+                CHECK(ok, "%s %s: csrvi and csr16 give other bits", name, ks->isa);
+                bad += !ok;
+            }
+            /* add = 1 against the reference of [A | I] * [x; y0] */
+            memcpy(y1, y0, (size_t)n * sizeof(hspmv_real));
+            runvi(ks, c, 0, n, x, y1, 1);
+            snprintf(what, sizeof(what), "%s %s/csrvi rp%d add=1", name, ks->isa, bits);
+            ok = tl_matches_ref(&B, x, y1, what);
+            CHECK(ok, "%s", what);
+            bad += !ok;
+            /* threads: three sub-ranges give what one call gives */
+            for (int add = 0; add <= 1; add++) {
+                if (add)
+                    memcpy(ys, y0, (size_t)n * sizeof(hspmv_real));
+                else
+                    tl_fill_nan(ys, n);
+                runvi(ks, c, b, n, x, ys, add);
+                runvi(ks, c, 0, a, x, ys, add);
+                runvi(ks, c, a, b, x, ys, add);
+                ok = tl_same_bits(ys, add ? y1 : y, n);
+                CHECK(ok, "%s %s/csrvi rp%d add=%d: rows [0,%lld) [%lld,%lld) [%lld,%lld) differ from one call",
+                      name, ks->isa, bits, add, (long long)a, (long long)a, (long long)b,
+                      (long long)b, (long long)n);
+                bad += !ok;
+            }
+            /* a call on [a,b) writes only rows a..b-1 */
+            memcpy(ys, y0, (size_t)n * sizeof(hspmv_real));
+            runvi(ks, c, a, b, x, ys, 0);
+            ok = tl_same_bits(ys, y0, a) && tl_same_bits(ys + b, y0 + b, n - b) &&
+                 tl_same_bits(ys + a, y + a, b - a);
+            CHECK(ok, "%s %s/csrvi rp%d: a call on rows [%lld,%lld) wrote outside them or differs",
+                  name, ks->isa, bits, (long long)a, (long long)b);
+            bad += !ok;
+        }
+    }
+out:
+    hspmv_csrvi_free(&C[0]);
+    hspmv_csrvi_free(&C[1]);
+    hspmv_csr16_free(&D);
+    hspmv_csr_free(&B);
+    hspmv_free(x);
+    hspmv_free(y);
+    hspmv_free(y1);
+    hspmv_free(ys);
+    hspmv_free(yw);
+    return bad;
+}
+
+/* Random CSR with rows of every length 0..MAXLEN (each once per MAXLEN+1
+   rows, in a scrambled order), ncols columns, d distinct values. */
+static int csr_lengths(hspmv_csr *A, int64_t nrows, int64_t ncols, int d, uint64_t seed)
+{
+    int64_t *len = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof(int64_t));
+    int rc;
+    if (!len) return HSPMV_ERR_NOMEM;
+    for (int64_t i = 0; i < nrows; i++) len[i] = (i * 29) % (MAXLEN + 1);
+    rc = tl_csr_random(A, nrows, ncols, len, 0, 0, seed);
+    free(len);
+    if (rc == HSPMV_OK) set_values(A, d, seed);
+    return rc;
+}
+
+/* 1 when A's conversion is refused as it should be: UNSUPPORTED, a message,
+   C zeroed; and hspmv_local_create refuses CSRVI while AUTO takes CSR16 when
+   A fits it, else CSR. */
+static int refused(const hspmv_csr *A)
+{
+    hspmv_csrvi C;
+    hspmv_error e;
+    hspmv_opts o;
+    hspmv_local *L = NULL;
+    hspmv_local_info info;
+    int rc = hspmv_csrvi_from_csr(A, &C, &e), ok;
+    ok = rc == HSPMV_ERR_UNSUPPORTED && !C.colind && !C.code && !C.tab && !C.rowptr && !C.rowptr32 &&
+         strstr(e.msg, "256") != NULL;
+    CHECK(ok, "from_csr: rc %d, message '%s'", rc, e.msg);
+    hspmv_opts_default(&o);
+    o.threads = 3;
+    o.format = HSPMV_FORMAT_CSRVI;
+    rc = hspmv_local_create(A, &o, &L, &e);
+    CHECK(rc == HSPMV_ERR_UNSUPPORTED && !L && strstr(e.msg, "CSRVI") && strstr(e.msg, "256"),
+          "explicit CSRVI: rc %d, message '%s'", rc, e.msg);
+    ok = ok && rc == HSPMV_ERR_UNSUPPORTED && !L;
+    hspmv_local_destroy(&L);
+    o.format = HSPMV_FORMAT_AUTO;
+    o.csrl_threshold = 0; /* never CSRL */
+    rc = hspmv_local_create(A, &o, &L, &e);
+    if (rc == HSPMV_OK) {
+        hspmv_local_get_info(L, &info);
+        int want = hspmv_csr16_fits(A) ? HSPMV_FORMAT_CSR16 : HSPMV_FORMAT_CSR;
+        CHECK(info.format == want, "AUTO on > 256 values: %s", info.format_name);
+        ok = ok && info.format == want;
+    } else {
+        CHECK(0, "AUTO create failed: %s", e.msg);
+        ok = 0;
+    }
+    hspmv_local_destroy(&L);
+    return ok;
+}
+
+static void setup_kernel_sets(void)
+{
+    nsets = hspmv_kernel_sets(sets, 8);
+    printf("  kernel sets on this CPU:");
+    for (int s = 0; s < nsets; s++) printf(" %s", sets[s]->isa);
+    printf("\n");
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+static void registry_has_a_csrvi_kernel_in_every_set(void)
+{
+    CHECK(nsets >= 1, "no kernel sets");
+    for (int s = 0; s < nsets; s++) CHECK(sets[s]->csrvi, "%s has no csrvi kernel", sets[s]->isa);
+}
+
+static void csrvi_from_csr_stores_columns_codes_and_a_sorted_table(void)
+{
+    hspmv_csr A;
+    hspmv_csrvi C;
+    int rc = csr_lengths(&A, 200, 150, 5, 3);
+    CHECK(rc == HSPMV_OK, "generator failed");
+    if (rc) return;
+    rc = hspmv_csrvi_from_csr(&A, &C, NULL);
+    CHECK(rc == HSPMV_OK, "conversion failed (%d)", rc);
+    if (rc == HSPMV_OK) {
+        CHECK(C.rowptr32 && !C.rowptr && C.ntab == 5, "pointer width or table size (%d) wrong", C.ntab);
+        CHECK(holds(&A, &C), "CSRVI differs from the CSR");
+        CHECK(C.tab[0] == pool(3) && C.tab[4] == pool(4), "table not sorted: %g .. %g", (double)C.tab[0],
+              (double)C.tab[4]);
+        double r = sizeof(hspmv_real);
+        double want = (double)A.nnz * 5 + 201.0 * 4 + 5 * r + 150 * r + 200 * r;
+        CHECK(hspmv_csrvi_bytes(&C) == want, "bytes %g, want %g", hspmv_csrvi_bytes(&C), want);
+    }
+    hspmv_csrvi_free(&C);
+    CHECK(!C.colind && !C.code && !C.tab && !C.rowptr32, "free did not zero");
+    hspmv_csrvi_free(&C); /* twice is fine */
+    hspmv_csr_free(&A);
+}
+
+static void csrvi_conversion_fails_cleanly_when_out_of_memory(void)
+{
+    hspmv_csr A;
+    int rc = csr_lengths(&A, 50, 80, 3, 5);
+    CHECK(rc == HSPMV_OK, "generator failed");
+    if (rc) return;
+    for (long n = 1; n <= 5; n++) {
+        hspmv_csrvi C;
+        hspmv_alloc_fail_after(n);
+        rc = hspmv_csrvi_from_csr(&A, &C, NULL);
+        hspmv_alloc_fail_after(0);
+        CHECK(rc == HSPMV_ERR_NOMEM && !C.colind && !C.code && !C.tab && !C.rowptr32 && !C.rowptr,
+              "allocation %ld failing: rc %d", n, rc);
+        hspmv_csrvi_free(&C);
+    }
+    hspmv_csrvi_set S;
+    hspmv_csrvi C;
+    CHECK(hspmv_csrvi_values(&A, &S) == 1 && S.n == 3, "values");
+    CHECK(hspmv_csrvi_alloc(&A, &S, 16, &C, NULL) == HSPMV_ERR_ARG, "16-bit row pointers accepted");
+    hspmv_csr_free(&A);
+}
+
+/* 1, 2, 16, 17, 255 and 256 distinct values (the edges of the one- and
+   two-register permutes in both precisions, and of the code) on rows of
+   every length 0..70; 257 refused. */
+static void every_csrvi_kernel_matches_ref_for_1_to_256_values_and_257_is_refused(void)
+{
+    static const int counts[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 33, 255, 256};
+    for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
+        hspmv_csr A;
+        char name[64];
+        int rc = csr_lengths(&A, 3 * (MAXLEN + 1) + 5, 300, counts[t], 7 + t);
+        CHECK(rc == HSPMV_OK, "generator failed");
+        if (rc) return;
+        CHECK(count_distinct(&A) == counts[t], "%d values asked, %d made", counts[t], count_distinct(&A));
+        snprintf(name, sizeof(name), "%d values, lengths 0..%d", counts[t], MAXLEN);
+        check_all_kernels(&A, name, 20 + t);
+        hspmv_csr_free(&A);
+    }
+    hspmv_csr A;
+    int rc = csr_lengths(&A, 3 * (MAXLEN + 1) + 5, 300, 257, 9);
+    CHECK(rc == HSPMV_OK && count_distinct(&A) == 257, "generator failed");
+    if (rc) return;
+    CHECK(refused(&A), "257 values accepted");
+    hspmv_csr_free(&A);
+    /* far columns and 257 values: AUTO takes CSR */
+    rc = tl_csr_random(&A, 100, 200000, NULL, 8, 0, 9);
+    CHECK(rc == HSPMV_OK, "generator failed");
+    if (rc) return;
+    set_values(&A, 257, 4);
+    CHECK(refused(&A), "a random 100 x 200000 matrix with 257 values accepted");
+    hspmv_csr_free(&A);
+}
+
+/* -0.0 and 0.0, and values one ulp apart, are different values: codes of
+   their own, each entry's exact bits in the table. */
+static void csrvi_tells_values_apart_by_their_bits(void)
+{
+    hspmv_csr A;
+    int rc = csr_lengths(&A, 100, 120, 4, 11);
+    CHECK(rc == HSPMV_OK, "generator failed");
+    if (rc) return;
+#ifdef HSPMV_SINGLE
+    hspmv_real one = 1, up = nextafterf(one, 2), down = nextafterf(one, 0);
+#else
+    hspmv_real one = 1, up = nextafter(one, 2), down = nextafter(one, 0);
+#endif
+    hspmv_real vals[6] = {0.0, -0.0, one, up, down, -one};
+    for (int64_t k = 0; k < A.nnz; k++) A.val[k] = vals[(k * 5) % 6];
+    hspmv_csrvi C;
+    rc = hspmv_csrvi_from_csr(&A, &C, NULL);
+    CHECK(rc == HSPMV_OK && C.ntab == 6, "6 values by bits: rc %d, ntab %d", rc, C.ntab);
+    if (rc == HSPMV_OK) {
+        CHECK(holds(&A, &C), "an entry's bits are not its table value's");
+        CHECK(signbit(C.tab[1]) && C.tab[1] == 0 && !signbit(C.tab[2]) && C.tab[2] == 0,
+              "-0.0 must sort just before 0.0");
+        CHECK(C.tab[3] == down && C.tab[4] == one && C.tab[5] == up, "ulp neighbours");
+    }
+    hspmv_csrvi_free(&C);
+    check_all_kernels(&A, "+-0 and ulp neighbours", 5);
+    hspmv_csr_free(&A);
+}
+
+/* The parallel count over thread chunks gives the serial set and stops on
+   257 values wherever the 257th is. */
+static void parallel_value_count_matches_serial_and_stops_at_257(void)
+{
+    static const int tc[] = {1, 2, 3, 4, 7, 16};
+    hspmv_csr A;
+    int64_t start[17];
+    hspmv_csrvi_set S, P;
+    int rc = csr_lengths(&A, 2000, 500, 256, 13);
+    CHECK(rc == HSPMV_OK, "generator failed");
+    if (rc) return;
+    CHECK(hspmv_csrvi_values(&A, &S) == 1 && S.n == 256, "serial: %d", S.n);
+    for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++) {
+        hspmv_local_split(A.rowptr, A.nrows, tc[t], start);
+        CHECK(hspmv_local_csrvi_values(&A, tc[t], start, &P) == 1 && P.n == 256 &&
+                  !memcmp(P.val, S.val, sizeof(S.val)),
+              "%d threads: %d values, or another order", tc[t], P.n);
+    }
+    /* one new value at the start, the middle and the end */
+    int64_t where[3] = {0, A.nnz / 2, A.nnz - 1};
+    for (int w = 0; w < 3; w++) {
+        hspmv_real keep = A.val[where[w]];
+        A.val[where[w]] = 1000;
+        for (size_t t = 0; t < sizeof(tc) / sizeof(tc[0]); t++) {
+            hspmv_local_split(A.rowptr, A.nrows, tc[t], start);
+            CHECK(hspmv_local_csrvi_values(&A, tc[t], start, &P) == 0, "%d threads: 257 values accepted",
+                  tc[t]);
+        }
+        CHECK(hspmv_csrvi_values(&A, &S) == 0, "serial: 257 values accepted");
+        A.val[where[w]] = keep;
+    }
+    hspmv_csr_free(&A);
+}
+
+/* Tall and wide shapes: columns anywhere (CSRVI keeps absolute columns). */
+static void every_csrvi_kernel_matches_ref_on_rectangular_matrices(void)
+{
+    static const int64_t shapes[][2] = {{300, 50}, {50, 3000}, {4000, 100000}, {1, 70000}};
+    for (int t = 0; t < 4; t++) {
+        hspmv_csr A;
+        char name[64];
+        int rc = csr_lengths(&A, shapes[t][0], shapes[t][1], 20, 51 + (uint64_t)t);
+        CHECK(rc == HSPMV_OK, "generator failed");
+        if (rc) return;
+        snprintf(name, sizeof(name), "%lld x %lld", (long long)shapes[t][0], (long long)shapes[t][1]);
+        check_all_kernels(&A, name, 13 + (uint64_t)t);
+        hspmv_csr_free(&A);
+    }
+}
+
+static void every_csrvi_kernel_handles_empty_matrices_rows_and_columns(void)
+{
+    int64_t shapes[3][2] = {{0, 0}, {0, 10}, {10, 10}}; /* the last: 10 empty rows */
+    for (int t = 0; t < 3; t++) {
+        hspmv_csr A;
+        char name[64];
+        int rc = tl_csr_random(&A, shapes[t][0], shapes[t][1], NULL, 0, 0, 61);
+        CHECK(rc == HSPMV_OK, "generator failed");
+        if (rc) return;
+        snprintf(name, sizeof(name), "empty %lldx%lld", (long long)shapes[t][0], (long long)shapes[t][1]);
+        check_all_kernels(&A, name, 12);
+        hspmv_csr_free(&A);
+    }
+    /* 5 of 8 rows empty, and columns 0..99 of 400 never used */
+    int64_t len[99];
+    for (int i = 0; i < 99; i++) len[i] = (i % 8 == 2) ? 7 : (i % 8 == 4) ? 40 : (i % 8 == 7) ? 1 : 0;
+    hspmv_csr A;
+    int rc = tl_csr_random(&A, 99, 300, len, 0, 0, 62);
+    CHECK(rc == HSPMV_OK, "generator failed");
+    if (rc) return;
+    for (int64_t k = 0; k < A.nnz; k++) A.colind[k] += 100;
+    A.ncols = 400;
+    set_values(&A, 3, 1);
+    check_all_kernels(&A, "empty rows and columns", 14);
+    hspmv_csr_free(&A);
+}
+
+/* Threads call kernels on sub-ranges: many cut points, empty ranges included. */
+static void every_csrvi_kernel_gives_one_calls_y_on_split_row_ranges(void)
+{
+    int64_t n = 97;
+    hspmv_csr A;
+    hspmv_csrvi C[2] = {{0}};
+    int rc = csr_lengths(&A, n, 200, 17, 71);
+    rc = rc ? rc : csrvi_with(&A, 32, &C[0]);
+    rc = rc ? rc : csrvi_with(&A, 64, &C[1]);
+    CHECK(rc == HSPMV_OK, "setup failed");
+    hspmv_real *x = hspmv_malloc(200 * sizeof(hspmv_real));
+    hspmv_real *y = hspmv_malloc((size_t)n * sizeof(hspmv_real));
+    hspmv_real *ys = hspmv_malloc((size_t)n * sizeof(hspmv_real));
+    tl_fill(x, 200, 13);
+    for (int s = 0; s < nsets && rc == HSPMV_OK; s++)
+        for (int w = 0; w < 2; w++) {
+            tl_fill_nan(y, n);
+            runvi(sets[s], &C[w], 0, n, x, y, 0);
+            for (int64_t a = 0; a <= n; a += 8)
+                for (int64_t b = a; b <= n; b += 13) {
+                    tl_fill_nan(ys, n);
+                    runvi(sets[s], &C[w], b, n, x, ys, 0);
+                    runvi(sets[s], &C[w], a, a, x, ys, 0); /* empty: a no-op */
+                    runvi(sets[s], &C[w], a, b, x, ys, 0);
+                    runvi(sets[s], &C[w], 0, a, x, ys, 0);
+                    CHECK(tl_same_bits(y, ys, n), "%s/csrvi rp%d: [0,%lld) [%lld,%lld) [%lld,%lld)",
+                          sets[s]->isa, w ? 64 : 32, (long long)a, (long long)a, (long long)b,
+                          (long long)b, (long long)n);
+                }
+        }
+    hspmv_free(x);
+    hspmv_free(y);
+    hspmv_free(ys);
+    hspmv_csrvi_free(&C[0]);
+    hspmv_csrvi_free(&C[1]);
+    hspmv_csr_free(&A);
+}
+
+/* Maps bytes so that they end exactly at a page that cannot be read: a kernel
+   reading one element past its array faults. *base and *len are for munmap. */
+static void *at_page_end(const void *src, size_t bytes, void **base, size_t *len)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), data = (bytes + pg - 1) / pg * pg;
+    char *p = mmap(NULL, data + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    if (mprotect(p + data, pg, PROT_NONE) != 0) {
+        munmap(p, data + pg);
+        return NULL;
+    }
+    *base = p;
+    *len = data + pg;
+    memcpy(p + data - bytes, src, bytes);
+    return p + data - bytes;
+}
+
+/* Tails must not touch memory past the last column, code, table entry or x
+   entry: row 2 of 3 (rows 0 and 1 empty) is columns 0..len-1, the last
+   entries of every array, and each array the kernels read ends at a page
+   that faults; tables of 1, 2, 9, 17, 33 and 255 values (every way of
+   reading the table). */
+static void every_csrvi_kernel_reads_nothing_past_the_arrays_ends(void)
+{
+    static const int ds[] = {1, 2, 9, 17, 33, 255};
+    for (int di = 0; di < 6; di++)
+        for (int64_t len = 1; len <= 40; len++) {
+            int d = ds[di];
+            hspmv_csr A;
+            hspmv_csrvi C, G;
+            void *base[5] = {0};
+            size_t blen[5] = {0};
+            hspmv_real y[3], yref[3];
+            int64_t l3[3] = {0, 0, len};
+            int rc = tl_csr_random(&A, 3, len, l3, 0, 0, 23 + (uint64_t)len);
+            if (rc == HSPMV_OK) set_values(&A, d, (uint64_t)len);
+            rc = rc ? rc : hspmv_csrvi_from_csr(&A, &C, NULL);
+            CHECK(rc == HSPMV_OK && A.nnz == len, "setup failed");
+            if (rc) return;
+            hspmv_real *x = malloc((size_t)len * sizeof(hspmv_real));
+            tl_fill(x, len, 17);
+            G = C;
+            hspmv_real *gx = at_page_end(x, (size_t)len * sizeof(hspmv_real), &base[0], &blen[0]);
+            G.colind = at_page_end(C.colind, (size_t)len * sizeof(int32_t), &base[1], &blen[1]);
+            G.code = at_page_end(C.code, (size_t)len, &base[2], &blen[2]);
+            G.tab = at_page_end(C.tab, (size_t)C.ntab * sizeof(hspmv_real), &base[3], &blen[3]);
+            G.rowptr32 = at_page_end(C.rowptr32, 4 * sizeof(uint32_t), &base[4], &blen[4]);
+            int mapped = gx && G.colind && G.code && G.tab && G.rowptr32;
+            CHECK(mapped, "mmap failed");
+            for (int s = 0; s < nsets && mapped; s++) {
+                char what[80];
+                runvi(sets[s], &G, 0, 3, gx, y, 0); /* faults if it overreads */
+                runvi(sets[s], &C, 0, 3, x, yref, 0);
+                snprintf(what, sizeof(what), "%s/csrvi, %lld entries, %d values at page end", sets[s]->isa,
+                         (long long)len, C.ntab);
+                CHECK(tl_matches_ref(&A, x, y, what), "%s", what);
+                CHECK(tl_same_bits(y, yref, 3), "%s differs from the unguarded call", what);
+            }
+            for (int k = 0; k < 5; k++)
+                if (base[k]) munmap(base[k], blen[k]);
+            free(x);
+            hspmv_csrvi_free(&C);
+            hspmv_csr_free(&A);
+        }
+}
+
+/* The check can fail: a CSRVI y that is right except for one row moved by
+   three times that row's bound is rejected, for every set. */
+static void ref_check_rejects_a_csrvi_y_off_by_three_bounds(void)
+{
+    hspmv_csr A;
+    hspmv_csrvi C;
+    int rc = csr_lengths(&A, 30, 60, 7, 91);
+    rc = rc ? rc : hspmv_csrvi_from_csr(&A, &C, NULL);
+    CHECK(rc == HSPMV_OK, "setup failed");
+    if (rc) return;
+    hspmv_real *x = hspmv_malloc(60 * sizeof(hspmv_real));
+    hspmv_real *y = hspmv_malloc(30 * sizeof(hspmv_real));
+    tl_fill(x, 60, 19);
+    int64_t i = 1; /* row 1 has 29 entries */
+    long double absax = 0;
+    for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+        absax += fabsl((long double)A.val[k] * x[A.colind[k]]);
+    long double bound = 2.0L * (long double)(A.rowptr[i + 1] - A.rowptr[i]) * hspmv_eps() * absax;
+    CHECK(bound > 0, "row %lld is empty", (long long)i);
+    for (int s = 0; s < nsets; s++) {
+        runvi(sets[s], &C, 0, A.nrows, x, y, 0);
+        CHECK(tl_matches_ref(&A, x, y, "unperturbed"), "%s: unperturbed y rejected", sets[s]->isa);
+        y[i] = (hspmv_real)((long double)y[i] + 3 * bound);
+        fprintf(stderr, "    (the next line is the expected rejection)\n");
+        CHECK(!tl_matches_ref(&A, x, y, "csrvi row moved by 3 bounds"),
+              "%s: a y off by 3 bounds in row %lld passed", sets[s]->isa, (long long)i);
+    }
+    hspmv_free(x);
+    hspmv_free(y);
+    hspmv_csrvi_free(&C);
+    hspmv_csr_free(&A);
+}
+
+/* AUTO through hspmv_local_create on a file: the format it picks. */
+static int auto_format(const char *path, int *ntab)
+{
+    hspmv_csr A;
+    hspmv_local *L = NULL;
+    hspmv_local_info info;
+    int f = -1;
+    if (tl_read_csr(path, &A) != HSPMV_OK) return -1;
+    if (hspmv_local_create(&A, NULL, &L, NULL) == HSPMV_OK) {
+        hspmv_local_get_info(L, &info);
+        f = info.format;
+        *ntab = L->format == HSPMV_FORMAT_CSRVI ? L->csrvi.ntab : -1;
+        CHECK(L->vals == NULL, "%s: the value set outlived create", path);
+    }
+    hspmv_local_destroy(&L);
+    hspmv_csr_free(&A);
+    return f;
+}
+
+/* Laplacians hold two values (CSRVI); a banded matrix of long runs is CSRL's. */
+static void local_auto_picks_csrvi_on_laplacians_and_csrl_on_banded(void)
+{
+    int nt = 0, f = auto_format("matrices/lap2d_64.mtx", &nt);
+    if (f < 0) {
+        SKIP("matrices/ is missing (run from the repository root)");
+        return;
+    }
+    CHECK(f == HSPMV_FORMAT_CSRVI && nt == 2, "lap2d: format %d, %d values", f, nt);
+    f = auto_format("matrices/lap3d27_10.mtx", &nt);
+    CHECK(f == HSPMV_FORMAT_CSRVI && nt == 2, "lap3d27: format %d, %d values", f, nt);
+    f = auto_format("matrices/banded_2000_w16.mtx", &nt);
+    CHECK(f == HSPMV_FORMAT_CSRL, "banded: format %d", f);
+    f = auto_format("matrices/random_3000_k8.mtx", &nt);
+    CHECK(f == HSPMV_FORMAT_CSR16, "random (514 values): format %d", f);
+}
+
+/* hspmv_local with CSRVI: every set, 1..7 threads, add 0 and 1, info. */
+static void local_csrvi_matches_ref_with_threads(void)
+{
+    hspmv_csr A, B;
+    int rc = csr_lengths(&A, 500, 700, 40, 3);
+    CHECK(rc == HSPMV_OK && tl_csr_augment(&A, &B) == HSPMV_OK, "generator failed");
+    if (rc) return;
+    hspmv_real *x = hspmv_malloc((700 + 500) * sizeof(hspmv_real)), *y = hspmv_malloc(500 * sizeof(hspmv_real));
+    tl_fill(x, 1200, 4);
+    for (int s = 0; s < nsets; s++)
+        for (int t = 1; t <= 7; t += 2) {
+            hspmv_opts o;
+            hspmv_local *L = NULL;
+            hspmv_local_info info;
+            hspmv_error e;
+            char what[80];
+            hspmv_opts_default(&o);
+            o.format = HSPMV_FORMAT_CSRVI;
+            o.kernel = sets[s]->isa;
+            o.threads = t;
+            rc = hspmv_local_create(&A, &o, &L, &e);
+            CHECK(rc == HSPMV_OK, "create: %s", e.msg);
+            if (rc) continue;
+            hspmv_local_get_info(L, &info);
+            double r = sizeof(hspmv_real);
+            CHECK(!strcmp(info.format_name, "csrvi") && info.bytes == (double)A.nnz * 5 + 501.0 * 4 + 40 * r +
+                                                                       700 * r + 500 * r,
+                  "info: %s, %g bytes", info.format_name, info.bytes);
+            snprintf(what, sizeof(what), "local csrvi %s threads=%d", sets[s]->isa, t);
+            tl_fill_nan(y, 500);
+            hspmv_local_spmv(L, x, y, 0);
+            CHECK(tl_matches_ref(&A, x, y, what), "%s add=0", what);
+            memcpy(y, x + 700, 500 * sizeof(hspmv_real));
+            hspmv_local_spmv(L, x, y, 1);
+            CHECK(tl_matches_ref(&B, x, y, what), "%s add=1", what);
+            hspmv_local_destroy(&L);
+        }
+    hspmv_free(x);
+    hspmv_free(y);
+    hspmv_csr_free(&A);
+    hspmv_csr_free(&B);
+}
+
+/* Every readable *.mtx in dir: those of at most 256 values through
+   check_all_kernels, the others refused. Returns how many were read (-1:
+   no folder). */
+static int check_folder(const char *dir, int skip_unsupported)
+{
+    char **paths;
+    int n = tl_list_mtx(dir, &paths), done = 0, fit = 0;
+    if (n < 0) return -1;
+    for (int i = 0; i < n; i++) {
+        hspmv_csr A;
+        hspmv_csrvi_set S;
+        const char *base = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
+        if (skip_unsupported && tl_is_unsupported_shared(paths[i])) continue;
+        int rc = tl_read_csr(paths[i], &A);
+        CHECK(rc == HSPMV_OK, "%s: read failed (%d)", base, rc);
+        if (rc != HSPMV_OK) continue;
+        if (hspmv_csrvi_values(&A, &S)) {
+            check_all_kernels(&A, base, 1000 + (uint64_t)i);
+            fit++;
+        } else {
+            hspmv_csrvi C;
+            CHECK(hspmv_csrvi_from_csr(&A, &C, NULL) == HSPMV_ERR_UNSUPPORTED,
+                  "%s: over 256 values but converted", base);
+        }
+        hspmv_csr_free(&A);
+        done++;
+    }
+    printf("  %s: %d matrices, %d of at most 256 values checked, %d refused\n", dir, done, fit, done - fit);
+    tl_free_list(paths, n);
+    return done;
+}
+
+static void every_csrvi_kernel_matches_ref_on_bundled_matrices(void)
+{
+    int done = check_folder("matrices", 0);
+    if (done < 0) SKIP("matrices/ is missing (run from the repository root)");
+    else CHECK(done > 0, "no matrices in matrices/");
+}
+
+static void every_csrvi_kernel_matches_ref_on_shared_matrices(void)
+{
+    int done = check_folder(tl_shared_dir(), 1);
+    if (done < 0) SKIP("%s is missing (set HSPMV_SHARED_MATRICES)", tl_shared_dir());
+    else CHECK(done > 0, "no matrices in %s", tl_shared_dir());
+}
+
+int main(void)
+{
+    setup_kernel_sets();
+    RUN(registry_has_a_csrvi_kernel_in_every_set);
+    RUN(csrvi_from_csr_stores_columns_codes_and_a_sorted_table);
+    RUN(csrvi_conversion_fails_cleanly_when_out_of_memory);
+    RUN(ref_check_rejects_a_csrvi_y_off_by_three_bounds);
+    RUN(every_csrvi_kernel_matches_ref_for_1_to_256_values_and_257_is_refused);
+    RUN(csrvi_tells_values_apart_by_their_bits);
+    RUN(parallel_value_count_matches_serial_and_stops_at_257);
+    RUN(every_csrvi_kernel_matches_ref_on_rectangular_matrices);
+    RUN(every_csrvi_kernel_handles_empty_matrices_rows_and_columns);
+    RUN(every_csrvi_kernel_gives_one_calls_y_on_split_row_ranges);
+    RUN(every_csrvi_kernel_reads_nothing_past_the_arrays_ends);
+    RUN(local_auto_picks_csrvi_on_laplacians_and_csrl_on_banded);
+    RUN(local_csrvi_matches_ref_with_threads);
+    RUN(every_csrvi_kernel_matches_ref_on_bundled_matrices);
+    RUN(every_csrvi_kernel_matches_ref_on_shared_matrices);
+    CHECK_DONE();
+}
