@@ -2,24 +2,17 @@
 # scaling-job.sh — the 16-core tables of issues 3-5 in one job: benchmark-omp at 1..16
 # threads beside the peers' naive loop, benchmark-mpi strong scaling at 1..16 ranks with a
 # summed STREAM triad, and CG per iteration at 1 and 16 ranks; results under $OUT.
-# Needs a copy of ../shared/peers in .dev/peers and, where METIS has no -dev package,
-# its Debian .debs unpacked into .dev/root (dpkg -x); run from the repository root.
+# Needs what scripts/job-env.sh says; run from the repository root.
 set -u
-OUT=${OUT:-results/scaling}; mkdir -p $OUT
-export OMP_PROC_BIND=true OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-R=$PWD/.dev/root/usr
-export CPATH=$R/include LIBRARY_PATH=$R/lib/x86_64-linux-gnu LD_LIBRARY_PATH=$R/lib/x86_64-linux-gnu
-T0=$SECONDS
-{ nproc; lscpu | grep -E 'Model name|^L3|Socket|NUMA node\(s\)'; mpirun --version | head -1; } > $OUT/sys.txt 2>&1
-make -j16 NO_ZLIB=1 HSPMV_SKIP_DEPS=1 programs > $OUT/build.log 2>&1 || { tail -30 $OUT/build.log; exit 1; }
-gcc -O3 -march=native -fopenmp -I.dev/peers -o /tmp/naive .dev/peers/naive_csr.c .dev/peers/common/mm_csr.c || echo "naive build failed"
+. scripts/job-env.sh
+export OMP_PROC_BIND=true
 D=/tmp/m; mkdir -p $D
 ./genmat lap2d 2000 -o $D/lap2d_2000.mtx & ./genmat lap3d 160 -o $D/lap3d_160.mtx &
 ./genmat banded 1000000 --width 16 -o $D/banded_1M_w16.mtx & ./genmat random 2000000 --k 8 -o $D/random_2M_k8.mtx & wait
 echo "gen done t=$((SECONDS-T0))"
 # issue 3: node level
 for m in lap3d_160 lap2d_2000 banded_1M_w16 random_2M_k8; do
-  timeout 120 ./benchmark-omp $D/$m.mtx 1,2,4,8,16 --reps 20 --format csr,csr16,csrl,auto >> $OUT/omp.txt 2>&1
+  timeout 120 ./benchmark-omp $D/$m.mtx 1,2,4,8,16 --reps 20 --format csr,csr16,csrvi,csrl,auto >> $OUT/omp.txt 2>&1
   echo "omp $m t=$((SECONDS-T0))"
 done
 for m in lap3d_160 random_2M_k8; do for t in 1 2 4 8 16; do

@@ -18,7 +18,7 @@
 /* Most row pieces of the owned block (HSPMV_DIST_PIECES in the environment
    chooses how many; by default 4 for a rank with neighbours and at least
    2^18 owned entries, else 1). */
-#define HSPMV_DIST_PIECES_MAX 8
+#define HSPMV_DIST_PIECES_MAX 16
 
 struct hspmv_dist {
     MPI_Comm comm;              /* MPI_Comm_dup of the caller's, MPI_ERRORS_RETURN */

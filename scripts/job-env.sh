@@ -1,0 +1,13 @@
+# job-env.sh — sourced by the 16-core job scripts: environment, build, the
+# peers' naive loop; sets T0, R and OUT. Run from the repository root.
+# Needs a copy of ../shared/peers in .dev/peers, METIS .debs unpacked into
+# .dev/root where it has no -dev package, and librsb's libraries plus its
+# driver in .dev/rsb (all in .dev, which git ignores).
+OUT=${OUT:-results/scaling}; mkdir -p $OUT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+R=$PWD/.dev/root/usr
+export CPATH=$R/include LIBRARY_PATH=$R/lib/x86_64-linux-gnu LD_LIBRARY_PATH=$R/lib/x86_64-linux-gnu:$PWD/.dev/rsb
+T0=$SECONDS
+{ nproc; lscpu | grep -E 'Model name|^L3|Socket|NUMA node\(s\)'; mpirun --version | head -1; } > $OUT/sys.txt 2>&1
+make -j16 NO_ZLIB=1 HSPMV_SKIP_DEPS=1 programs > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
+gcc -O3 -march=native -fopenmp -I.dev/peers -o /tmp/naive .dev/peers/naive_csr.c .dev/peers/common/mm_csr.c || echo "naive build failed"
