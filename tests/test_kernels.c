@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include "check.h"
 #include "csrl.h"
 #include "kernel_select.h"
@@ -25,89 +23,52 @@ static const int64_t tail_lens[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 3
 enum { FMT_CSR, FMT_CSRL };
 static const char *fmt_name[] = {"csr", "csrl"};
 
-static void kernel_run(const hspmv_kernel_set *ks, int fmt, const hspmv_csr *A,
-                       const hspmv_csrl *L, int64_t r0, int64_t r1, const hspmv_real *x,
-                       hspmv_real *y, int add)
+static void run_csr(const tl_kernel *k, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y,
+                    int add)
 {
-    if (fmt == FMT_CSR)
-        ks->csr(r0, r1, A->rowptr, A->colind, A->val, x, y, add);
-    else
-        ks->csrl(r0, r1, L->segptr, L->valptr, L->jas, L->jan, L->val, x, y, add);
+    const hspmv_csr *A = k->mat;
+    k->ks->csr(r0, r1, A->rowptr, A->colind, A->val, x, y, add);
 }
 
-/* Every set, both formats, on A: add=0 and add=1 within the bound; calls on
-   [0,a) [a,b) [b,n) give bit for bit what one call gives; a call on [a,b)
-   leaves the rows outside it alone. Returns the number of failed checks. */
+static void run_csrl(const tl_kernel *k, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y,
+                     int add)
+{
+    const hspmv_csrl *L = k->mat;
+    k->ks->csrl(r0, r1, L->segptr, L->valptr, L->jas, L->jan, L->val, x, y, add);
+}
+
+/* Set ks's kernel of format fmt, on A (CSR) or L (CSRL). */
+static tl_kernel kernel_of(const hspmv_kernel_set *ks, int fmt, const hspmv_csr *A, const hspmv_csrl *L,
+                           const char *label)
+{
+    tl_kernel k = {fmt == FMT_CSR ? run_csr : run_csrl, ks, fmt == FMT_CSR ? (const void *)A : L, label};
+    return k;
+}
+
+/* Every set, both formats, on A: tl_kcheck_run's checks. Returns the number
+   of failed checks. */
 static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed)
 {
-    int64_t n = A->nrows, m = A->ncols, a = n / 3, b = n - n / 4;
-    int bad = 0;
-    size_t yb = (size_t)(n > 0 ? n : 1) * sizeof(hspmv_real);
-    hspmv_real *x = hspmv_malloc((size_t)(m + n + 1) * sizeof(hspmv_real)); /* [x; y0] */
-    hspmv_real *y0 = x + m, *y = hspmv_malloc(yb), *y1 = hspmv_malloc(yb), *ys = hspmv_malloc(yb);
-    hspmv_csrl L;
-    hspmv_csr B;
-    char what[256];
-    int rcv = hspmv_csr_validate(A, NULL);
-    int rcl = hspmv_csrl_from_csr(A, &L, NULL), rcb = tl_csr_augment(A, &B);
-    if (!x || !y || !y1 || !ys || rcv || rcl || rcb) {
-        CHECK(0, "%s: setup failed (invalid CSR %d, CSRL conversion %d, or out of memory)", name,
-              rcv, rcl);
+    tl_kcheck T;
+    hspmv_csrl L = {0};
+    int bad = 0, rct = tl_kcheck_init(&T, A, seed), rcl = hspmv_csrl_from_csr(A, &L, NULL);
+    if (rct || rcl) {
+        CHECK(0, "%s: setup failed (invalid CSR or out of memory %d, CSRL conversion %d)", name, rct, rcl);
         bad++;
         goto out;
     }
-    tl_fill(x, m, seed);
-    tl_fill(y0, n, seed + 1);
-    for (int s = 0; s < nsets; s++) {
+    for (int s = 0; s < nsets; s++)
         for (int f = FMT_CSR; f <= FMT_CSRL; f++) {
-            const hspmv_kernel_set *ks = sets[s];
-            int ok;
-            /* add = 0: y must not be read, so start from NaN */
-            tl_fill_nan(y, n);
-            kernel_run(ks, f, A, &L, 0, n, x, y, 0);
-            snprintf(what, sizeof(what), "%s %s/%s add=0", name, ks->isa, fmt_name[f]);
-            ok = tl_matches_ref(A, x, y, what);
-            CHECK(ok, "%s", what);
-            bad += !ok;
-            /* add = 1 against the reference of [A | I] * [x; y0] */
-            memcpy(y1, y0, (size_t)n * sizeof(hspmv_real));
-            kernel_run(ks, f, A, &L, 0, n, x, y1, 1);
-            snprintf(what, sizeof(what), "%s %s/%s add=1", name, ks->isa, fmt_name[f]);
-            ok = tl_matches_ref(&B, x, y1, what);
-            CHECK(ok, "%s", what);
-            bad += !ok;
-            /* threads: three sub-ranges give what one call gives */
-            for (int add = 0; add <= 1; add++) {
-                if (add)
-                    memcpy(ys, y0, (size_t)n * sizeof(hspmv_real));
-                else
-                    tl_fill_nan(ys, n);
-                kernel_run(ks, f, A, &L, b, n, x, ys, add);
-                kernel_run(ks, f, A, &L, 0, a, x, ys, add);
-                kernel_run(ks, f, A, &L, a, b, x, ys, add);
-                ok = tl_same_bits(ys, add ? y1 : y, n);
-                CHECK(ok, "%s %s/%s add=%d: rows [0,%lld) [%lld,%lld) [%lld,%lld) differ from one call",
-                      name, ks->isa, fmt_name[f], add, (long long)a, (long long)a, (long long)b,
-                      (long long)b, (long long)n);
-                bad += !ok;
-            }
-            /* a call on [a,b) writes only rows a..b-1 */
-            memcpy(ys, y0, (size_t)n * sizeof(hspmv_real));
-            kernel_run(ks, f, A, &L, a, b, x, ys, 0);
-            ok = tl_same_bits(ys, y0, a) && tl_same_bits(ys + b, y0 + b, n - b) &&
-                 tl_same_bits(ys + a, y + a, b - a);
-            CHECK(ok, "%s %s/%s: a call on rows [%lld,%lld) wrote outside them or differs",
-                  name, ks->isa, fmt_name[f], (long long)a, (long long)b);
-            bad += !ok;
+            char label[256];
+            tl_kernel k = kernel_of(sets[s], f, A, &L, label);
+            snprintf(label, sizeof(label), "%s %s/%s", name, sets[s]->isa, fmt_name[f]);
+            int fails = tl_kcheck_run(&T, &k);
+            CHECK(fails == 0, "%s: %d checks failed", label, fails);
+            bad += fails;
         }
-    }
 out:
     hspmv_csrl_free(&L);
-    hspmv_csr_free(&B);
-    hspmv_free(x);
-    hspmv_free(y);
-    hspmv_free(y1);
-    hspmv_free(ys);
+    tl_kcheck_free(&T);
     return bad;
 }
 
@@ -180,14 +141,6 @@ static int csr_row_lengths(hspmv_csr *A, int64_t nrows, int64_t ncols, const int
     return rc;
 }
 
-static void setup_kernel_sets(void)
-{
-    nsets = hspmv_kernel_sets(sets, 8);
-    printf("  kernel sets on this CPU:");
-    for (int s = 0; s < nsets; s++) printf(" %s", sets[s]->isa);
-    printf("\n");
-}
-
 /* ---- tests ---------------------------------------------------------------- */
 
 static void registry_lists_the_scalar_set_last(void)
@@ -202,29 +155,22 @@ static void registry_lists_the_scalar_set_last(void)
     }
 }
 
-static void every_kernel_matches_ref_on_shared_matrices(void)
+static int check_file(const hspmv_csr *A, const char *name, int i)
 {
-    char **paths;
-    int n = tl_list_mtx(tl_shared_dir(), &paths), done = 0;
-    if (n < 0) {
-        SKIP("%s is missing (set HSPMV_SHARED_MATRICES)", tl_shared_dir());
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        hspmv_csr A;
-        const char *base = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
-        if (tl_is_unsupported_shared(paths[i])) continue;
-        int rc = tl_read_csr(paths[i], &A);
-        CHECK(rc == HSPMV_OK, "%s: read failed (%d)", base, rc);
-        if (rc != HSPMV_OK) continue;
-        check_all_kernels(&A, base, 1000 + (uint64_t)i);
-        hspmv_csr_free(&A);
-        done++;
-    }
-    CHECK(done > 0, "no matrices in %s", tl_shared_dir());
-    printf("  %d shared matrices checked\n", done);
-    tl_free_list(paths, n);
+    check_all_kernels(A, name, 1000 + (uint64_t)i);
+    return 1;
 }
+
+/* Every readable *.mtx in dir through check_all_kernels; skipped when dir is
+   missing. */
+static void check_folder(const char *dir, int shared)
+{
+    int unread, done = tl_each_mtx(dir, shared, check_file, &unread);
+    if (done < 0) SKIP("%s is missing (%s)", dir, tl_missing_hint(shared));
+    else CHECK(done > 0 && unread == 0, "%s: %d matrices read, %d could not be", dir, done, unread);
+}
+
+static void every_kernel_matches_ref_on_shared_matrices(void) { check_folder(tl_shared_dir(), 1); }
 
 static void every_kernel_matches_ref_on_row_lengths_0_to_33(void)
 {
@@ -287,19 +233,7 @@ static void every_kernel_matches_ref_on_single_entry_segments_only(void)
 
 static void every_kernel_handles_empty_matrices(void)
 {
-    static const int64_t zero[] = {0};
-    hspmv_csr A;
-    int64_t shapes[3][2] = {{0, 0}, {0, 10}, {10, 10}}; /* the last: 10 empty rows */
-    for (int t = 0; t < 3; t++) {
-        char name[64];
-        int rc = csr_row_lengths(&A, shapes[t][0], shapes[t][1], zero, 1, 0, 61);
-        CHECK(rc == HSPMV_OK, "generator failed");
-        if (rc) return;
-        snprintf(name, sizeof(name), "empty %lldx%lld", (long long)shapes[t][0],
-                 (long long)shapes[t][1]);
-        check_all_kernels(&A, name, 12);
-        hspmv_csr_free(&A);
-    }
+    CHECK(tl_on_empty_matrices(check_all_kernels) == HSPMV_OK, "generator failed");
 }
 
 /* Threads call kernels on sub-ranges: many cut points, empty ranges included. */
@@ -314,47 +248,17 @@ static void every_kernel_gives_one_calls_y_on_split_row_ranges(void)
     rc = hspmv_csrl_from_csr(&A, &L, NULL);
     CHECK(rc == HSPMV_OK, "CSRL conversion failed");
     hspmv_real *x = hspmv_malloc(200 * sizeof(hspmv_real));
-    hspmv_real *y = hspmv_malloc((size_t)n * sizeof(hspmv_real));
-    hspmv_real *ys = hspmv_malloc((size_t)n * sizeof(hspmv_real));
     tl_fill(x, 200, 13);
     for (int s = 0; s < nsets && rc == HSPMV_OK; s++)
         for (int f = FMT_CSR; f <= FMT_CSRL; f++) {
-            tl_fill_nan(y, n);
-            kernel_run(sets[s], f, &A, &L, 0, n, x, y, 0);
-            for (int64_t a = 0; a <= n; a += 8)
-                for (int64_t b = a; b <= n; b += 13) {
-                    tl_fill_nan(ys, n);
-                    kernel_run(sets[s], f, &A, &L, b, n, x, ys, 0);
-                    kernel_run(sets[s], f, &A, &L, a, a, x, ys, 0); /* empty: a no-op */
-                    kernel_run(sets[s], f, &A, &L, a, b, x, ys, 0);
-                    kernel_run(sets[s], f, &A, &L, 0, a, x, ys, 0);
-                    CHECK(tl_same_bits(y, ys, n), "%s/%s: [0,%lld) [%lld,%lld) [%lld,%lld)",
-                          sets[s]->isa, fmt_name[f], (long long)a, (long long)a,
-                          (long long)b, (long long)b, (long long)n);
-                }
+            char label[64];
+            tl_kernel k = kernel_of(sets[s], f, &A, &L, label);
+            snprintf(label, sizeof(label), "%s/%s", sets[s]->isa, fmt_name[f]);
+            CHECK(tl_check_splits(&k, n, x) == 0, "%s: split ranges differ from one call", label);
         }
     hspmv_free(x);
-    hspmv_free(y);
-    hspmv_free(ys);
     hspmv_csrl_free(&L);
     hspmv_csr_free(&A);
-}
-
-/* Maps bytes so that they end exactly at a page that cannot be read: a kernel
-   reading one element past its array faults. *base and *len are for munmap. */
-static void *at_page_end(const void *src, size_t bytes, void **base, size_t *len)
-{
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE), data = (bytes + pg - 1) / pg * pg;
-    char *p = mmap(NULL, data + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return NULL;
-    if (mprotect(p + data, pg, PROT_NONE) != 0) {
-        munmap(p, data + pg);
-        return NULL;
-    }
-    *base = p;
-    *len = data + pg;
-    memcpy(p + data - bytes, src, bytes);
-    return p + data - bytes;
 }
 
 /* Rows 0 and 1 empty, row 2 one isolated entry then columns 5..5+len-1, the
@@ -383,9 +287,7 @@ static void every_kernel_reads_nothing_past_the_arrays_ends(void)
     for (int t = 1; t < NTAIL; t++) {
         hspmv_csr A, G;
         hspmv_csrl L, GL;
-        void *base[6] = {0};
-        size_t len[6] = {0};
-        hspmv_real y[3], yref[3];
+        tl_guard P = {0};
         int rc = csr_tail_at_end(&A, tail_lens[t]);
         rc = rc ? rc : hspmv_csrl_from_csr(&A, &L, NULL);
         CHECK(rc == HSPMV_OK, "setup failed");
@@ -394,26 +296,23 @@ static void every_kernel_reads_nothing_past_the_arrays_ends(void)
         tl_fill(x, A.ncols, 17);
         G = A;
         GL = L;
-        hspmv_real *gx = at_page_end(x, (size_t)A.ncols * sizeof(hspmv_real), &base[0], &len[0]);
-        G.colind = at_page_end(A.colind, (size_t)A.nnz * sizeof(int32_t), &base[1], &len[1]);
-        G.val = at_page_end(A.val, (size_t)A.nnz * sizeof(hspmv_real), &base[2], &len[2]);
-        GL.val = at_page_end(L.val, (size_t)A.nnz * sizeof(hspmv_real), &base[3], &len[3]);
-        GL.jas = at_page_end(L.jas, (size_t)L.nseg * sizeof(int32_t), &base[4], &len[4]);
-        GL.jan = at_page_end(L.jan, (size_t)L.nseg * sizeof(int32_t), &base[5], &len[5]);
+        hspmv_real *gx = tl_guard_copy(&P, x, (size_t)A.ncols * sizeof(hspmv_real));
+        G.colind = tl_guard_copy(&P, A.colind, (size_t)A.nnz * sizeof(int32_t));
+        G.val = tl_guard_copy(&P, A.val, (size_t)A.nnz * sizeof(hspmv_real));
+        GL.val = tl_guard_copy(&P, L.val, (size_t)A.nnz * sizeof(hspmv_real));
+        GL.jas = tl_guard_copy(&P, L.jas, (size_t)L.nseg * sizeof(int32_t));
+        GL.jan = tl_guard_copy(&P, L.jan, (size_t)L.nseg * sizeof(int32_t));
         int mapped = gx && G.colind && G.val && GL.val && GL.jas && GL.jan;
         CHECK(mapped, "mmap failed");
         for (int s = 0; s < nsets && mapped; s++)
             for (int f = FMT_CSR; f <= FMT_CSRL; f++) {
                 char what[64];
-                kernel_run(sets[s], f, &G, &GL, 0, 3, gx, y, 0); /* faults if it overreads */
-                kernel_run(sets[s], f, &A, &L, 0, 3, x, yref, 0);
+                tl_kernel g = kernel_of(sets[s], f, &G, &GL, what), k = kernel_of(sets[s], f, &A, &L, what);
                 snprintf(what, sizeof(what), "%s/%s, %lld at page end", sets[s]->isa,
                          fmt_name[f], (long long)tail_lens[t]);
-                CHECK(tl_matches_ref(&A, x, y, what), "%s", what);
-                CHECK(tl_same_bits(y, yref, 3), "%s differs from the unguarded call", what);
+                CHECK(tl_check_guarded(&A, &g, gx, &k, x) == 0, "%s", what);
             }
-        for (int k = 0; k < 6; k++)
-            if (base[k]) munmap(base[k], len[k]);
+        tl_guard_free(&P);
         free(x);
         hspmv_csrl_free(&L);
         hspmv_csr_free(&A);
@@ -437,11 +336,7 @@ static void ref_check_rejects_one_row_off_by_three_bounds(void)
     while (i < A.nrows && A.rowptr[i + 1] - A.rowptr[i] < 9) i++; /* a row with k >= 9 */
     CHECK(i < A.nrows, "no row with 9 entries");
     if (i < A.nrows) {
-        long double absax = 0;
-        int64_t k_i = A.rowptr[i + 1] - A.rowptr[i];
-        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
-            absax += fabsl((long double)A.val[k] * x[A.colind[k]]);
-        long double bound = 2.0L * k_i * hspmv_eps() * absax;
+        long double bound = tl_row_bound(&A, x, i);
         hspmv_real keep = y[i];
         y[i] = (hspmv_real)((long double)y[i] + 3 * bound);
         fprintf(stderr, "    (the next line is the expected rejection)\n");
@@ -460,7 +355,7 @@ static void ref_check_rejects_one_row_off_by_three_bounds(void)
 
 int main(void)
 {
-    setup_kernel_sets();
+    nsets = tl_kernel_sets(sets, 8);
     RUN(registry_lists_the_scalar_set_last);
     RUN(ref_check_rejects_one_row_off_by_three_bounds);
     RUN(every_kernel_matches_ref_on_row_lengths_0_to_33);

@@ -267,20 +267,20 @@ static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o
     return rc;
 }
 
-/* Kernel "auto" on every rank at once: each rank times every kernel set on
-   all of its blocks together, and all ranks take the set whose slowest rank
-   is fastest. Chosen rank by rank, ranks of equal work ended up with
-   different sets (timings taken while all ranks run are noisy), and the
-   slowest then set the pace of every product: owned-block time max/avg
-   1.35-1.75 on 16 ranks of the 200^3 Laplacian. Collective. */
-static void agree_kernels(hspmv_dist *D)
+/* Kernel "auto" on every rank at once, for a group of blocks multiplied
+   together (the owned pieces; the ghost block): when some rank holds at
+   least min_nnz of them, each rank times every kernel set on its group, and
+   all ranks take the set whose slowest rank is fastest. Chosen rank by rank,
+   ranks of equal work ended up with different sets (timings taken while all
+   ranks run are noisy), and the slowest then set the pace of every product:
+   owned-block time max/avg 1.35-1.75 on 16 ranks of the 200^3 Laplacian.
+   The ghost block is timed on its own: its rows hold one or two entries,
+   where per-row overhead, not memory, decides. Collective. */
+static void agree_kernels(hspmv_dist *D, hspmv_local **all, int n, int64_t min_nnz)
 {
-    hspmv_local *all[HSPMV_DIST_PIECES_MAX + 1];
     double t[8] = {0}, worst[8];
-    int ns = 0, n = D->npieces + 1, in[2], out[2];
+    int ns = 0, in[2], out[2];
     int64_t nnz = 0, most = 0;
-    for (int c = 0; c < D->npieces; c++) all[c] = D->Lo[c];
-    all[D->npieces] = D->Lg;
     for (int c = 0; c < n; c++)
         if (all[c]) {
             hspmv_local_info li;
@@ -288,7 +288,7 @@ static void agree_kernels(hspmv_dist *D)
             nnz += li.nnz;
         }
     MPI_Allreduce(&nnz, &most, 1, MPI_INT64_T, MPI_MAX, D->comm);
-    if (most < ((int64_t)1 << 20)) return; /* too small to time: all keep the registry's first */
+    if (most < min_nnz) return; /* too small to time: the choice made at creation stays */
     if (nnz >= most / 8) ns = hspmv_local_time_kernels(all, n, t, 8); /* ranks with little work abstain */
     in[0] = ns;                  /* most sets timed on a rank */
     in[1] = ns > 0 ? -ns : -100; /* fewest, over the ranks that timed */
@@ -362,7 +362,10 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
         hspmv_err(err, rc, "rank %d: %s", me, tmp);
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-    if (!o->kernel || !strcmp(o->kernel, "auto")) agree_kernels(D); /* collective: every rank is here */
+    if (!o->kernel || !strcmp(o->kernel, "auto")) { /* collective: every rank is here */
+        agree_kernels(D, D->Lo, D->npieces, (int64_t)1 << 20);
+        agree_kernels(D, &D->Lg, 1, (int64_t)1 << 15);
+    }
 
     /* what it looks like, agreed once */
     hspmv_dist_info *in = &D->info;

@@ -1,6 +1,7 @@
 /* csr16_from_csr.c — CSR to CSR16: column indices become 16-bit offsets from the row. */
 #include <string.h>
 #include "csr16.h"
+#include "rowptr.h"
 #include "util.h"
 
 int hspmv_csr16_fits(const hspmv_csr *A)
@@ -15,31 +16,21 @@ int hspmv_csr16_fits(const hspmv_csr *A)
 
 int hspmv_csr16_alloc(const hspmv_csr *A, int rp_bits, hspmv_csr16 *C, hspmv_error *err)
 {
-    size_t np = (size_t)A->nrows + 1;
+    int rc, rp_ok;
     memset(C, 0, sizeof(*C));
-    if (rp_bits != 32 && rp_bits != 64)
-        return hspmv_err(err, HSPMV_ERR_ARG, "CSR16: row pointers of %d bits (32 or 64)", rp_bits);
-    if (rp_bits == 32 && (uint64_t)A->nnz > UINT32_MAX)
-        return hspmv_err(err, HSPMV_ERR_ARG, "CSR16: %lld nonzeros need 64-bit row pointers",
-                         (long long)A->nnz);
+    rc = hspmv_rowptr_check("CSR16", rp_bits, A->nnz, err);
+    if (rc != HSPMV_OK) return rc;
     C->nrows = A->nrows;
     C->ncols = A->ncols;
     C->nnz = A->nnz;
-    if (rp_bits == 32)
-        C->rowptr32 = hspmv_alloc_array(np, sizeof(uint32_t));
-    else
-        C->rowptr = hspmv_alloc_array(np, sizeof(int64_t));
+    rp_ok = hspmv_rowptr_alloc(rp_bits, A->nrows, &C->rowptr32, &C->rowptr);
     C->off = hspmv_alloc_array((size_t)A->nnz, sizeof(int16_t));
     C->val = hspmv_alloc_array((size_t)A->nnz, sizeof(hspmv_real));
-    if ((!C->rowptr32 && !C->rowptr) || !C->off || !C->val) {
+    if (!rp_ok || !C->off || !C->val) {
         hspmv_csr16_free(C);
         return hspmv_err(err, HSPMV_ERR_NOMEM, "CSR16 conversion: out of memory for %lld nonzeros",
                          (long long)A->nnz);
     }
-    if (C->rowptr32)
-        C->rowptr32[0] = 0;
-    else
-        C->rowptr[0] = 0;
     return hspmv_ok(err);
 }
 
@@ -49,10 +40,7 @@ void hspmv_csr16_fill_rows(const hspmv_csr *A, hspmv_csr16 *C, int64_t r0, int64
     int64_t k0 = rp[r0], k1 = rp[r1];
     for (int64_t i = r0; i < r1; i++) {
         for (int64_t k = rp[i]; k < rp[i + 1]; k++) C->off[k] = (int16_t)(A->colind[k] - i);
-        if (C->rowptr32)
-            C->rowptr32[i + 1] = (uint32_t)rp[i + 1];
-        else
-            C->rowptr[i + 1] = rp[i + 1];
+        hspmv_rowptr_set(C->rowptr32, C->rowptr, i + 1, rp[i + 1]);
     }
     if (k1 > k0) memcpy(C->val + k0, A->val + k0, (size_t)(k1 - k0) * sizeof(hspmv_real));
 }
@@ -64,7 +52,7 @@ int hspmv_csr16_from_csr(const hspmv_csr *A, hspmv_csr16 *C, hspmv_error *err)
     if (!hspmv_csr16_fits(A))
         return hspmv_err(err, HSPMV_ERR_UNSUPPORTED,
                          "CSR16: a column lies more than %d from its row", HSPMV_CSR16_MAXOFF);
-    rc = hspmv_csr16_alloc(A, (uint64_t)A->nnz <= UINT32_MAX ? 32 : 64, C, err);
+    rc = hspmv_csr16_alloc(A, hspmv_rowptr_bits(A->nnz), C, err);
     if (rc != HSPMV_OK) return rc;
     hspmv_csr16_fill_rows(A, C, 0, A->nrows);
     return hspmv_ok(err);

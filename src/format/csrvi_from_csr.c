@@ -1,6 +1,7 @@
 /* csrvi_from_csr.c — CSR to CSRVI: the distinct values go to a table, each nonzero keeps a 1-byte code. */
 #include <string.h>
 #include "csrvi.h"
+#include "rowptr.h"
 #include "util.h"
 
 /* The bits of v, widened to 64. */
@@ -110,34 +111,24 @@ int hspmv_csrvi_values(const hspmv_csr *A, hspmv_csrvi_set *S)
 int hspmv_csrvi_alloc(const hspmv_csr *A, const hspmv_csrvi_set *S, int rp_bits, hspmv_csrvi *C,
                       hspmv_error *err)
 {
-    size_t np = (size_t)A->nrows + 1;
+    int rc, rp_ok;
     memset(C, 0, sizeof(*C));
-    if (rp_bits != 32 && rp_bits != 64)
-        return hspmv_err(err, HSPMV_ERR_ARG, "CSRVI: row pointers of %d bits (32 or 64)", rp_bits);
-    if (rp_bits == 32 && (uint64_t)A->nnz > UINT32_MAX)
-        return hspmv_err(err, HSPMV_ERR_ARG, "CSRVI: %lld nonzeros need 64-bit row pointers",
-                         (long long)A->nnz);
+    rc = hspmv_rowptr_check("CSRVI", rp_bits, A->nnz, err);
+    if (rc != HSPMV_OK) return rc;
     C->nrows = A->nrows;
     C->ncols = A->ncols;
     C->nnz = A->nnz;
-    if (rp_bits == 32)
-        C->rowptr32 = hspmv_alloc_array(np, sizeof(uint32_t));
-    else
-        C->rowptr = hspmv_alloc_array(np, sizeof(int64_t));
+    rp_ok = hspmv_rowptr_alloc(rp_bits, A->nrows, &C->rowptr32, &C->rowptr);
     C->colind = hspmv_alloc_array((size_t)A->nnz, sizeof(int32_t));
     C->code = hspmv_alloc_array((size_t)A->nnz, sizeof(uint8_t));
     C->tab = hspmv_alloc_array((size_t)(S->n > 0 ? S->n : 1), sizeof(hspmv_real));
-    if ((!C->rowptr32 && !C->rowptr) || !C->colind || !C->code || !C->tab) {
+    if (!rp_ok || !C->colind || !C->code || !C->tab) {
         hspmv_csrvi_free(C);
         return hspmv_err(err, HSPMV_ERR_NOMEM, "CSRVI conversion: out of memory for %lld nonzeros",
                          (long long)A->nnz);
     }
     C->ntab = S->n;
     memcpy(C->tab, S->val, (size_t)S->n * sizeof(hspmv_real));
-    if (C->rowptr32)
-        C->rowptr32[0] = 0;
-    else
-        C->rowptr[0] = 0;
     return hspmv_ok(err);
 }
 
@@ -158,12 +149,7 @@ void hspmv_csrvi_fill_rows(const hspmv_csr *A, const hspmv_csrvi_set *S, hspmv_c
         }
         C->code[k] = (uint8_t)code;
     }
-    for (int64_t i = r0; i < r1; i++) {
-        if (C->rowptr32)
-            C->rowptr32[i + 1] = (uint32_t)rp[i + 1];
-        else
-            C->rowptr[i + 1] = rp[i + 1];
-    }
+    for (int64_t i = r0; i < r1; i++) hspmv_rowptr_set(C->rowptr32, C->rowptr, i + 1, rp[i + 1]);
 }
 
 int hspmv_csrvi_from_csr(const hspmv_csr *A, hspmv_csrvi *C, hspmv_error *err)
@@ -178,7 +164,7 @@ int hspmv_csrvi_from_csr(const hspmv_csr *A, hspmv_csrvi *C, hspmv_error *err)
         return hspmv_err(err, HSPMV_ERR_UNSUPPORTED,
                          "CSRVI: the matrix has more than %d distinct values", HSPMV_CSRVI_MAXTAB);
     }
-    rc = hspmv_csrvi_alloc(A, S, (uint64_t)A->nnz <= UINT32_MAX ? 32 : 64, C, err);
+    rc = hspmv_csrvi_alloc(A, S, hspmv_rowptr_bits(A->nnz), C, err);
     if (rc == HSPMV_OK) hspmv_csrvi_fill_rows(A, S, C, 0, A->nrows);
     hspmv_free(S);
     return rc == HSPMV_OK ? hspmv_ok(err) : rc;

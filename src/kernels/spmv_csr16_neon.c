@@ -4,51 +4,21 @@
    flight with their own accumulators (vfmaq), 0..3 leftovers through scalar
    fma, one reduction and one write of y[i] per row.
    Float: a group of 4 is one 4-lane vector. Double: two 2-lane vectors. */
-#include <arm_neon.h>
-#include <math.h>
+#include "simd_neon.h"
 #include "kernels_csr16.h"
 
-#ifdef HSPMV_SINGLE
-typedef float32x4_t quad; /* 4 values */
-
-static inline quad quad_zero(void) { return vdupq_n_f32(0.0f); }
-static inline quad quad_add(quad p, quad q) { return vaddq_f32(p, q); }
-static inline float quad_sum(quad q) { return vaddvq_f32(q); }
-static inline float fma1(float a, float b, float c) { return fmaf(a, b, c); }
-
 /* q += v[0..3] * xi[o[0..3]] */
+#ifdef HSPMV_SINGLE
 static inline quad quad_fma(quad q, const float *v, const int16_t *o, const float *xi)
 {
-    float32x2_t lo = vld1_dup_f32(xi + o[0]);
-    float32x2_t hi = vld1_dup_f32(xi + o[2]);
-    lo = vld1_lane_f32(xi + o[1], lo, 1);
-    hi = vld1_lane_f32(xi + o[3], hi, 1);
-    return vfmaq_f32(q, vld1q_f32(v), vcombine_f32(lo, hi));
+    return vfmaq_f32(q, vld1q_f32(v), quad_lanes(xi, o[0], o[1], o[2], o[3]));
 }
 #else
-typedef float64x2x2_t quad; /* 4 values in two 2-lane vectors */
-
-static inline quad quad_zero(void)
-{
-    quad q = {{vdupq_n_f64(0.0), vdupq_n_f64(0.0)}};
-    return q;
-}
-static inline quad quad_add(quad p, quad q)
-{
-    p.val[0] = vaddq_f64(p.val[0], q.val[0]);
-    p.val[1] = vaddq_f64(p.val[1], q.val[1]);
-    return p;
-}
-static inline double quad_sum(quad q) { return vaddvq_f64(vaddq_f64(q.val[0], q.val[1])); }
-static inline double fma1(double a, double b, double c) { return fma(a, b, c); }
-
-/* q += v[0..3] * xi[o[0..3]] */
 static inline quad quad_fma(quad q, const double *v, const int16_t *o, const double *xi)
 {
-    float64x2_t x01 = vcombine_f64(vld1_f64(xi + o[0]), vld1_f64(xi + o[1]));
-    float64x2_t x23 = vcombine_f64(vld1_f64(xi + o[2]), vld1_f64(xi + o[3]));
-    q.val[0] = vfmaq_f64(q.val[0], vld1q_f64(v), x01);
-    q.val[1] = vfmaq_f64(q.val[1], vld1q_f64(v + 2), x23);
+    quad g = quad_lanes(xi, o[0], o[1], o[2], o[3]);
+    q.val[0] = vfmaq_f64(q.val[0], vld1q_f64(v), g.val[0]);
+    q.val[1] = vfmaq_f64(q.val[1], vld1q_f64(v + 2), g.val[1]);
     return q;
 }
 #endif

@@ -6,17 +6,12 @@
    Each row is reduced once and y[i] written once.
    Float: a group of 4 is one 4-lane vector, a pair a 2-lane one.
    Double: a group of 4 is two 2-lane vectors, a pair one. */
-#include <arm_neon.h>
-#include <math.h>
+#include "simd_neon.h"
 #include "kernels.h"
 
 #ifdef HSPMV_SINGLE
-typedef float32x4_t quad; /* 4 values */
 typedef float32x2_t pair; /* 2 values */
 
-static inline quad quad_zero(void) { return vdupq_n_f32(0.0f); }
-static inline quad quad_add(quad p, quad q) { return vaddq_f32(p, q); }
-static inline float quad_sum(quad q) { return vaddvq_f32(q); }
 static inline quad quad_fma(quad q, const float *v, const float *x)
 {
     return vfmaq_f32(q, vld1q_f32(v), vld1q_f32(x));
@@ -27,23 +22,9 @@ static inline pair pair_fma(pair p, const float *v, const float *x)
 {
     return vfma_f32(p, vld1_f32(v), vld1_f32(x));
 }
-static inline float fma1(float a, float b, float c) { return fmaf(a, b, c); }
 #else
-typedef float64x2x2_t quad; /* 4 values in two 2-lane vectors */
-typedef float64x2_t pair;   /* 2 values */
+typedef float64x2_t pair; /* 2 values */
 
-static inline quad quad_zero(void)
-{
-    quad q = {{vdupq_n_f64(0.0), vdupq_n_f64(0.0)}};
-    return q;
-}
-static inline quad quad_add(quad p, quad q)
-{
-    p.val[0] = vaddq_f64(p.val[0], q.val[0]);
-    p.val[1] = vaddq_f64(p.val[1], q.val[1]);
-    return p;
-}
-static inline double quad_sum(quad q) { return vaddvq_f64(vaddq_f64(q.val[0], q.val[1])); }
 static inline quad quad_fma(quad q, const double *v, const double *x)
 {
     q.val[0] = vfmaq_f64(q.val[0], vld1q_f64(v), vld1q_f64(x));
@@ -56,7 +37,6 @@ static inline pair pair_fma(pair p, const double *v, const double *x)
 {
     return vfmaq_f64(p, vld1q_f64(v), vld1q_f64(x));
 }
-static inline double fma1(double a, double b, double c) { return fma(a, b, c); }
 #endif
 
 void hspmv_k_csrl_neon(int64_t r0, int64_t r1, const int64_t *sp, const int64_t *vp,

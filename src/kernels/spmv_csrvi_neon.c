@@ -5,62 +5,23 @@
    two groups of 4 in flight with their own accumulators (vfmaq), 0..3
    leftovers through scalar fma, one reduction and one write of y[i] per row.
    Float: a group of 4 is one 4-lane vector. Double: two 2-lane vectors. */
-#include <arm_neon.h>
-#include <math.h>
+#include "simd_neon.h"
 #include "kernels_csrvi.h"
 
-#ifdef HSPMV_SINGLE
-typedef float32x4_t quad; /* 4 values */
-
-static inline quad quad_zero(void) { return vdupq_n_f32(0.0f); }
-static inline quad quad_add(quad p, quad q) { return vaddq_f32(p, q); }
-static inline float quad_sum(quad q) { return vaddvq_f32(q); }
-static inline float fma1(float a, float b, float c) { return fmaf(a, b, c); }
-
-/* p[c[0..3]] as one vector */
-static inline float32x4_t lanes(const float *p, const int32_t c0, const int32_t c1, const int32_t c2,
-                                const int32_t c3)
-{
-    float32x2_t lo = vld1_dup_f32(p + c0);
-    float32x2_t hi = vld1_dup_f32(p + c2);
-    lo = vld1_lane_f32(p + c1, lo, 1);
-    hi = vld1_lane_f32(p + c3, hi, 1);
-    return vcombine_f32(lo, hi);
-}
-
 /* q += tab[code[0..3]] * x[ci[0..3]] */
+#ifdef HSPMV_SINGLE
 static inline quad quad_fma(quad q, const uint8_t *code, const int32_t *ci, const float *tab, const float *x)
 {
-    return vfmaq_f32(q, lanes(tab, code[0], code[1], code[2], code[3]), lanes(x, ci[0], ci[1], ci[2], ci[3]));
+    return vfmaq_f32(q, quad_lanes(tab, code[0], code[1], code[2], code[3]),
+                     quad_lanes(x, ci[0], ci[1], ci[2], ci[3]));
 }
 #else
-typedef float64x2x2_t quad; /* 4 values in two 2-lane vectors */
-
-static inline quad quad_zero(void)
-{
-    quad q = {{vdupq_n_f64(0.0), vdupq_n_f64(0.0)}};
-    return q;
-}
-static inline quad quad_add(quad p, quad q)
-{
-    p.val[0] = vaddq_f64(p.val[0], q.val[0]);
-    p.val[1] = vaddq_f64(p.val[1], q.val[1]);
-    return p;
-}
-static inline double quad_sum(quad q) { return vaddvq_f64(vaddq_f64(q.val[0], q.val[1])); }
-static inline double fma1(double a, double b, double c) { return fma(a, b, c); }
-
-/* p[a], p[b] as one vector */
-static inline float64x2_t pair(const double *p, int32_t a, int32_t b)
-{
-    return vcombine_f64(vld1_f64(p + a), vld1_f64(p + b));
-}
-
-/* q += tab[code[0..3]] * x[ci[0..3]] */
 static inline quad quad_fma(quad q, const uint8_t *code, const int32_t *ci, const double *tab, const double *x)
 {
-    q.val[0] = vfmaq_f64(q.val[0], pair(tab, code[0], code[1]), pair(x, ci[0], ci[1]));
-    q.val[1] = vfmaq_f64(q.val[1], pair(tab, code[2], code[3]), pair(x, ci[2], ci[3]));
+    quad t = quad_lanes(tab, code[0], code[1], code[2], code[3]);
+    quad g = quad_lanes(x, ci[0], ci[1], ci[2], ci[3]);
+    q.val[0] = vfmaq_f64(q.val[0], t.val[0], g.val[0]);
+    q.val[1] = vfmaq_f64(q.val[1], t.val[1], g.val[1]);
     return q;
 }
 #endif

@@ -2,6 +2,7 @@
    thread writing (and so first-touching) the rows it will multiply. */
 #include <string.h>
 #include "local.h"
+#include "rowptr.h"
 #include "util.h"
 
 int64_t hspmv_local_count_segments(const hspmv_csr *A, int nchunks, const int64_t *start)
@@ -152,7 +153,7 @@ int hspmv_local_build_csr16(hspmv_local *L, const hspmv_csr *A, hspmv_error *err
     const int64_t *st = L->rows;
     int T = L->threads, rc;
 
-    rc = hspmv_csr16_alloc(A, A->nnz <= (int64_t)UINT32_MAX ? 32 : 64, C, err);
+    rc = hspmv_csr16_alloc(A, hspmv_rowptr_bits(A->nnz), C, err);
     if (rc != HSPMV_OK) return rc;
     if (C->rowptr32) hspmv_local_advise(C->rowptr32, ((size_t)A->nrows + 1) * sizeof(uint32_t));
     hspmv_local_advise(C->off, (size_t)A->nnz * sizeof(int16_t));
@@ -203,7 +204,7 @@ int hspmv_local_build_csrvi(hspmv_local *L, const hspmv_csr *A, hspmv_error *err
     const int64_t *st = L->rows;
     int T = L->threads, rc;
 
-    rc = hspmv_csrvi_alloc(A, L->vals, A->nnz <= (int64_t)UINT32_MAX ? 32 : 64, C, err);
+    rc = hspmv_csrvi_alloc(A, L->vals, hspmv_rowptr_bits(A->nnz), C, err);
     if (rc != HSPMV_OK) return rc;
     if (C->rowptr32) hspmv_local_advise(C->rowptr32, ((size_t)A->nrows + 1) * sizeof(uint32_t));
     hspmv_local_advise(C->colind, (size_t)A->nnz * sizeof(int32_t));

@@ -244,6 +244,101 @@ static void dist_handles_a_dense_row(void)
     hspmv_csr_free(&A);
 }
 
+/* 1 on every rank when all ranks use the same kernel set for their owned
+   and ghost blocks (compared by name). */
+static int same_kernels_everywhere(const hspmv_csr *A)
+{
+    hspmv_opts o = opts(HSPMV_PART_NNZ);
+    hspmv_dist *D = NULL;
+    hspmv_dist_info in;
+    char mine[2][16] = {"", ""}, all[2][16];
+    int same = 1, every;
+    if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, &D, NULL)) return 0;
+    hspmv_dist_get_info(D, &in);
+    if (in.nnz_owned > 0) snprintf(mine[0], 16, "%s", in.owned.isa);
+    if (in.nnz_ghost > 0 && D->Lg) {
+        hspmv_local_info gi;
+        hspmv_local_get_info(D->Lg, &gi);
+        snprintf(mine[1], 16, "%s", gi.isa);
+    }
+    for (int b = 0; b < 2; b++) { /* rank 0's names (or the first rank's that has the block) */
+        memcpy(all[b], mine[b], 16);
+        for (int r = 0; r < P; r++) {
+            char theirs[16];
+            memcpy(theirs, mine[b], 16);
+            MPI_Bcast(theirs, 16, MPI_CHAR, r, MPI_COMM_WORLD);
+            if (theirs[0] && !all[b][0]) memcpy(all[b], theirs, 16);
+            if (theirs[0] && all[b][0] && strcmp(theirs, all[b])) same = 0;
+        }
+    }
+    hspmv_dist_destroy(&D);
+    MPI_Allreduce(&same, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!every && me == 0) fprintf(stderr, "  ranks use different kernel sets\n");
+    return every;
+}
+
+/* Matrices big enough for kernel "auto" to time the kernel sets on every
+   rank at once (a rank's owned block of 2^20 nonzeros or more, a ghost
+   block of 2^15 or more) and for the owned block to come in several pieces:
+   y against the reference, and one kernel set on all ranks. */
+static void big_matrices_agree_on_kernels(void)
+{
+    hspmv_csr A = {0}, B = {0};
+    int64_t n = 1250000, nz = 0;
+    if (me == 0) { /* banded, two values (CSRVI): owned blocks of ~8.7M/P nonzeros */
+        A.nrows = A.ncols = n;
+        A.rowptr = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
+        A.colind = hspmv_alloc_array((size_t)n * 7, sizeof(int32_t));
+        A.val = hspmv_alloc_array((size_t)n * 7, sizeof(hspmv_real));
+        A.rowptr[0] = 0;
+        for (int64_t i = 0; i < n; i++) {
+            for (int64_t j = i - 3; j <= i + 3; j++)
+                if (j >= 0 && j < n) {
+                    A.colind[nz] = (int32_t)j;
+                    A.val[nz++] = j == i ? 6 : -1;
+                }
+            A.rowptr[i + 1] = nz;
+        }
+        A.nnz = nz;
+        /* random columns, 7 distinct per row (tl_csr_random scans every
+           column per row: too slow at this size): big ghost blocks */
+        int64_t m = 600000, q = 0;
+        uint64_t st = 77;
+        B.nrows = B.ncols = m;
+        B.nnz = m * 7;
+        B.rowptr = hspmv_alloc_array((size_t)m + 1, sizeof(int64_t));
+        B.colind = hspmv_alloc_array((size_t)m * 7, sizeof(int32_t));
+        B.val = hspmv_alloc_array((size_t)m * 7, sizeof(hspmv_real));
+        B.rowptr[0] = 0;
+        for (int64_t i = 0; i < m; i++) {
+            int32_t *c = B.colind + q;
+            for (int k = 0; k < 7; k++) {
+                int fresh;
+                do { /* a column not yet in this row, then insertion into sorted place */
+                    st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                    c[k] = (int32_t)((st >> 33) % (uint64_t)m);
+                    fresh = 1;
+                    for (int t = 0; t < k; t++) fresh &= c[t] != c[k];
+                } while (!fresh);
+                for (int t = k; t > 0 && c[t - 1] > c[t]; t--) {
+                    int32_t tmp = c[t];
+                    c[t] = c[t - 1];
+                    c[t - 1] = tmp;
+                }
+            }
+            tl_fill(B.val + q, 7, (uint64_t)i + 1);
+            q += 7;
+            B.rowptr[i + 1] = q;
+        }
+    }
+    CHECK(dist_matches(&A, HSPMV_PART_NNZ, "banded 1.25M, two values", NULL), "banded 1.25M");
+    CHECK(same_kernels_everywhere(&A), "banded 1.25M: one kernel set on all ranks");
+    CHECK(dist_matches(&B, HSPMV_PART_NNZ, "random 600k x 7", NULL), "random 600k");
+    CHECK(same_kernels_everywhere(&B), "random 600k: one kernel set on all ranks");
+    hspmv_csr_free(&A);
+    hspmv_csr_free(&B);
+}
+
 /* Halo entries per SpMV, summed over ranks, for a file and a partition. */
 static int64_t halo_of(const char *path, int part)
 {
@@ -474,6 +569,7 @@ int main(int argc, char **argv)
     MRUN(dist_diagonal_has_no_halo);
     MRUN(dist_handles_a_dense_row);
     MRUN(metis_cuts_halo_volume);
+    MRUN(big_matrices_agree_on_kernels);
     MRUN(create_from_rows_matches_file_path);
     MRUN(create_from_rows_with_own_column_layout);
     MRUN(scatter_gather_round_trip_with_metis);
