@@ -14,7 +14,9 @@ $(BUILD)/mpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/dist -Itests $(CFLAGS) -c $< -o $@
 
-$(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(BENCH_LIB) $(LIB)
+MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o
+
+$(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(MPI_PROG_OBJ) $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(CFLAGS) $(LDFLAGS) $^ $(MPI_LDLIBS) $(LDLIBS) -o $@
 

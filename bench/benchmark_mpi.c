@@ -7,6 +7,7 @@
 #include <string.h>
 #include "bench_stream.h"
 #include "bench_util.h"
+#include "mpi_prog.h"
 
 static const char *prog = "benchmark-mpi";
 static int me, P;
@@ -25,33 +26,16 @@ static void usage(FILE *f)
             "  arrays of MIB MiB per rank and report SpMV GB/s as a fraction of the summed triad.\n");
 }
 
-/* Every rank leaves together: rank 0 says why. */
-static void die(const hspmv_error *e)
-{
-    if (me == 0) fprintf(stderr, "%s: error: %s\n", prog, e->msg);
-    MPI_Finalize();
-    exit(1);
-}
-
-static void die_msg(const char *m)
-{
-    hspmv_error e = {HSPMV_ERR_ARG, ""};
-    snprintf(e.msg, sizeof(e.msg), "%s", m);
-    die(&e);
-}
-
 int main(int argc, char **argv)
 {
     const char *path = NULL, *part_names[] = {"nnz", "rows", "metis"};
     long reps = 50, warmup = 5, triad_mib = 0;
-    int json = 0, verbose = 0, prov;
+    int json = 0, verbose = 0;
     hspmv_opts o;
     hspmv_error e = {0, ""};
     hspmv_csr A = {0};
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &prov);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    mp_start(&argc, &argv, prog, usage, &me, &P);
     hspmv_opts_default(&o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -62,29 +46,16 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--kernel") && v) o.kernel = v, i++;
         else if (!strcmp(a, "--threshold") && v) o.csrl_threshold = atof(v), i++;
         else if (!strcmp(a, "--partition") && v) {
-            if ((o.partition = bu_partition_of(v)) < 0) die_msg("--partition takes nnz, rows or metis");
+            if ((o.partition = bu_partition_of(v)) < 0) mp_die_msg("--partition takes nnz, rows or metis");
             i++;
         } else if (!strcmp(a, "--format") && v) {
-            if ((o.format = bu_format_of(v)) < 0) die_msg("--format takes auto, csr, csrl, bcoo, csr16 or csrvi");
+            if ((o.format = bu_format_of(v)) < 0) mp_die_msg("--format takes auto, csr, csrl, bcoo, csr16 or csrvi");
             i++;
         } else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            if (me == 0) usage(stdout);
-            MPI_Finalize();
-            return 0;
-        } else if (a[0] == '-' && a[1]) {
-            if (me == 0) usage(stderr);
-            char m[300];
-            snprintf(m, sizeof(m), "unknown option or missing value '%s'", a);
-            die_msg(m);
-        } else if (!path) path = a;
-        else die_msg("more than one matrix given");
+        else mp_other_arg(a, &path);
     }
-    if (!path) {
-        if (me == 0) usage(stderr);
-        die_msg("no matrix given");
-    }
+    mp_need_path(path);
 
     /* rank 0 reads; the status is everyone's before anyone waits */
     double t0 = MPI_Wtime(), t_read = 0, peak_read = 0;
@@ -101,11 +72,11 @@ int main(int argc, char **argv)
     if (st.code) {
         e.code = st.code;
         memcpy(e.msg, st.msg, sizeof(e.msg));
-        die(&e);
+        mp_die(&e);
     }
     t0 = MPI_Wtime();
     hspmv_dist *D = NULL;
-    if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) die(&e);
+    if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
     double t_create = MPI_Wtime() - t0;
     double peak = bu_peak_rss(), peak_others = 0, zero = 0;
     MPI_Reduce(me == 0 ? &zero : &peak, &peak_others, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -124,11 +95,11 @@ int main(int argc, char **argv)
         if (xg) bu_fill_x(xg, A.ncols);
     }
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (nomem) die_msg("out of memory for the vectors");
-    if (hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, &e)) die(&e);
+    if (nomem) mp_die_msg("out of memory for the vectors");
+    if (hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, &e)) mp_die(&e);
 
     for (long r = 0; r < warmup; r++)
-        if (hspmv_dist_spmv(D, x, y, &e)) die(&e);
+        if (hspmv_dist_spmv(D, x, y, &e)) mp_die(&e);
     hspmv_dist_reset_timing(D);
     for (long r = 0; r < reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
@@ -136,7 +107,7 @@ int main(int argc, char **argv)
         rc = hspmv_dist_spmv(D, x, y, &e);
         double d = MPI_Wtime() - s;
         MPI_Allreduce(&d, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (rc) die(&e);
+        if (rc) mp_die(&e);
     }
     hspmv_dist_timing tm;
     hspmv_dist_get_timing(D, &tm);
@@ -145,7 +116,7 @@ int main(int argc, char **argv)
     double tmax[5], tsum[5];
     MPI_Reduce(mine, tmax, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(mine, tsum, 5, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (hspmv_dist_gather(D, HSPMV_VEC_ROWS, y, yg, &e)) die(&e);
+    if (hspmv_dist_gather(D, HSPMV_VEC_ROWS, y, yg, &e)) mp_die(&e);
 
     /* optional bandwidth yardstick: a triad on every rank at once */
     double triad = 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench_util.h"
+#include "mpi_prog.h"
 
 static const char *prog = "solve";
 static int me, P;
@@ -25,27 +26,12 @@ static void usage(FILE *f)
             "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n");
 }
 
-/* Every rank leaves together: rank 0 says why. */
-static void die(const hspmv_error *e)
-{
-    if (me == 0) fprintf(stderr, "%s: error: %s\n", prog, e->msg);
-    MPI_Finalize();
-    exit(1);
-}
-
-static void die_msg(const char *m)
-{
-    hspmv_error e = {HSPMV_ERR_ARG, ""};
-    snprintf(e.msg, sizeof(e.msg), "%s", m);
-    die(&e);
-}
-
 /* Rank 0's status becomes everyone's (rank 0 did the work alone). */
 static void agree0(int rc, hspmv_error *e)
 {
     e->code = rc;
     MPI_Bcast(e, (int)sizeof(*e), MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (e->code) die(e);
+    if (e->code) mp_die(e);
 }
 
 /* Rank 0: the right-hand side from a Matrix Market vector (n x 1 or 1 x n). */
@@ -81,16 +67,14 @@ static void monitor(int64_t it, double relres, void *ctx)
 int main(int argc, char **argv)
 {
     const char *path = NULL, *rhs = NULL, *part_names[] = {"nnz", "rows", "metis"};
-    int bicg = 0, jacobi = 0, verbose = 0, prov;
+    int bicg = 0, jacobi = 0, verbose = 0;
     long reps = 1;
     hspmv_opts o;
     hspmv_solver_opts so;
     hspmv_error e = {0, ""};
     hspmv_csr A = {0};
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &prov);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    mp_start(&argc, &argv, prog, usage, &me, &P);
     hspmv_opts_default(&o);
     hspmv_solver_opts_default(&so);
     if (sizeof(hspmv_real) == 4) so.tol = 1e-5; /* 1e-8 is below single precision's reach */
@@ -103,34 +87,21 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--tol") && v) {
             char *end;
             so.tol = strtod(v, &end);
-            if (*end || !(so.tol >= 0)) die_msg("--tol takes a number >= 0");
+            if (*end || !(so.tol >= 0)) mp_die_msg("--tol takes a number >= 0");
             i++;
         } else if (!strcmp(a, "--method") && v) {
             if (!strcmp(v, "cg")) bicg = 0;
             else if (!strcmp(v, "bicgstab")) bicg = 1;
-            else die_msg("--method takes cg or bicgstab");
+            else mp_die_msg("--method takes cg or bicgstab");
             i++;
         } else if (!strcmp(a, "--partition") && v) {
-            if ((o.partition = bu_partition_of(v)) < 0) die_msg("--partition takes nnz, rows or metis");
+            if ((o.partition = bu_partition_of(v)) < 0) mp_die_msg("--partition takes nnz, rows or metis");
             i++;
         } else if (!strcmp(a, "--jacobi")) jacobi = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            if (me == 0) usage(stdout);
-            MPI_Finalize();
-            return 0;
-        } else if (a[0] == '-' && a[1]) {
-            if (me == 0) usage(stderr);
-            char m[300];
-            snprintf(m, sizeof(m), "unknown option or missing value '%s'", a);
-            die_msg(m);
-        } else if (!path) path = a;
-        else die_msg("more than one matrix given");
+        else mp_other_arg(a, &path);
     }
-    if (!path) {
-        if (me == 0) usage(stderr);
-        die_msg("no matrix given");
-    }
+    mp_need_path(path);
 
     /* rank 0 reads matrix and right-hand side; the status is everyone's */
     int rc = HSPMV_OK;
@@ -142,10 +113,10 @@ int main(int argc, char **argv)
     }
     agree0(rc, &e);
     hspmv_dist *D = NULL;
-    if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) die(&e);
+    if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
-    if (in.nrows != in.ncols) die_msg("the matrix is not square");
+    if (in.nrows != in.ncols) mp_die_msg("the matrix is not square");
 
     hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS),
                *ones = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *diag = NULL;
@@ -157,12 +128,12 @@ int main(int argc, char **argv)
         nomem |= !yg || !onesg;
     }
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (nomem) die_msg("out of memory for the vectors");
+    if (nomem) mp_die_msg("out of memory for the vectors");
 
     /* validate before timing: y = A*1 against the long-double reference */
     for (int64_t j = 0; j < in.ncols_local; j++) ones[j] = 1;
-    if (hspmv_dist_spmv(D, ones, b, &e)) die(&e);
-    if (hspmv_dist_gather(D, HSPMV_VEC_ROWS, b, yg, &e)) die(&e);
+    if (hspmv_dist_spmv(D, ones, b, &e)) mp_die(&e);
+    if (hspmv_dist_gather(D, HSPMV_VEC_ROWS, b, yg, &e)) mp_die(&e);
     hspmv_check chk = {0};
     if (me == 0) {
         for (int64_t j = 0; j < A.ncols; j++) onesg[j] = 1;
@@ -172,10 +143,10 @@ int main(int argc, char **argv)
     if (chk.violations) {
         if (me == 0) fprintf(stderr, "%s: y = A*1 violates the DESIGN.md bound in %lld rows (first %lld)\n",
                              prog, (long long)chk.violations, (long long)chk.first_bad);
-        die_msg("SpMV validation failed");
+        mp_die_msg("SpMV validation failed");
     }
-    if (rhs && hspmv_dist_scatter(D, HSPMV_VEC_ROWS, bg, b, &e)) die(&e); /* else b = A*1 */
-    if (jacobi && hspmv_solver_diag_root(D, me == 0 ? &A : NULL, diag, &e)) die(&e);
+    if (rhs && hspmv_dist_scatter(D, HSPMV_VEC_ROWS, bg, b, &e)) mp_die(&e); /* else b = A*1 */
+    if (jacobi && hspmv_solver_diag_root(D, me == 0 ? &A : NULL, diag, &e)) mp_die(&e);
     hspmv_csr_free(&A);
     so.diag = diag;
     if (verbose) so.monitor = monitor;
@@ -194,7 +165,7 @@ int main(int argc, char **argv)
         MPI_Allreduce(t, tsum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         tpi[r] = tmax / (double)(res.iterations > 0 ? res.iterations : 1);
         share = tsum[0] > 0 ? tsum[1] / tsum[0] : 0;
-        if (status == HSPMV_ERR_MPI || status == HSPMV_ERR_NOMEM || status == HSPMV_ERR_ARG) die(&se);
+        if (status == HSPMV_ERR_MPI || status == HSPMV_ERR_NOMEM || status == HSPMV_ERR_ARG) mp_die(&se);
     }
     double med = 0, mn = 0, mx = 0;
     bu_stats(tpi, (int)reps, &med, &mn, &mx);
@@ -238,7 +209,7 @@ int main(int argc, char **argv)
     hspmv_free(yg);
     hspmv_free(onesg);
     hspmv_dist_destroy(&D);
-    if (status) die(&se);
+    if (status) mp_die(&se);
     MPI_Finalize();
     return 0;
 }

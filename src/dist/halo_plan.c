@@ -268,7 +268,7 @@ static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o
 }
 
 /* Kernel "auto" on every rank at once, for a group of blocks multiplied
-   together (the owned pieces; the ghost block): when some rank holds at
+   together (the owned pieces; the ghost block), made without timing: when some rank holds at
    least min_nnz of them, each rank times every kernel set on its group, and
    all ranks take the set whose slowest rank is fastest. Chosen rank by rank,
    ranks of equal work ended up with different sets (timings taken while all
@@ -288,7 +288,10 @@ static void agree_kernels(hspmv_dist *D, hspmv_local **all, int n, int64_t min_n
             nnz += li.nnz;
         }
     MPI_Allreduce(&nnz, &most, 1, MPI_INT64_T, MPI_MAX, D->comm);
-    if (most < min_nnz) return; /* too small to time: the choice made at creation stays */
+    if (most < min_nnz) { /* too small to time: the registry's first, as kernel "auto" takes there */
+        hspmv_local_use_kernels(all, n, 0);
+        return;
+    }
     if (nnz >= most / 8) ns = hspmv_local_time_kernels(all, n, t, 8); /* ranks with little work abstain */
     in[0] = ns;                  /* most sets timed on a rank */
     in[1] = ns > 0 ? -ns : -100; /* fewest, over the ranks that timed */
@@ -354,15 +357,20 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     if ((rc = build_plan(D, g, err))) goto out;
 
     /* prepare the blocks for the node-level kernels */
-    rc = prepare_owned(D, &Ao, o, err);
-    if (!rc && Ag.nnz > 0) rc = hspmv_local_create(&Ag, o, &D->Lg, err);
+    /* kernel "auto": the blocks are made untimed (scalar kernels, nothing to
+       time at creation) and agree_kernels below picks their set, once */
+    hspmv_opts ob = *o;
+    int timed = !o->kernel || !strcmp(o->kernel, "auto");
+    if (timed) ob.kernel = "scalar";
+    rc = prepare_owned(D, &Ao, &ob, err);
+    if (!rc && Ag.nnz > 0) rc = hspmv_local_create(&Ag, &ob, &D->Lg, err);
     if (rc && err && strncmp(err->msg, "rank ", 5) != 0) {
         char tmp[sizeof(err->msg)];
         snprintf(tmp, sizeof(tmp), "%s", err->msg);
         hspmv_err(err, rc, "rank %d: %s", me, tmp);
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-    if (!o->kernel || !strcmp(o->kernel, "auto")) { /* collective: every rank is here */
+    if (timed) { /* collective: every rank is here */
         agree_kernels(D, D->Lo, D->npieces, (int64_t)1 << 20);
         agree_kernels(D, &D->Lg, 1, (int64_t)1 << 15);
     }

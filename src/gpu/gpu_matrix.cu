@@ -138,16 +138,23 @@ out:
     return rc;
 }
 
+/* The current device's L2 size (the H100's 50 MB if it cannot be asked). */
+static double l2_bytes(void)
+{
+    int dev = 0, l2 = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess)
+        l2 = 50 << 20;
+    return l2;
+}
+
 /* Cache hints pay off only where gathers from x miss the caches: x larger
    than a quarter of L2 and most entries (a sample of up to 65536) farther
    than 65536 columns from the diagonal (random and power-law matrices, not
    stencils or bands). */
 static int scattered_columns(const hspmv_csr *A)
 {
-    int dev = 0, l2 = 0;
     int64_t far = 0, n = A->nnz < 65536 ? A->nnz : 65536, row = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess)
-        l2 = 50 << 20;
+    double l2 = l2_bytes();
     if (n == 0 || (double)A->ncols * sizeof(hspmv_real) < 0.25 * l2) return 0;
     for (int64_t t = 0; t < n; t++) {
         int64_t k = (int64_t)((double)t * (double)A->nnz / (double)n), d;
@@ -226,12 +233,8 @@ static void free_panels(hspmv_gpu_csr *G)
    whose piece of x fits in that share; else 0 (no panels). */
 static int64_t default_panel_cols(const hspmv_gpu_csr *G)
 {
-    int dev = 0, l2 = 0;
-    double xb = (double)G->ncols * sizeof(hspmv_real), target;
+    double xb = (double)G->ncols * sizeof(hspmv_real), target = HSPMV_PANEL_L2_SHARE * l2_bytes();
     if (!G->hints_default || G->nnz == 0) return 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess)
-        l2 = 50 << 20;
-    target = HSPMV_PANEL_L2_SHARE * l2;
     if (xb <= target) return 0;
     int64_t P = (int64_t)(xb / target) + 1;
     return (G->ncols + P - 1) / P;
