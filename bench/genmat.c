@@ -21,7 +21,12 @@ static void usage(FILE *f)
         "  powerlaw N      row lengths from a power law (mean --k, exponent --alpha 2.1),\n"
         "                  random columns: a few very long rows\n"
         "options: --k K  --width W  --alpha A  --seed S  --symmetric (write the lower\n"
-        "  triangle with a symmetric header; stencil/banded/blocks only)  -o FILE (default stdout)\n");
+        "  triangle with a symmetric header; stencil/banded/blocks only)  -o FILE (default stdout)\n"
+        "  --values stencil|random: stencil (default) writes the few values above;\n"
+        "  random draws real values with 9 significant digits from a fixed seed (--seed):\n"
+        "  stencil/banded/blocks off-diagonals in [-1.5,-0.5), a[i][j] == a[j][i], and a\n"
+        "  diagonal above the row's largest possible off-diagonal sum (still SPD);\n"
+        "  random/powerlaw values in [-1,1) (+4 on the diagonal).\n");
 }
 
 static uint64_t rng_state = 42;
@@ -53,6 +58,8 @@ static void put_int(int64_t v)
     while (n) obuf[olen++] = t[--n];
 }
 
+static int digits = 8; /* significant digits of a non-integer value (9 with --values random) */
+
 /* Values are either small integers or m/256 with |m| < 256: exact in 8 digits. */
 static void entry(int64_t i, int64_t j, double v)
 {
@@ -62,23 +69,45 @@ static void entry(int64_t i, int64_t j, double v)
     put_int(j + 1);
     obuf[olen++] = ' ';
     if (v == (int64_t)v) put_int((int64_t)v);
-    else olen += (size_t)snprintf(obuf + olen, 32, "%.8g", v);
+    else olen += (size_t)snprintf(obuf + olen, 32, "%.*g", digits, v);
     obuf[olen++] = '\n';
 }
 
 /* Values come from their own stream so the count pass and the write pass
    draw the same columns. */
 static uint64_t val_state = 7;
-static double rand_val(void)
+static double rand_val(int realv)
 {
     uint64_t z = (val_state += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     z ^= z >> 31;
+    if (realv) return (double)(z >> 11) * 0x1.0p-52 - 1.0; /* [-1, 1), printed with 9 digits */
     return (double)((int64_t)(z % 511) - 255) / 256.0;
 }
 
-typedef struct { const char *kind; int64_t n, k, w; double alpha; int sym; } spec;
+typedef struct { const char *kind; int64_t n, k, w; double alpha; int sym, realv; uint64_t seed; } spec;
+
+/* --values random: a value in [0,1) from the seed and the unordered pair
+   {i, j}, so that a[i][j] == a[j][i] and both passes see the same value. */
+static double pair_u(const spec *s, int64_t i, int64_t j)
+{
+    uint64_t lo = (uint64_t)(i < j ? i : j), hi = (uint64_t)(i < j ? j : i);
+    uint64_t z = s->seed * 0x9e3779b97f4a7c15ULL ^ (lo * 0xbf58476d1ce4e5b9ULL + hi);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-53;
+}
+
+/* The value of entry (i, j) of a stencil, band or block matrix whose
+   two-valued form is `plain`; maxoff bounds the count of off-diagonals of a row. */
+static double spd_value(const spec *s, int64_t i, int64_t j, double plain, int64_t maxoff)
+{
+    if (!s->realv) return plain;
+    if (i != j) return -(0.5 + pair_u(s, i, j));
+    return 1.5 * (double)maxoff + 0.5 + pair_u(s, i, i);
+}
 
 /* Emits the entries of row i (columns ascending). Returns the count when
    emit == 0 (used for the size line). sym keeps only j <= i. */
@@ -97,7 +126,7 @@ static int64_t stencil_row(const spec *s, int64_t i, int emit)
                 int64_t j = xx + n * (yy + n * zz);
                 if (s->sym && j > i) continue;
                 cnt++;
-                if (emit) entry(i, j, far == 0 ? (full ? 26 : 2 * dim) : -1);
+                if (emit) entry(i, j, spd_value(s, i, j, far == 0 ? (full ? 26 : 2 * dim) : -1, full ? 26 : 2 * dim));
             }
     return cnt;
 }
@@ -108,15 +137,15 @@ static int64_t band_row(const spec *s, int64_t i, int emit)
     if (!strcmp(s->kind, "blocks")) { /* dense block plus coupling to the previous block */
         lo = i / s->w * s->w;
         hi = lo + s->w - 1 < s->n - 1 ? lo + s->w - 1 : s->n - 1;
-        if (lo > 0 && (!s->sym || lo - 1 <= i)) { cnt++; if (emit) entry(i, lo - 1, -0.5); }
+        if (lo > 0 && (!s->sym || lo - 1 <= i)) { cnt++; if (emit) entry(i, lo - 1, s->realv ? spd_value(s, i, lo - 1, 0, 0) : -0.5); }
     }
     for (int64_t j = lo; j <= hi; j++) {
         if (s->sym && j > i) break;
         cnt++;
         /* -1 off the diagonal, 2W+1 on it: strictly diagonally dominant, so SPD */
-        if (emit) entry(i, j, j == i ? 2.0 * (double)s->w + 1 : -1.0);
+        if (emit) entry(i, j, spd_value(s, i, j, j == i ? 2.0 * (double)s->w + 1 : -1.0, 2 * s->w + 2));
     }
-    if (!strcmp(s->kind, "blocks") && hi + 1 < s->n && !s->sym && i == hi) { cnt++; if (emit) entry(i, hi + 1, -0.5); }
+    if (!strcmp(s->kind, "blocks") && hi + 1 < s->n && !s->sym && i == hi) { cnt++; if (emit) entry(i, hi + 1, s->realv ? spd_value(s, i, hi + 1, 0, 0) : -0.5); }
     return cnt;
 }
 
@@ -156,7 +185,7 @@ static int64_t random_row(const spec *s, int64_t i, int64_t *cols)
 
 int main(int argc, char **argv)
 {
-    spec s = {NULL, 0, 8, 32, 2.1, 0};
+    spec s = {NULL, 0, 8, 32, 2.1, 0, 0, 42};
     const char *path = NULL;
     uint64_t seed = 42;
     for (int i = 1; i < argc; i++) {
@@ -168,6 +197,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--alpha") && v) { s.alpha = atof(v); i++; }
         else if (!strcmp(a, "--seed") && v) { seed = strtoull(v, NULL, 10); i++; }
         else if (!strcmp(a, "--symmetric")) s.sym = 1;
+        else if (!strcmp(a, "--values") && v) {
+            if (!strcmp(v, "random")) s.realv = 1;
+            else if (strcmp(v, "stencil")) { fprintf(stderr, "genmat: error: --values takes stencil or random, not '%s'\n", v); return 2; }
+            i++;
+        }
         else if (!s.kind) s.kind = a;
         else if (!s.n) s.n = atoll(a);
         else { fprintf(stderr, "genmat: error: unexpected argument '%s'\n", a); usage(stderr); return 2; }
@@ -187,6 +221,8 @@ int main(int argc, char **argv)
     /* count pass (random kinds replay the same RNG stream) */
     int64_t nnz = 0, *cols = NULL;
     if (rnd) cols = malloc((size_t)s.n * sizeof(*cols));
+    s.seed = seed;
+    if (s.realv) digits = 9;
     rng_state = seed;
     for (int64_t i = 0; i < rows; i++)
         nnz += stencil ? stencil_row(&s, i, 0) : band ? band_row(&s, i, 0) : random_row(&s, i, cols);
@@ -199,7 +235,7 @@ int main(int argc, char **argv)
         else if (band) band_row(&s, i, 1);
         else {
             int64_t m = random_row(&s, i, cols);
-            for (int64_t t = 0; t < m; t++) entry(i, cols[t], rand_val() + (cols[t] == i ? 4 : 0));
+            for (int64_t t = 0; t < m; t++) entry(i, cols[t], rand_val(s.realv) + (cols[t] == i ? 4 : 0));
         }
     }
     flush();
