@@ -47,22 +47,28 @@ ifneq ($(NO_ZLIB),)
   LDLIBS   := $(filter-out -lz,$(LDLIBS))
 endif
 
-# Library sources by layer. Instruction-set files compile with their own
-# flags only and are chosen at run time (one binary runs on any x86-64).
+# Library sources by layer. Each format's SIMD kernel is written once
+# (src/kernels/spmv_<fmt>_simd.c, over the wrappers of simd.h) and compiled
+# once per instruction set this architecture has, with that set's flags
+# only: spmv_<fmt>_<isa>.o. The sets are chosen at run time (one binary runs
+# on any x86-64).
 LIB_DIRS := src/util src/io src/csr src/format src/kernels src/local
-LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
-ifeq ($(ARCH),x86_64)
-  LIB_SRC := $(filter-out %_neon.c,$(LIB_SRC))
-else ifeq ($(ARCH),aarch64)
-  LIB_SRC := $(filter-out %_avx2.c %_avx512.c,$(LIB_SRC))
-else
-  LIB_SRC := $(filter-out %_neon.c %_avx2.c %_avx512.c,$(LIB_SRC))
-endif
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_SRC  := $(filter-out %_simd.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+SIMD_SRC := $(wildcard src/kernels/*_simd.c)
+SIMD_ISAS := $(if $(filter x86_64,$(ARCH)),avx2 avx512,$(if $(filter aarch64,$(ARCH)),neon))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) \
+            $(foreach i,$(SIMD_ISAS),$(SIMD_SRC:src/kernels/%_simd.c=$(BUILD)/obj/src/kernels/%_$(i).o))
 LIB      := $(BUILD)/libhspmv.a
 
-$(BUILD)/obj/%_avx2.o:   ISA_FLAGS := -mavx2 -mfma
-$(BUILD)/obj/%_avx512.o: ISA_FLAGS := -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx512cd -mfma
+ISA_FLAGS_avx2   := -DHSPMV_ISA_AVX2 -mavx2 -mfma
+ISA_FLAGS_avx512 := -DHSPMV_ISA_AVX512 -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx512cd -mfma
+ISA_FLAGS_neon   := -DHSPMV_ISA_NEON
+define simd_rule
+$$(BUILD)/obj/src/kernels/%_$(1).o: src/kernels/%_simd.c $$(BUILD)/include/hspmv_config.h
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(ISA_FLAGS_$(1)) -c $$< -o $$@
+endef
+$(foreach i,$(SIMD_ISAS),$(eval $(call simd_rule,$(i))))
 
 # Programs at the top level, built from bench/<name with _>.c
 PROGS     := benchmark-naive genmat $(if $(wildcard bench/benchmark_omp.c),benchmark-omp)
@@ -106,7 +112,7 @@ $(BUILD)/include/hspmv_config.h: Makefile
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ISA_FLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 lib: $(LIB)
 $(LIB): $(LIB_OBJ)

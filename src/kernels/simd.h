@@ -1,0 +1,60 @@
+/* simd.h — the vector wrappers of the instruction set this file is compiled
+   for, so that each format's SIMD kernel body is written once
+   (src/kernels/spmv_<fmt>_simd.c) and compiled once per instruction set:
+   the Makefile builds it as spmv_<fmt>_avx2.o with -DHSPMV_ISA_AVX2
+   -mavx2 -mfma, spmv_<fmt>_avx512.o with -DHSPMV_ISA_AVX512 and the AVX-512
+   flags, spmv_<fmt>_neon.o with -DHSPMV_ISA_NEON on aarch64. HSPMV_KERNEL(fmt)
+   names the function: hspmv_k_<fmt>_<isa>.
+
+   What every simd_<isa>.h provides, in the build's precision:
+     W                      lanes of hspmv_real in vreal
+     vreal, vidx, vmask     W values, W 32-bit indices, a lane mask
+     vzero vset1 vload vstore vfma(a,b,c)=a*b+c vmul vadd vsum sfma
+     vgather(i, base)       base[i[0]], .., base[i[W-1]]
+     iload32 iload16        W indices from int32 / int16 (sign-extended)
+     iloadu8 iloadu16       W indices from uint8 / uint16 (zero-extended)
+     iadd(i, b) iscan(i)    i + b in every lane; inclusive prefix sum of the lanes
+     ilast(i)               the last lane
+     any_zero_u8(p)         1 when one of the W bytes at p is 0
+     mask_first(r) mask_last(r)   lanes [0, r) / [W-r, W), 0 < r < W
+     vand(a, m)             a with the lanes outside m set to +0
+     vmload vmgather imload32 imload16   masked loads: the lanes outside m are 0
+     vload_first(p, r)      the first r entries, nothing past p + r read
+     pf(p)                  software prefetch of the line holding p
+   and the measured per-instruction-set choices:
+     SIMD_SHORT             rows shorter than this take a scalar FMA loop
+     SIMD_PF                prefetch distance in entries (0: none)
+     SIMD_TAIL_FULL         1: a row's tail (its last 1..W-1 entries) is
+                            computed on the row's last W entries with the
+                            lanes already done masked off (SIMD_SHORT >= W,
+                            so they lie in the row); masked loads may then
+                            read every lane. 0: masked loads start at the
+                            tail and read no masked lane. */
+#ifndef HSPMV_SIMD_H
+#define HSPMV_SIMD_H
+
+#if defined(HSPMV_ISA_AVX512)
+#include "simd_avx512.h"
+#define HSPMV_ISA_NAME avx512
+#elif defined(HSPMV_ISA_AVX2)
+#include "simd_avx2.h"
+#define HSPMV_ISA_NAME avx2
+#elif defined(HSPMV_ISA_NEON)
+#include "simd_neon.h"
+#define HSPMV_ISA_NAME neon
+#else
+#error "simd.h: compile with -DHSPMV_ISA_AVX2, -DHSPMV_ISA_AVX512 or -DHSPMV_ISA_NEON (see the Makefile)"
+#endif
+
+#define HSPMV_KCAT_(fmt, isa) hspmv_k_##fmt##_##isa
+#define HSPMV_KCAT(fmt, isa) HSPMV_KCAT_(fmt, isa)
+#define HSPMV_KERNEL(fmt) HSPMV_KCAT(fmt, HSPMV_ISA_NAME)
+
+_Static_assert(!SIMD_TAIL_FULL || SIMD_SHORT >= W, "a full-width tail needs rows of at least W entries");
+
+/* Where the tail's vector loads start (the row's last W entries, or the
+   first of the r entries left) and which lanes it keeps. */
+static inline int64_t tail_at(int64_t k, int64_t e) { return SIMD_TAIL_FULL ? e - W : k; }
+static inline vmask tail_mask(int r) { return SIMD_TAIL_FULL ? mask_last(r) : mask_first(r); }
+
+#endif
