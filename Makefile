@@ -169,7 +169,8 @@ test-cuda:
 
 # Tests that need neither zlib nor MPI, built for aarch64 (NEON kernels) and
 # run under qemu-aarch64, in both precisions.
-QEMU_TESTS := $(wildcard tests/test_csr.c tests/test_ref.c tests/test_kernels.c tests/test_bcoo.c tests/test_local.c tests/test_csr16.c tests/test_csrvi.c)
+QEMU_TESTS := $(wildcard tests/test_csr.c tests/test_ref.c tests/test_kernels.c tests/test_bcoo.c tests/test_local.c tests/test_csr16.c tests/test_csrvi.c \
+                          tests/test_csrp.c tests/test_csrdu.c tests/test_panels.c)
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 QEMU       ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 test-aarch64:

@@ -112,7 +112,8 @@ long bu_parse_long(const char *prog, const char *opt, const char *s)
     return v;
 }
 
-const char *const bu_format_names[HSPMV_NFORMATS] = {"auto", "csr", "csrl", "bcoo", "csr16", "csrvi"};
+const char *const bu_format_names[HSPMV_NFORMATS] = {"auto",  "csr",  "csrl",  "bcoo",  "csr16",
+                                                     "csrvi", "csrp", "csrdu", "panels"};
 
 int bu_format_of(const char *name)
 {

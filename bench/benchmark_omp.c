@@ -20,11 +20,12 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: benchmark-omp matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
-            "         [--format auto|csr|csrl|bcoo|csr16|csrvi|all[,...]] [--threshold T] [--kernel K]\n"
+            "         [--format auto|csr|csrl|bcoo|csr16|csrvi|csrp|csrdu|panels|all[,...]] [--threshold T]\n"
+            "         [--kernel K]\n"
             "         [--bw | --no-bw] [--bw-mib M] [--csv FILE]\n"
             "  Prepares the matrix in each format asked for (default all: csr, csrl, bcoo,\n"
-            "  csr16, csrvi, then the automatic choice; a format that cannot hold the matrix\n"
-            "  is skipped) and times y = A*x with `threads` OpenMP threads\n"
+            "  csr16, csrvi, csrp, csrdu, panels, then the automatic choice; a format that\n"
+            "  cannot hold the matrix is skipped) and times y = A*x with `threads` OpenMP threads\n"
             "  (default: OMP_NUM_THREADS or all cores; a list such as 1,2,4 reads the file\n"
             "  once and measures each count in turn): median/min/max of N timed calls\n"
             "  (default 50, in 5 rounds that cycle through the formats, each round after\n"
@@ -36,7 +37,7 @@ static void usage(FILE *f)
             "  Exit status 1 when a result is off the reference bound or input is bad.\n");
 }
 
-enum { MAXRUN = 8, MAXTHR = 32, ROUNDS = 5 };
+enum { MAXRUN = 10, MAXTHR = 32, ROUNDS = 5 };
 
 /* One prepared matrix under test and its timings. */
 typedef struct run {
@@ -53,7 +54,7 @@ typedef struct run {
 
 #define fmt_word bu_format_names
 
-/* "all", or a comma list of auto, csr, csrl, bcoo, csr16, csrvi; returns the count, 0 if bad. */
+/* "all", or a comma list of format names; returns the count, 0 if bad. */
 static int parse_format(const char *s, int *list)
 {
     int n = 0;
@@ -64,8 +65,11 @@ static int parse_format(const char *s, int *list)
         list[2] = HSPMV_FORMAT_BCOO;
         list[3] = HSPMV_FORMAT_CSR16;
         list[4] = HSPMV_FORMAT_CSRVI;
-        list[5] = HSPMV_FORMAT_AUTO;
-        return 6;
+        list[5] = HSPMV_FORMAT_CSRP;
+        list[6] = HSPMV_FORMAT_CSRDU;
+        list[7] = HSPMV_FORMAT_PANELS;
+        list[8] = HSPMV_FORMAT_AUTO;
+        return 9;
     }
     while (*s) {
         size_t len = strcspn(s, ",");
@@ -94,6 +98,16 @@ static double parse_double(const char *opt, const char *s)
     v = strtod(s, &end);
     if (end == s || *end || !(v >= 0)) die_msg("bad value for option: '%s'", s);
     return v;
+}
+
+/* ", 2 column panels, x prefetched 64 ahead" for the panel format, else "". */
+static const char *panel_note(const hspmv_local_info *in)
+{
+    static char b[80];
+    if (in->format != HSPMV_FORMAT_PANELS) return "";
+    snprintf(b, sizeof(b), ", %d column panel%s, x prefetched %d ahead", in->npanels, in->npanels > 1 ? "s" : "",
+             in->xpf);
+    return b;
 }
 
 /* Times one round of run r: warmup calls, then `calls` timed calls. */
@@ -189,10 +203,12 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
             hspmv_local_touch(r->L, y, A->nrows);
             bu_fill_x(x, A->ncols);
         }
-        printf("  %s%s%s: nzseg/nnz=%.4f (nzseg=%lld) kernels=%s threads=%d prepared in %.3f s\n",
+        printf("  %s%s%s: nzseg/nnz=%.4f (nzseg=%lld) kernels=%s threads=%d prepared in %.3f s, "
+               "%.2f bytes/nonzero%s\n",
                fmt_word[c->fmts[f]], c->fmts[f] == HSPMV_FORMAT_AUTO ? " -> " : "",
                c->fmts[f] == HSPMV_FORMAT_AUTO ? r->info.format_name : "", r->info.seg_ratio,
-               (long long)r->info.nseg, r->info.isa, r->info.threads, r->build_s);
+               (long long)r->info.nseg, r->info.isa, r->info.threads, r->build_s,
+               A->nnz > 0 ? r->info.bytes / (double)A->nnz : 0.0, panel_note(&r->info));
     }
     printf("  memory on huge pages: %.0f MiB\n", bs_huge_mib());
 
@@ -314,7 +330,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--warmup")) c.warmup = bu_parse_long(prog, a, v), i++;
         else if (!strcmp(a, "--format")) {
             if (!(c.nfmt = parse_format(v, c.fmts)))
-                die_msg("--format takes all or a comma list of auto, csr, csrl, bcoo, csr16, csrvi, not '%s'", v ? v : "");
+                die_msg("--format takes all or a comma list of auto, csr, csrl, bcoo, csr16, csrvi, csrp, csrdu, "
+                        "panels, not '%s'", v ? v : "");
             i++;
         } else if (!strcmp(a, "--threshold")) c.threshold = parse_double(a, v), i++;
         else if (!strcmp(a, "--kernel")) {

@@ -158,16 +158,19 @@ int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_rea
 /* ---- one rank's matrix: format choice, SIMD kernels, OpenMP threads ------ */
 
 enum { HSPMV_FORMAT_AUTO = 0, HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
-       HSPMV_FORMAT_CSRVI, HSPMV_NFORMATS };
+       HSPMV_FORMAT_CSRVI, HSPMV_FORMAT_CSRP, HSPMV_FORMAT_CSRDU, HSPMV_FORMAT_PANELS, HSPMV_NFORMATS };
 enum { HSPMV_PART_NNZ = 0, HSPMV_PART_ROWS, HSPMV_PART_METIS };
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
-    int format;            /* HSPMV_FORMAT_AUTO: CSRL when nzseg/nnz < csrl_threshold, else CSRVI
-                              when nnz > 0 and at most 256 distinct values (told apart by their
-                              bits), else CSR16 when every |col - row| <= 32767, else CSR.
-                              CSR16 or CSRVI asked for on a matrix they cannot hold:
-                              HSPMV_ERR_UNSUPPORTED */
+    int format;            /* HSPMV_FORMAT_AUTO: CSRL when nzseg/nnz < csrl_threshold; else PANELS
+                              when the columns scatter (most entries > 65536 columns from their
+                              row) and x is larger than twice L2; else the format with the fewest
+                              bytes per product by the stated models (hspmv_local_info) among
+                              CSRVI (at most 256 distinct values), CSRP (at most 256 row patterns),
+                              CSR16 (every |col - row| <= 32767), CSRDU (any, counted 5% heavier
+                              for its decoding) and CSR. CSR16, CSRVI or CSRP asked for on a
+                              matrix they cannot hold: HSPMV_ERR_UNSUPPORTED */
     double csrl_threshold; /* 0.3 (DESIGN.md) */
     const char *kernel;    /* "auto": on matrices of >= 2^20 nonzeros the fastest set timed at
                               creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
@@ -184,8 +187,9 @@ typedef struct hspmv_local hspmv_local;
 
 /* What a prepared matrix chose. */
 typedef struct hspmv_local_info {
-    int format;              /* HSPMV_FORMAT_CSR, _CSRL, _BCOO, _CSR16 or _CSRVI (never AUTO) */
-    const char *format_name; /* "csr", "csrl", "bcoo", "csr16", "csrvi" */
+    int format;              /* HSPMV_FORMAT_CSR, _CSRL, _BCOO, _CSR16, _CSRVI, _CSRP, _CSRDU or
+                                _PANELS (never AUTO) */
+    const char *format_name; /* "csr", "csrl", "bcoo", "csr16", "csrvi", "csrp", "csrdu", "panels" */
     const char *isa;         /* kernel set in use: "avx512", "avx2", "neon", "scalar" */
     int threads;             /* threads each call uses */
     int64_t nrows, ncols;    /* size */
@@ -194,6 +198,8 @@ typedef struct hspmv_local_info {
     double seg_ratio;        /* nseg / nnz (0 when nnz == 0) */
     double bytes;            /* bytes one y = A*x moves by this format's stated model */
     const char *bytes_formula; /* that model, in words */
+    int npanels;             /* PANELS: column panels (else 1) */
+    int xpf;                 /* PANELS: x prefetch distance in entries (else 0) */
 } hspmv_local_info;
 
 /* Prepares A (which the caller keeps and may free afterwards). Not collective. */

@@ -18,9 +18,9 @@ static int nsets;
 
 static const int thread_counts[] = {1, 2, 3, 4, 7};
 #define NTHREADS (int)(sizeof(thread_counts) / sizeof(thread_counts[0]))
-static const int formats[] = {HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
-                              HSPMV_FORMAT_CSRVI};
-static const char *fmt_names[] = {"auto", "csr", "csrl", "bcoo", "csr16", "csrvi"};
+static const int formats[] = {HSPMV_FORMAT_CSR,   HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO,  HSPMV_FORMAT_CSR16,
+                              HSPMV_FORMAT_CSRVI, HSPMV_FORMAT_CSRP, HSPMV_FORMAT_CSRDU, HSPMV_FORMAT_PANELS};
+static const char *fmt_names[] = {"auto", "csr", "csrl", "bcoo", "csr16", "csrvi", "csrp", "csrdu", "panels"};
 #define NFMT (int)(sizeof(formats) / sizeof(formats[0]))
 
 /* Row lengths that exercise every SIMD tail (2, 4, 8, 16 lanes, unrolled by 4). */
@@ -51,6 +51,24 @@ static int csrvi_fits(const hspmv_csr *A)
 {
     hspmv_csrvi_set S;
     return hspmv_csrvi_values(A, &S);
+}
+
+/* At most 256 row patterns: CSRP can hold A. */
+static int csrp_fits(const hspmv_csr *A)
+{
+    hspmv_csrp_set *S = hspmv_malloc(sizeof(*S));
+    int ok = S && hspmv_csrp_patterns(A, S) == 1;
+    hspmv_free(S);
+    return ok;
+}
+
+/* 1 when format can hold A (CSR16, CSRVI and CSRP have limits). */
+static int fits(const hspmv_csr *A, int format)
+{
+    return format == HSPMV_FORMAT_CSR16 ? csr16_fits(A)
+           : format == HSPMV_FORMAT_CSRVI ? csrvi_fits(A)
+           : format == HSPMV_FORMAT_CSRP  ? csrp_fits(A)
+                                          : 1;
 }
 
 /* Rounds A's values to multiples of 1/8 (at most 17 distinct in [-1, 1)),
@@ -97,8 +115,7 @@ static int check_matrix(const hspmv_csr *A, const char *name, uint64_t seed)
     tl_fill(x, m, seed);
     tl_fill(y0, n, seed + 1);
     for (int f = 0; f < NFMT; f++) {
-        if (formats[f] == HSPMV_FORMAT_CSR16 && !csr16_fits(A)) continue; /* refusal: own test */
-        if (formats[f] == HSPMV_FORMAT_CSRVI && !csrvi_fits(A)) continue; /* refusal: test_csrvi */
+        if (!fits(A, formats[f])) continue; /* refusals: test_csr16, test_csrvi, test_csrp */
         for (int s = 0; s < nsets; s++) {
             for (int t = 0; t < NTHREADS; t++) {
                 hspmv_opts o = opts_of(formats[f], sets[s]->isa, thread_counts[t]);
@@ -116,7 +133,7 @@ static int check_matrix(const hspmv_csr *A, const char *name, uint64_t seed)
                 hspmv_local_get_info(L, &info);
                 ok = info.format == formats[f] && info.threads == thread_counts[t] &&
                      !strcmp(info.isa, sets[s]->isa) && info.nnz == A->nnz && info.nrows == n &&
-                     info.ncols == m && info.bytes > 0 && chunks_cover(L);
+                     info.ncols == m && (info.bytes > 0 || n + m == 0) && chunks_cover(L);
                 CHECK(ok, "%s: info says %s/%s threads=%d nnz=%lld", what, info.format_name, info.isa,
                       info.threads, (long long)info.nnz);
                 bad += !ok;
@@ -334,17 +351,120 @@ static void local_auto_picks_csr_when_columns_are_far_and_csr16_is_refused(void)
     hspmv_csr_free(&A);
 }
 
+/* A's format under AUTO with 3 threads (and its info), checked against the
+   reference; -1 when create fails. */
+static int auto_of(const hspmv_csr *A, hspmv_local_info *info)
+{
+    hspmv_opts o = opts_of(HSPMV_FORMAT_AUTO, "auto", 3);
+    hspmv_local *L = NULL;
+    hspmv_real *x = hspmv_malloc((size_t)(A->ncols + 1) * sizeof(hspmv_real));
+    hspmv_real *y = hspmv_malloc((size_t)(A->nrows + 1) * sizeof(hspmv_real));
+    int f = -1;
+    if (x && y && hspmv_local_create(A, &o, &L, NULL) == HSPMV_OK) {
+        hspmv_local_get_info(L, info);
+        tl_fill(x, A->ncols, 5);
+        tl_fill_nan(y, A->nrows);
+        hspmv_local_spmv(L, x, y, 0);
+        f = tl_matches_ref(A, x, y, info->format_name) ? info->format : -2;
+    }
+    hspmv_local_destroy(&L);
+    hspmv_free(x);
+    hspmv_free(y);
+    return f;
+}
+
+/* Real values on a stencil: too many for CSRVI; 27 patterns for 1728 rows: CSRP. */
+static void local_auto_picks_csrp_on_a_real_valued_stencil(void)
+{
+    hspmv_csr A;
+    hspmv_local_info info;
+    int f;
+    CHECK(tl_read_csr("matrices/lap3d_12.mtx", &A) == HSPMV_OK, "read");
+    tl_fill(A.val, A.nnz, 77);
+    f = auto_of(&A, &info);
+    CHECK(f == HSPMV_FORMAT_CSRP, "real-valued 3D stencil: format %d", f);
+    if (f == HSPMV_FORMAT_CSRP)
+        CHECK(info.bytes < (double)A.nnz * 10 + 1729.0 * 4 + 2 * 1728.0 * sizeof(hspmv_real),
+              "CSRP's %g bytes not below CSR16's", info.bytes);
+    quantize(&A); /* few values: CSRVI's 5 bytes per nonzero win in double */
+    f = auto_of(&A, &info);
+    CHECK(f == (sizeof(hspmv_real) == 8 ? HSPMV_FORMAT_CSRVI : HSPMV_FORMAT_CSRP), "quantized 3D stencil: format %d", f);
+    hspmv_csr_free(&A);
+}
+
+/* Rows of different patterns with columns near each other (a FEM matrix's
+   shape): too many patterns for CSRP; CSRDU's byte per index beats CSR16's two. */
+static void local_auto_picks_csrdu_on_local_columns_with_many_patterns(void)
+{
+    hspmv_csr A;
+    hspmv_local_info info;
+    int64_t n = 3000, nnz = 0;
+    uint64_t s = 5;
+    memset(&A, 0, sizeof(A));
+    A.nrows = A.ncols = n;
+    A.rowptr = hspmv_calloc((size_t)n + 1, sizeof(int64_t));
+    A.colind = hspmv_malloc((size_t)n * 24 * sizeof(int32_t));
+    A.val = hspmv_malloc((size_t)n * 24 * sizeof(hspmv_real));
+    CHECK(A.rowptr && A.colind && A.val, "allocate");
+    if (!A.rowptr || !A.colind || !A.val) return;
+    for (int64_t i = 0; i < n; i++) { /* 20-24 distinct columns in i-60 .. i+60, in steps of 1..10 */
+        int64_t c = i - 60 + (int64_t)(tl_next(&s) % 10), m = 20 + (int64_t)(tl_next(&s) % 5);
+        for (int64_t t = 0; t < m && c < n; t++, c += 1 + (int64_t)(tl_next(&s) % 5))
+            if (c >= 0) A.colind[nnz++] = (int32_t)c;
+        A.rowptr[i + 1] = nnz;
+    }
+    A.nnz = nnz;
+    tl_fill(A.val, nnz, 6);
+    CHECK(!csrp_fits(&A) && csr16_fits(&A), "the generator's rows share patterns or reach far");
+    int f = auto_of(&A, &info);
+    CHECK(f == HSPMV_FORMAT_CSRDU, "local columns, many patterns: format %d", f);
+    hspmv_csr_free(&A);
+}
+
+/* Random columns over 4M (32 MB of x in double) are scattered: column
+   panels, as many as HSPMV_PANELS says, x prefetched as far as HSPMV_XPF says. */
+static void local_auto_picks_panels_on_scattered_columns(void)
+{
+    hspmv_csr A;
+    hspmv_local_info info;
+    int f;
+    CHECK(tl_csr_random(&A, 3000, 4000000, NULL, 6, 0, 8) == HSPMV_OK, "generate");
+    f = auto_of(&A, &info);
+    CHECK(f == HSPMV_FORMAT_PANELS && info.npanels >= 1 && info.xpf == HSPMV_PANELS_XPF,
+          "random over 4M columns: format %d, %d panels, x prefetched %d ahead", f, info.npanels, info.xpf);
+    setenv("HSPMV_PANELS", "3", 1);
+    setenv("HSPMV_XPF", "0", 1);
+    f = auto_of(&A, &info);
+    CHECK(f == HSPMV_FORMAT_PANELS && info.npanels == 3 && info.xpf == 0,
+          "HSPMV_PANELS=3 HSPMV_XPF=0: format %d, %d panels, x prefetched %d ahead", f, info.npanels, info.xpf);
+    setenv("HSPMV_XPF", "100000", 1); /* clamped to what the padding allows */
+    f = auto_of(&A, &info);
+    CHECK(f == HSPMV_FORMAT_PANELS && info.xpf == HSPMV_PANELS_PAD - 64, "HSPMV_XPF=100000: %d", info.xpf);
+    unsetenv("HSPMV_PANELS");
+    unsetenv("HSPMV_XPF");
+    hspmv_csr_free(&A);
+    /* the same count of columns near the diagonal: no panels */
+    CHECK(tl_csr_random(&A, 3000, 3000, NULL, 6, 0, 8) == HSPMV_OK, "generate");
+    f = auto_of(&A, &info);
+    CHECK(f >= 0 && f != HSPMV_FORMAT_PANELS, "3000 x 3000 random: format %d", f);
+    hspmv_csr_free(&A);
+}
+
+/* What AUTO takes on a two-valued stencil or band: CSRVI's 5 bytes per
+   nonzero in double; in single CSRP's 4 (a float and no index) are fewer. */
+static const int two_valued = sizeof(hspmv_real) == 8 ? HSPMV_FORMAT_CSRVI : HSPMV_FORMAT_CSRP;
+
 static void local_auto_respects_threshold(void)
 {
     double r;
-    /* banded and lap2d hold two values: CSRVI once CSRL is off; random 514: CSR16 */
-    CHECK(auto_format("matrices/banded_2000_w16.mtx", 0.0, &r) == HSPMV_FORMAT_CSRVI, "threshold 0: CSRVI");
+    /* banded and lap2d hold two values: CSRVI (double) or CSRP (single) once CSRL is off; random 514: CSR16 */
+    CHECK(auto_format("matrices/banded_2000_w16.mtx", 0.0, &r) == two_valued, "threshold 0: CSRVI / CSRP");
     CHECK(auto_format("matrices/random_3000_k8.mtx", 0.0, &r) == HSPMV_FORMAT_CSR16, "threshold 0: CSR16");
     CHECK(auto_format("matrices/random_3000_k8.mtx", 1.01, &r) == HSPMV_FORMAT_CSRL,
           "threshold 1.01: CSRL");
     /* just below and just above the matrix's own ratio */
     auto_format("matrices/lap2d_64.mtx", -1, &r);
-    CHECK(auto_format("matrices/lap2d_64.mtx", r, &r) == HSPMV_FORMAT_CSRVI, "threshold = ratio: CSRVI");
+    CHECK(auto_format("matrices/lap2d_64.mtx", r, &r) == two_valued, "threshold = ratio: CSRVI / CSRP");
     CHECK(auto_format("matrices/lap2d_64.mtx", r + 1e-9, &r) == HSPMV_FORMAT_CSRL,
           "threshold above ratio: CSRL");
 }
@@ -387,7 +507,10 @@ static void local_thread_chunks_cover_rows_and_balance(void)
             for (int f = 0; f < NFMT; f++) {
                 hspmv_opts o = opts_of(formats[f], "scalar", tc[t]);
                 hspmv_local *L = NULL;
-                double avg = (double)A.nnz / tc[t], maxr = (double)max_row_nnz(&A);
+                /* CSRP cuts at the nearest whole slice: up to G/2 rows more */
+                double avg = (double)A.nnz / tc[t],
+                       maxr = (double)max_row_nnz(&A) * (formats[f] == HSPMV_FORMAT_CSRP ? HSPMV_CSRP_G / 2 + 1 : 1);
+                if (!fits(&A, formats[f])) continue;
                 CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "create");
                 if (!L) continue;
                 CHECK(chunks_cover(L), "matrix %d threads %d: chunks do not cover the rows", v, tc[t]);
@@ -463,7 +586,7 @@ static void local_owns_its_arrays(void)
     for (int f = 0; f < NFMT; f++) {
         hspmv_opts o = opts_of(formats[f], "auto", 3);
         hspmv_local *L = NULL;
-        CHECK(tl_csr_random(&A, 200, 300, NULL, 12, 4, 8) == HSPMV_OK, "generate");
+        CHECK(tl_csr_random(&A, 200, 300, NULL, 12, 4, 8) == HSPMV_OK, "generate"); /* 200 patterns: CSRP too */
         CHECK(tl_csr_random(&C, 200, 300, NULL, 12, 4, 8) == HSPMV_OK, "generate");
         quantize(&A); /* CSRVI too */
         quantize(&C);
@@ -487,6 +610,7 @@ static void local_touch_zeroes_vectors(void)
     for (int f = 0; f < NFMT; f++) {
         hspmv_opts o = opts_of(formats[f], "auto", 7);
         hspmv_local *L = NULL;
+        if (!fits(&A, formats[f])) continue;
         CHECK(hspmv_local_create(&A, &o, &L, NULL) == HSPMV_OK, "create");
         if (!L) continue;
         for (int64_t n = 0; n <= 1000; n += 100) { /* fewer, as many (500) and more entries than rows */
@@ -511,6 +635,7 @@ static void local_create_survives_allocation_failure(void)
     quantize(&A); /* CSRVI too */
     for (int f = 0; f < NFMT; f++) {
         int rc = HSPMV_ERR_NOMEM;
+        if (!fits(&A, formats[f])) continue;
         for (long k = 1; k < 100 && rc == HSPMV_ERR_NOMEM; k++) {
             hspmv_opts o = opts_of(formats[f], "auto", 3);
             hspmv_local *L = NULL;
@@ -597,6 +722,9 @@ int main(void)
     RUN(local_auto_picks_csrl_on_banded);
     RUN(local_auto_picks_csr16_on_random_that_fits);
     RUN(local_auto_picks_csr_when_columns_are_far_and_csr16_is_refused);
+    RUN(local_auto_picks_csrp_on_a_real_valued_stencil);
+    RUN(local_auto_picks_csrdu_on_local_columns_with_many_patterns);
+    RUN(local_auto_picks_panels_on_scattered_columns);
     RUN(local_auto_respects_threshold);
     RUN(local_unknown_kernel_is_unsupported);
     RUN(local_thread_chunks_cover_rows_and_balance);

@@ -5,6 +5,9 @@
 #include "kernels.h"
 #include "kernels_bcoo.h"
 #include "kernels_csr16.h"
+#include "kernels_csrdu.h"
+#include "kernels_csrp.h"
+#include "kernels_panels.h"
 #include "kernels_csrvi.h"
 
 /* One instruction set's kernels for every format. */
@@ -15,6 +18,9 @@ typedef struct hspmv_kernel_set {
     hspmv_bcoo_kernel *bcoo;
     hspmv_csr16_kernel *csr16;
     hspmv_csrvi_kernel *csrvi;
+    hspmv_csrp_kernel *csrp;
+    hspmv_csrdu_kernel *csrdu;
+    hspmv_panels_kernel *panels;
 } hspmv_kernel_set;
 
 /* Fills sets[] with the sets this CPU runs, best first; returns how many. */

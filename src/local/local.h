@@ -7,6 +7,9 @@
 #include "csrl.h"
 #include "csr16.h"
 #include "csrvi.h"
+#include "csrdu.h"
+#include "csrp.h"
+#include "panels.h"
 #include "kernel_select.h"
 
 /* OpenMP queries that also build without -fopenmp (then one thread does
@@ -28,7 +31,7 @@ static inline int hspmv_omp_max(void) { return 1; }
     for (int c = hspmv_omp_thread(); c < (nchunks); c += hspmv_omp_nthreads())
 
 struct hspmv_local {
-    int format;                  /* HSPMV_FORMAT_CSR, _CSRL, _BCOO, _CSR16 or _CSRVI */
+    int format;                  /* HSPMV_FORMAT_CSR, _CSRL, _BCOO, _CSR16, _CSRVI, _CSRP, _CSRDU or _PANELS */
     int threads;                 /* chunks = threads each call uses, >= 1 */
     const hspmv_kernel_set *ks;  /* kernels in use */
     int64_t nrows, ncols, nnz;   /* size */
@@ -40,9 +43,15 @@ struct hspmv_local {
     hspmv_bcoo bcoo;             /* HSPMV_FORMAT_BCOO */
     hspmv_csr16 csr16;           /* HSPMV_FORMAT_CSR16 */
     hspmv_csrvi csrvi;           /* HSPMV_FORMAT_CSRVI */
+    hspmv_csrp csrp;             /* HSPMV_FORMAT_CSRP */
+    hspmv_csrdu csrdu;           /* HSPMV_FORMAT_CSRDU */
+    hspmv_panels panels;         /* HSPMV_FORMAT_PANELS */
     int fits16;                  /* every |col - row| <= 32767 (CSR16 possible) */
     hspmv_csrvi_set *vals;       /* during create only: the distinct values, when counted */
     int fitsvi;                  /* vals holds every value, at most 256 (CSRVI possible) */
+    hspmv_csrp_set *pats;        /* during create only: the row patterns, when collected */
+    int fitsp;                   /* pats holds every row's pattern (CSRP possible) */
+    int64_t *esc;                /* during create only, threads+1 entries: CSRDU escapes before each chunk */
 };
 
 /* Kernel "auto" times the kernel sets on matrices with at least this many
@@ -79,6 +88,36 @@ int hspmv_local_csrvi_values(const hspmv_csr *A, int nchunks, const int64_t *sta
 /* Builds L->csrvi from A and the set L->vals of its values (which must
    fit), each chunk's rows written by its thread. */
 int hspmv_local_build_csrvi(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
+
+/* Collects the patterns of A's rows into S (sorted), in parallel over the
+   chunks in start: each thread into its own set, merged at the end.
+   Returns 1, 0 as soon as one chunk or the union does not fit, -1 when out
+   of memory. */
+int hspmv_local_csrp_patterns(const hspmv_csr *A, int nchunks, const int64_t *start, hspmv_csrp_set *S);
+
+/* Builds L->csrp from A and the set L->pats of its patterns, each thread
+   writing the slices that start in its rows (L->rows is cut at multiples
+   of the slice height first). */
+int hspmv_local_build_csrp(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
+
+/* The escaped numbers of CSRDU, counted per chunk into esc[c+1] and summed
+   into esc[c] = escapes before chunk c (esc has nchunks+1 entries). */
+void hspmv_local_csrdu_escapes(const hspmv_csr *A, int nchunks, const int64_t *start, int64_t *esc);
+
+/* Builds L->csrdu from A and the escape counts in L->esc, each chunk's rows written by its thread. */
+int hspmv_local_build_csrdu(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
+
+/* Builds L->panels (npanels panels, x prefetch xpf) from A, each chunk's
+   rows of every panel written by its thread. */
+int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, int xpf, hspmv_error *err);
+
+/* Panels for AUTO and --format panels: HSPMV_PANELS in the environment, or
+   the fewest that cut x (ncols values) into pieces of at most the
+   last-level cache divided by the threads (1 when the cache size is
+   unknown); clamped to 1..HSPMV_PANELS_MAX. The x prefetch distance:
+   HSPMV_XPF, or HSPMV_PANELS_XPF. */
+int hspmv_local_panel_count(int64_t ncols, int threads);
+int hspmv_local_xpf(void);
 
 /* Asks for transparent huge pages on [p, p+bytes) when it is 4 MiB or more;
    call before the first touch. A hint: failure is ignored. */

@@ -3,7 +3,9 @@
    format's arrays with first touch by the owning threads. */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 #include "local.h"
+#include "rowptr.h"
 #include "util.h"
 
 static int check_input(const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
@@ -46,33 +48,103 @@ static int wants_csrl(const hspmv_local *L, const hspmv_opts *o)
     return L->nnz > 0 && (double)L->nseg / (double)L->nnz < o->csrl_threshold;
 }
 
-/* AUTO: CSRL when segments are long enough (nzseg/nnz below the threshold),
-   else CSRVI when the matrix has at most 256 distinct values (5 bytes per
-   nonzero instead of 10 or 12: stencils, graph and pattern matrices,
-   integer-valued matrices), else CSR16 when every column lies within 32767
-   of its row (it moves 2 fewer bytes per nonzero and 4 fewer per row than
-   CSR: stencils, banded and most FEM matrices), else CSR. Blocked COO is
-   taken only on request: it lost to CSR on every matrix measured
-   (Laplacians, banded, random, power law; 1-16 threads, AMD Zen and Intel
-   Xeon), 1.2-3x slower; README "Node-level performance". */
-static int choose_format(const hspmv_local *L, const hspmv_opts *o)
+/* 1 when AUTO takes column panels: the columns scatter (most entries far
+   from their row) and x is larger than twice L2, so that its gathers miss
+   the caches near the core and are bound by latency, not by the bytes the
+   formats' models count. */
+static int wants_panels(const hspmv_csr *A)
 {
-    if (o->format != HSPMV_FORMAT_AUTO) return o->format;
-    if (wants_csrl(L, o)) return HSPMV_FORMAT_CSRL;
-    if (L->nnz > 0 && L->fitsvi) return HSPMV_FORMAT_CSRVI;
-    return L->fits16 ? HSPMV_FORMAT_CSR16 : HSPMV_FORMAT_CSR;
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    double x = (double)A->ncols * sizeof(hspmv_real);
+    return x > 2.0 * (double)(l2 > 0 ? l2 : 1 << 20) && hspmv_panels_scattered(A);
 }
 
-/* Counts A's distinct values (into L->vals, L->fitsvi) when the format
-   choice needs them: CSRVI asked for, or AUTO past the CSRL test. */
-static int count_values(hspmv_local *L, const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
+/* CSRDU's bytes are counted this much heavier when AUTO compares: its
+   columns are decoded (prefix sums of the steps), CSR16's and CSR's read. */
+#define CSRDU_WEIGHT 1.05
+
+/* AUTO takes CSRP only where rows repeat their patterns: at least this
+   many rows per pattern (a 3D stencil has 27 patterns for any number of
+   rows; a small matrix whose rows are all different fits the table, but
+   gains nothing from it). */
+#define CSRP_REUSE 8
+
+/* AUTO: CSRL when segments are long enough (nzseg/nnz below the threshold);
+   else column panels when the columns scatter (wants_panels); else the
+   format that moves the fewest bytes per product by its stated model
+   (hspmv_local_get_info) among those that can hold the matrix: CSRVI (at
+   most 256 distinct values: 5 B per nonzero), CSRP (at most 256 row
+   patterns, each used by CSRP_REUSE rows or more: values only, an id byte
+   per row at most), CSR16 (columns
+   within 32767 of the row: 2 B of index), CSRDU (any matrix: 1 B of index
+   and escapes, counted CSRDU_WEIGHT heavier), CSR (4 B of index). CSRP's
+   count is taken before its slices are known, with every row's id byte.
+   Blocked COO is taken only on request: it lost to CSR on every matrix
+   measured (Laplacians, banded, random, power law; 1-16 threads, AMD Zen
+   and Intel Xeon), 1.2-3x slower; README "Node-level performance". */
+static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_opts *o)
 {
-    if (o->format != HSPMV_FORMAT_CSRVI && (o->format != HSPMV_FORMAT_AUTO || wants_csrl(L, o) || L->nnz == 0))
-        return HSPMV_OK;
-    L->vals = hspmv_malloc(sizeof(*L->vals));
-    if (!L->vals) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
-    L->fitsvi = hspmv_local_csrvi_values(A, L->threads, L->rows, L->vals);
+    double r = sizeof(hspmv_real), n = (double)L->nrows, nnz = (double)L->nnz;
+    double xy = ((double)L->ncols + n) * r, pw = hspmv_rowptr_bits(L->nnz) == 32 ? 4 : 8;
+    double best, b;
+    int f = HSPMV_FORMAT_CSR;
+    if (o->format != HSPMV_FORMAT_AUTO) return o->format;
+    if (wants_csrl(L, o)) return HSPMV_FORMAT_CSRL;
+    if (L->nnz > 0 && wants_panels(A)) return HSPMV_FORMAT_PANELS;
+    best = nnz * (r + 4) + (n + 1) * 8 + xy;
+    if (L->fits16 && (b = nnz * (r + 2) + (n + 1) * pw + xy) < best) best = b, f = HSPMV_FORMAT_CSR16;
+    if (L->esc) {
+        b = nnz * (r + 1) + n + (double)L->esc[L->threads] * 4 +
+            (double)((L->nrows + HSPMV_CSRDU_CP - 1) / HSPMV_CSRDU_CP) * sizeof(hspmv_csrdu_cp) + xy;
+        if (b * CSRDU_WEIGHT < best) best = b * CSRDU_WEIGHT, f = HSPMV_FORMAT_CSRDU;
+    }
+    if (L->fitsp && L->nrows >= CSRP_REUSE * (int64_t)L->pats->n) {
+        b = nnz * r + n + (double)((L->nrows + HSPMV_CSRP_G - 1) / HSPMV_CSRP_G) * 10 +
+            (double)L->pats->nofs * 4 + (double)(L->pats->n + 1) * 4 + xy;
+        if (b < best) best = b, f = HSPMV_FORMAT_CSRP;
+    }
+    if (L->nnz > 0 && L->fitsvi && (b = nnz * 5 + (n + 1) * pw + (double)L->vals->n * r + xy) < best)
+        best = b, f = HSPMV_FORMAT_CSRVI;
+    return f;
+}
+
+/* What the format choice needs counted, when it needs it (the format
+   asked for, or AUTO past the CSRL and panel tests): A's distinct values
+   (L->vals, L->fitsvi), its row patterns (L->pats, L->fitsp), CSRDU's
+   escapes per thread chunk (L->esc). */
+static int count_for_choice(hspmv_local *L, const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
+{
+    int f = o->format, autof = f == HSPMV_FORMAT_AUTO && !wants_csrl(L, o) && L->nnz > 0 && !wants_panels(A);
+    if (f == HSPMV_FORMAT_CSRVI || autof) {
+        L->vals = hspmv_malloc(sizeof(*L->vals));
+        if (!L->vals) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
+        L->fitsvi = hspmv_local_csrvi_values(A, L->threads, L->rows, L->vals);
+    }
+    if (f == HSPMV_FORMAT_CSRP || autof) {
+        int rc;
+        L->pats = hspmv_malloc(sizeof(*L->pats));
+        if (!L->pats) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
+        rc = hspmv_local_csrp_patterns(A, L->threads, L->rows, L->pats);
+        if (rc < 0) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
+        L->fitsp = rc;
+    }
+    if (f == HSPMV_FORMAT_CSRDU || autof) {
+        L->esc = hspmv_alloc_array((size_t)L->threads + 1, sizeof(int64_t));
+        if (!L->esc) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
+        hspmv_local_csrdu_escapes(A, L->threads, L->rows, L->esc);
+    }
     return HSPMV_OK;
+}
+
+/* Frees what only the build needs. */
+static void drop_counts(hspmv_local *L)
+{
+    hspmv_free(L->vals);
+    hspmv_free(L->pats);
+    hspmv_free(L->esc);
+    L->vals = NULL;
+    L->pats = NULL;
+    L->esc = NULL;
 }
 
 int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local **out, hspmv_error *err)
@@ -108,8 +180,8 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
     hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows);
     L->nseg = hspmv_local_count_segments(A, L->threads, L->rows);
     L->fits16 = hspmv_local_fits_csr16(A, L->threads, L->rows);
-    if ((rc = count_values(L, A, &o, err)) != HSPMV_OK) goto fail;
-    L->format = choose_format(L, &o);
+    if ((rc = count_for_choice(L, A, &o, err)) != HSPMV_OK) goto fail;
+    L->format = choose_format(L, A, &o);
     if (L->format == HSPMV_FORMAT_CSR16 && !L->fits16) {
         rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED,
                        "hspmv_local_create: CSR16 asked for, but a column lies more than 32767 from its row");
@@ -121,15 +193,25 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
                        HSPMV_CSRVI_MAXTAB);
         goto fail;
     }
+    if (L->format == HSPMV_FORMAT_CSRP && !L->fitsp) {
+        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED,
+                       "hspmv_local_create: CSRP asked for, but the matrix has more than %d row patterns or "
+                       "%d offsets in them", HSPMV_CSRP_MAXPAT, HSPMV_CSRP_MAXOFS);
+        goto fail;
+    }
     switch (L->format) {
     case HSPMV_FORMAT_CSR: rc = hspmv_local_build_csr(L, A, err); break;
     case HSPMV_FORMAT_CSRL: rc = hspmv_local_build_csrl(L, A, err); break;
     case HSPMV_FORMAT_CSR16: rc = hspmv_local_build_csr16(L, A, err); break;
     case HSPMV_FORMAT_CSRVI: rc = hspmv_local_build_csrvi(L, A, err); break;
+    case HSPMV_FORMAT_CSRP: rc = hspmv_local_build_csrp(L, A, err); break;
+    case HSPMV_FORMAT_CSRDU: rc = hspmv_local_build_csrdu(L, A, err); break;
+    case HSPMV_FORMAT_PANELS:
+        rc = hspmv_local_build_panels(L, A, hspmv_local_panel_count(A->ncols, L->threads), hspmv_local_xpf(), err);
+        break;
     default: rc = hspmv_local_build_bcoo(L, A, err); break;
     }
-    hspmv_free(L->vals); /* only the build needs it */
-    L->vals = NULL;
+    drop_counts(L); /* only the build needs them */
     if (rc != HSPMV_OK) goto fail;
     if (!o.kernel || !strcmp(o.kernel, "auto")) hspmv_local_tune_kernels(L);
     *out = L;
@@ -148,7 +230,10 @@ void hspmv_local_destroy(hspmv_local **pL)
     hspmv_bcoo_free(&L->bcoo);
     hspmv_csr16_free(&L->csr16);
     hspmv_csrvi_free(&L->csrvi);
-    hspmv_free(L->vals);
+    hspmv_csrp_free(&L->csrp);
+    hspmv_csrdu_free(&L->csrdu);
+    hspmv_panels_free(&L->panels);
+    drop_counts(L);
     hspmv_free(L->rows);
     hspmv_free(L->tiles);
     hspmv_free(L);

@@ -22,6 +22,9 @@ static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_re
         L->ks->csrvi(r0, r1, L->csrvi.rowptr32, L->csrvi.rowptr, L->csrvi.colind, L->csrvi.code,
                      L->csrvi.tab, L->csrvi.ntab, x, y, add);
         break;
+    case HSPMV_FORMAT_CSRP: L->ks->csrp(r0, r1, &L->csrp, x, y, add); break;
+    case HSPMV_FORMAT_CSRDU: L->ks->csrdu(r0, r1, &L->csrdu, x, y, add); break;
+    case HSPMV_FORMAT_PANELS: L->ks->panels(r0, r1, &L->panels, x, y, add); break;
     default:
         L->ks->bcoo(L->tiles[c], L->tiles[c + 1], &L->bcoo, x, y, add);
         break;
@@ -64,7 +67,7 @@ void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n)
 
 void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
 {
-    static const char *names[] = {"auto", "csr", "csrl", "bcoo", "csr16", "csrvi"};
+    static const char *names[] = {"auto", "csr", "csrl", "bcoo", "csr16", "csrvi", "csrp", "csrdu", "panels"};
     double r = sizeof(hspmv_real), xy = (double)L->ncols * r + (double)L->nrows * r;
     memset(info, 0, sizeof(*info));
     info->format = L->format;
@@ -76,6 +79,8 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
     info->nnz = L->nnz;
     info->nseg = L->nseg;
     info->seg_ratio = L->nnz > 0 ? (double)L->nseg / (double)L->nnz : 0;
+    info->npanels = L->format == HSPMV_FORMAT_PANELS ? L->panels.npanels : 1;
+    info->xpf = L->format == HSPMV_FORMAT_PANELS ? L->panels.xpf : 0;
     switch (L->format) {
     case HSPMV_FORMAT_CSR:
         info->bytes = (double)L->nnz * (r + 4) + (double)(L->nrows + 1) * 8 + xy;
@@ -95,6 +100,21 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
         info->bytes_formula = L->csrvi.rowptr32
                                   ? "nnz*(4+1) + (rows+1)*4 + ntab*real + cols*real + rows*real"
                                   : "nnz*(4+1) + (rows+1)*8 + ntab*real + cols*real + rows*real";
+        break;
+    case HSPMV_FORMAT_CSRP:
+        info->bytes = hspmv_csrp_bytes(&L->csrp);
+        info->bytes_formula = "nnz*real + (rows of mixed slices)*1 + slices*(8+2) + 4*(offsets+patterns) "
+                              "+ cols*real + rows*real";
+        break;
+    case HSPMV_FORMAT_CSRDU:
+        info->bytes = hspmv_csrdu_bytes(&L->csrdu);
+        info->bytes_formula = "nnz*(real+1) + rows*1 + escapes*4 + (rows/128)*24 + cols*real + rows*real";
+        break;
+    case HSPMV_FORMAT_PANELS:
+        info->bytes = hspmv_panels_bytes(&L->panels);
+        info->bytes_formula = L->panels.rowptr32
+                                  ? "nnz*(real+4) + panels*(rows+1)*4 + cols*real + rows*real*(2*panels-1)"
+                                  : "nnz*(real+4) + panels*(rows+1)*8 + cols*real + rows*real*(2*panels-1)";
         break;
     default:
         info->bytes = (double)L->nnz * r + (double)hspmv_bcoo_index_bytes(&L->bcoo) + xy;

@@ -1,0 +1,47 @@
+/* kernels_csrdu.h — CSRDU kernels (the format is in src/format/csrdu.h):
+   rows [r0, r1) of y = A*x (add == 0) or y += A*x (add != 0), for any
+   r0 <= r1. Each row's sum is kept in registers and y[i] written once; no
+   allocation, printing, MPI or OpenMP. */
+#ifndef HSPMV_KERNELS_CSRDU_H
+#define HSPMV_KERNELS_CSRDU_H
+
+#include "csrdu.h"
+
+typedef void hspmv_csrdu_kernel(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hspmv_real *x,
+                                hspmv_real *y, int add);
+
+hspmv_csrdu_kernel hspmv_k_csrdu_scalar;
+
+#if defined(__x86_64__) || defined(_M_X64)
+hspmv_csrdu_kernel hspmv_k_csrdu_avx2;
+hspmv_csrdu_kernel hspmv_k_csrdu_avx512;
+#endif
+
+#if defined(__aarch64__)
+hspmv_csrdu_kernel hspmv_k_csrdu_neon;
+#endif
+
+/* Where a walk stands at row r0 < nrows: its first value *k, the escaped
+   numbers before it *e, the first column of the last non-empty row before
+   it *c; from the checkpoint at or before r0, walking the byte streams of
+   the rows in between (at most HSPMV_CSRDU_CP - 1). */
+static inline void hspmv_csrdu_seek(const hspmv_csrdu *D, int64_t r0, int64_t *k, int64_t *e, int32_t *c)
+{
+    const hspmv_csrdu_cp *p = &D->cp[r0 / HSPMV_CSRDU_CP];
+    int64_t kk = p->k, ee = p->e;
+    int32_t cc = p->c;
+    for (int64_t i = r0 / HSPMV_CSRDU_CP * HSPMV_CSRDU_CP; i < r0; i++) {
+        int64_t n = D->len[i], z = 0;
+        if (n == HSPMV_CSRDU_LENESC) n = D->esc[ee++];
+        if (n == 0) continue;
+        cc += D->d[kk] == HSPMV_CSRDU_ESC1 ? D->esc[ee++] : (int8_t)D->d[kk];
+        for (int64_t q = kk + 1; q < kk + n; q++) z += D->d[q] == 0;
+        ee += z;
+        kk += n;
+    }
+    *k = kk;
+    *e = ee;
+    *c = cc;
+}
+
+#endif
