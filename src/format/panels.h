@@ -1,16 +1,18 @@
 /* panels.h — PANELS: CSR for scattered columns, cut into column panels
-   whose piece of x fits a thread's share of the last-level cache, with x
-   prefetched ahead of its gathers.
+   whose piece of x fits in the last-level cache, with x prefetched ahead
+   of its gathers.
 
    Random and power-law matrices read x at random: every gather misses its
    own cache line, and a row-by-row kernel waits on one miss after another.
    Two things help: the kernels prefetch x[colind[k + xpf]] while they
    multiply entry k (the column indices are known ahead: the prefetches turn
    a chain of latencies into overlapping requests), and when x is larger
-   than a thread's share of the last-level cache the columns are split into
-   npanels panels of width columns, multiplied one after another (y += the
-   panel's part), so that each panel's piece of x stays in cache while all
-   rows use it (the GPU path's column panels, src/gpu, are the same idea).
+   than half the last-level cache (hspmv_local_panel_count: all threads
+   read the same panel's piece at about the same time) the columns are
+   split into npanels panels of width columns, multiplied one after another
+   (y += the panel's part), so that each panel's piece of x stays in cache
+   while all rows use it (the GPU path's column panels, src/gpu, are the
+   same idea).
 
    Layout. Entries are stored panel by panel; panel p is a CSR over all
    rows: row i's entries of columns [p*width, (p+1)*width) at positions

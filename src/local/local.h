@@ -112,10 +112,11 @@ int hspmv_local_build_csrdu(hspmv_local *L, const hspmv_csr *A, hspmv_error *err
 int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, int xpf, hspmv_error *err);
 
 /* Panels for AUTO and --format panels: HSPMV_PANELS in the environment, or
-   the fewest that cut x (ncols values) into pieces of at most the
-   last-level cache divided by the threads (1 when the cache size is
-   unknown); clamped to 1..HSPMV_PANELS_MAX. The x prefetch distance:
-   HSPMV_XPF, or HSPMV_PANELS_XPF. */
+   the fewest that cut x (ncols values) into pieces of at most half the
+   last-level cache (all threads read the same panel's piece at about the
+   same time; 1 when the cache size is unknown); clamped to
+   1..HSPMV_PANELS_MAX. The x prefetch distance: HSPMV_XPF, or
+   HSPMV_PANELS_XPF. */
 int hspmv_local_panel_count(int64_t ncols, int threads);
 int hspmv_local_xpf(void);
 

@@ -136,9 +136,10 @@ int hspmv_local_panel_count(int64_t ncols, int threads)
     long forced = env_count("HSPMV_PANELS"), llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     double share, x = (double)ncols * sizeof(hspmv_real);
     int64_t p;
+    (void)threads; /* every thread reads the same panel's piece at about the same time */
     if (forced > 0) return forced > HSPMV_PANELS_MAX ? HSPMV_PANELS_MAX : (int)forced;
     if (llc <= 0) return 1;
-    share = (double)llc / (threads > 0 ? threads : 1);
+    share = (double)llc / 2; /* the other half for the streams of values, indices and y */
     p = (int64_t)(x / share) + (x > share * (int64_t)(x / share));
     return p < 1 ? 1 : p > HSPMV_PANELS_MAX ? HSPMV_PANELS_MAX : (int)p;
 }

@@ -47,6 +47,7 @@ void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n)
 {
     int T = L->threads;
     if (n <= 0) return;
+    hspmv_local_advise(v, (size_t)n * sizeof(*v)); /* huge pages for x: gathers from 32 MB miss no TLB */
 #pragma omp parallel num_threads(T)
     HSPMV_FOR_MY_CHUNKS(c, T) {
         /* rows' share of v: the same rows when n == nrows, else in proportion */

@@ -1,17 +1,10 @@
 /* alloc.c — the one place arrays are allocated: 64-byte alignment for SIMD,
-   2 MiB alignment for big arrays (transparent huge pages), and a test hook
-   that makes the n-th allocation fail (CSparse's trick). */
+   and a test hook that makes the n-th allocation fail (CSparse's trick). */
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
 
 #define HSPMV_ALIGN 64
-/* Arrays of HSPMV_HUGE_MIN bytes or more start on a 2 MiB boundary and
-   span whole 2 MiB pages, so that a transparent huge page can back every
-   part of them (madvise in local_pages.c, bench_stream.c): a gather from a
-   32 MB x then misses no TLB, where 4 KiB pages need 8192 entries. */
-#define HSPMV_HUGE (2u << 20)
-#define HSPMV_HUGE_MIN (4u << 20)
 
 static _Thread_local long fail_countdown; /* 0 = never fail */
 
@@ -26,12 +19,10 @@ size_t hspmv_bytes(size_t n, size_t size)
 void *hspmv_malloc(size_t bytes)
 {
     void *p = NULL;
-    size_t align = bytes >= HSPMV_HUGE_MIN ? HSPMV_HUGE : HSPMV_ALIGN;
     if (fail_countdown > 0 && --fail_countdown == 0) return NULL;
     if (bytes == 0) bytes = 1;
-    if (bytes > SIZE_MAX - align) return NULL;
-    bytes = (bytes + align - 1) & ~(size_t)(align - 1);
-    if (posix_memalign(&p, align, bytes) != 0) return NULL;
+    bytes = (bytes + HSPMV_ALIGN - 1) & ~(size_t)(HSPMV_ALIGN - 1);
+    if (posix_memalign(&p, HSPMV_ALIGN, bytes) != 0) return NULL;
     return p;
 }
 

@@ -1,0 +1,40 @@
+#!/bin/bash
+# node-kernels-job.sh — issue 12's 16-core figures in one job: benchmark-omp at 16 threads
+# (the formats, kernel auto) beside the peers' naive OpenMP loop and librsb at 16 threads,
+# interleaved passes, on the real-valued 3D stencil 200^3 and random / power-law 4M rows
+# (8 per row) with real values and with genmat's default values; STREAM triad fractions
+# from benchmark-omp's own probe; results and a summary table under $OUT.
+# Needs what scripts/job-env.sh says; run from the repository root.
+#   scripts/node-kernels-job.sh [PASSES]   (PASSES=2: interleaved passes on the targets)
+# BUDGET=seconds (default 420): no pass starts after that, so the summary is always written.
+set -u
+PASSES=${1:-2}
+BUDGET=${BUDGET:-420}
+N3=${N3:-200} NR=${NR:-4000000} # sizes (smaller ones for a trial run)
+. scripts/job-env.sh
+export OMP_PROC_BIND=true OMP_PLACES=cores OMP_NUM_THREADS=16
+D=/tmp/m$N3-$NR; mkdir -p $D
+G() { [ -s $D/$1.mtx ] || ./genmat "${@:2}" -o $D/$1.mtx; }
+G l3r lap3d $N3 --values random & G r4r random $NR --k 8 --values random &
+G p4r powerlaw $NR --k 8 --values random & G r4 random $NR --k 8 &
+G p4 powerlaw $NR --k 8 & G l3 lap3d $N3 & wait
+echo "gen done t=$((SECONDS-T0))"
+# one pass on matrix $1: hspmv (formats $2, with the STREAM probe), the naive loop, librsb
+pass() {
+  [ $((SECONDS-T0)) -lt $BUDGET ] || { echo "$1: skipped (past BUDGET=$BUDGET s)" | tee -a $OUT/skipped.txt; return; }
+  timeout 120 ./benchmark-omp $D/$1.mtx 16 --reps 40 --format $2 --bw 2>&1 | grep -E "^bench=omp|prepared|huge pages|triad \(" >> $OUT/omp-$1.txt
+  timeout 90 /tmp/naive $D/$1.mtx 16 20 2>&1 | grep "^peer" >> $OUT/peers-$1.txt
+  timeout 120 .dev/rsb/rsb_spmv $D/$1.mtx 16 20 2>&1 | grep "^peer" >> $OUT/peers-$1.txt
+  echo "$1 t=$((SECONDS-T0))"
+}
+# the targets first (real values), then genmat's default values
+for p in $(seq $PASSES); do
+  pass l3r csr,csrp,csrdu,auto
+  pass r4r csr,panels,auto
+  [ $p = 1 ] && pass p4r csr,panels,auto
+done
+pass r4 csr,auto
+pass p4 csr,auto
+pass l3 csrvi,csrp,auto
+echo "total t=$((SECONDS-T0))"
+sh scripts/node-kernels-summary.sh $OUT l3r r4r p4r l3 r4 p4 | tee $OUT/summary.txt
