@@ -165,7 +165,8 @@ enum { HSPMV_PART_NNZ = 0, HSPMV_PART_ROWS, HSPMV_PART_METIS };
 typedef struct hspmv_opts {
     int format;            /* HSPMV_FORMAT_AUTO: CSRL when nzseg/nnz < csrl_threshold; else PANELS
                               when the columns scatter (most entries > 65536 columns from their
-                              row) and x is larger than twice L2; else the format with the fewest
+                              row), x is larger than twice L2 and at least half the nonzeros lie
+                              in rows of at most 64 entries; else the format with the fewest
                               bytes per product by the stated models (hspmv_local_info) among
                               CSRVI (at most 256 distinct values), CSRP (at most 256 row patterns),
                               CSR16 (every |col - row| <= 32767), CSRDU (any, counted 5% heavier

@@ -1,23 +1,31 @@
 #!/bin/bash
-# node-kernels-job.sh — issue 12's 16-core figures in one job: benchmark-omp at 16 threads
-# (the formats, kernel auto) beside the peers' naive OpenMP loop and librsb at 16 threads,
-# interleaved passes, on the real-valued 3D stencil 200^3 and random / power-law 4M rows
-# (8 per row) with real values and with genmat's default values; STREAM triad fractions
-# from benchmark-omp's own probe; results and a summary table under $OUT.
+# node-kernels-job.sh — issue 12's 16-core figures: benchmark-omp at 16 threads (the
+# formats, kernel auto, its own STREAM triad probe) beside the peers' naive OpenMP loop and
+# librsb at 16 threads, in interleaved passes; results and a summary table under $OUT.
 # Needs what scripts/job-env.sh says; run from the repository root.
-#   scripts/node-kernels-job.sh [PASSES]   (PASSES=2: interleaved passes on the targets)
+#   scripts/node-kernels-job.sh [targets|defaults|all] [PASSES]
+#   targets (default): real values (genmat --values random): 3D 7-point 200^3, random and
+#     power-law 4M rows, 8 per row; PASSES (default 2) passes, power law once (~340 s).
+#   defaults: the same matrices with genmat's default values (two-valued stencil), one
+#     pass (~280 s). all: both (more than one 480 s call).
 # BUDGET=seconds (default 420): no pass starts after that, so the summary is always written.
+# N3, NR: sizes (default 200 and 4000000; smaller ones for a trial run).
 set -u
-PASSES=${1:-2}
+SET=${1:-targets}
+PASSES=${2:-2}
 BUDGET=${BUDGET:-420}
-N3=${N3:-200} NR=${NR:-4000000} # sizes (smaller ones for a trial run)
+N3=${N3:-200} NR=${NR:-4000000}
+case $SET in targets|defaults|all) ;; *) echo "usage: $0 [targets|defaults|all] [PASSES]" >&2; exit 2;; esac
 . scripts/job-env.sh
 export OMP_PROC_BIND=true OMP_PLACES=cores OMP_NUM_THREADS=16
 D=/tmp/m$N3-$NR; mkdir -p $D
 G() { [ -s $D/$1.mtx ] || ./genmat "${@:2}" -o $D/$1.mtx; }
-G l3r lap3d $N3 --values random & G r4r random $NR --k 8 --values random &
-G p4r powerlaw $NR --k 8 --values random & G r4 random $NR --k 8 &
-G p4 powerlaw $NR --k 8 & G l3 lap3d $N3 & wait
+T=0; [ $SET = defaults ] || T=1
+F=0; [ $SET = targets ] || F=1
+[ $T = 1 ] && { G l3r lap3d $N3 --values random & G r4r random $NR --k 8 --values random &
+                G p4r powerlaw $NR --k 8 --values random & }
+[ $F = 1 ] && { G l3 lap3d $N3 & G r4 random $NR --k 8 & G p4 powerlaw $NR --k 8 & }
+wait
 echo "gen done t=$((SECONDS-T0))"
 # one pass on matrix $1: hspmv (formats $2, with the STREAM probe), the naive loop, librsb
 pass() {
@@ -27,14 +35,15 @@ pass() {
   timeout 120 .dev/rsb/rsb_spmv $D/$1.mtx 16 20 2>&1 | grep "^peer" >> $OUT/peers-$1.txt
   echo "$1 t=$((SECONDS-T0))"
 }
-# the targets first (real values), then genmat's default values
-for p in $(seq $PASSES); do
+if [ $T = 1 ]; then for p in $(seq $PASSES); do
   pass l3r csr,csrp,csrdu,auto
   pass r4r csr,panels,auto
   [ $p = 1 ] && pass p4r csr,panels,auto
-done
-pass r4 csr,auto
-pass p4 csr,auto
-pass l3 csrvi,csrp,auto
+done; fi
+if [ $F = 1 ]; then
+  pass l3 csrvi,csrp,auto
+  pass r4 csr,panels,auto
+  pass p4 csr,panels,auto
+fi
 echo "total t=$((SECONDS-T0))"
 sh scripts/node-kernels-summary.sh $OUT l3r r4r p4r l3 r4 p4 | tee $OUT/summary.txt

@@ -421,14 +421,15 @@ static void local_auto_picks_csrdu_on_local_columns_with_many_patterns(void)
     hspmv_csr_free(&A);
 }
 
-/* Random columns over 4M (32 MB of x in double) are scattered: column
-   panels, as many as HSPMV_PANELS says, x prefetched as far as HSPMV_XPF says. */
+/* Random columns over 4M (32 MB of x in double) in short rows are
+   scattered: column panels, as many as HSPMV_PANELS says, x prefetched as
+   far as HSPMV_XPF says. */
 static void local_auto_picks_panels_on_scattered_columns(void)
 {
     hspmv_csr A;
     hspmv_local_info info;
     int f;
-    CHECK(tl_csr_random(&A, 3000, 4000000, NULL, 6, 0, 8) == HSPMV_OK, "generate");
+    CHECK(tl_csr_wide_random(&A, 3000, 4000000, 6, 8) == HSPMV_OK, "generate");
     f = auto_of(&A, &info);
     CHECK(f == HSPMV_FORMAT_PANELS && info.npanels >= 1 && info.xpf == HSPMV_PANELS_XPF,
           "random over 4M columns: format %d, %d panels, x prefetched %d ahead", f, info.npanels, info.xpf);
@@ -442,6 +443,11 @@ static void local_auto_picks_panels_on_scattered_columns(void)
     CHECK(f == HSPMV_FORMAT_PANELS && info.xpf == HSPMV_PANELS_PAD - 64, "HSPMV_XPF=100000: %d", info.xpf);
     unsetenv("HSPMV_PANELS");
     unsetenv("HSPMV_XPF");
+    hspmv_csr_free(&A);
+    /* long rows (300 entries) over the same columns: the gathers of a row overlap anyway, no panels */
+    CHECK(tl_csr_wide_random(&A, 200, 4000000, 300, 8) == HSPMV_OK, "generate");
+    f = auto_of(&A, &info);
+    CHECK(f >= 0 && f != HSPMV_FORMAT_PANELS, "rows of 300 over 4M columns: format %d", f);
     hspmv_csr_free(&A);
     /* the same count of columns near the diagonal: no panels */
     CHECK(tl_csr_random(&A, 3000, 3000, NULL, 6, 0, 8) == HSPMV_OK, "generate");

@@ -123,7 +123,7 @@ static void panels_split_columns_and_count_their_bytes(void)
 static void scattered_columns_are_told_from_a_band(void)
 {
     hspmv_csr A;
-    CHECK(tl_csr_random(&A, 2000, 4000000, NULL, 8, 0, 4) == HSPMV_OK, "generate");
+    CHECK(tl_csr_wide_random(&A, 2000, 4000000, 8, 4) == HSPMV_OK, "generate");
     CHECK(hspmv_panels_scattered(&A), "random over 4M columns not scattered");
     hspmv_csr_free(&A);
     CHECK(tl_csr_random(&A, 2000, 2000, NULL, 8, 0, 4) == HSPMV_OK, "generate");

@@ -417,3 +417,37 @@ int tl_on_empty_matrices(int (*check)(const hspmv_csr *A, const char *name, uint
     }
     return HSPMV_OK;
 }
+
+int tl_csr_wide_random(hspmv_csr *A, int64_t nrows, int64_t ncols, int64_t len, uint64_t seed)
+{
+    uint64_t s = seed;
+    memset(A, 0, sizeof(*A));
+    if (len > ncols / 2) len = ncols / 2;
+    A->nrows = nrows;
+    A->ncols = ncols;
+    A->nnz = nrows * len;
+    A->rowptr = hspmv_calloc(nrows + 1, sizeof(int64_t));
+    A->colind = hspmv_malloc((A->nnz ? A->nnz : 1) * sizeof(int32_t));
+    A->val = hspmv_malloc((A->nnz ? A->nnz : 1) * sizeof(hspmv_real));
+    if (!A->rowptr || !A->colind || !A->val) {
+        hspmv_csr_free(A);
+        return HSPMV_ERR_NOMEM;
+    }
+    for (int64_t i = 0; i < nrows; i++) {
+        int32_t *c = A->colind + i * len;
+        for (int64_t k = 0; k < len; k++) { /* a new column, sorted into place */
+            int32_t v;
+            int64_t t, fresh;
+            do {
+                v = (int32_t)(tl_next(&s) % (uint64_t)ncols);
+                fresh = 1;
+                for (t = 0; t < k && fresh; t++) fresh = c[t] != v;
+            } while (!fresh);
+            for (t = k; t > 0 && c[t - 1] > v; t--) c[t] = c[t - 1];
+            c[t] = v;
+        }
+        A->rowptr[i + 1] = (i + 1) * len;
+    }
+    tl_fill(A->val, A->nnz, seed + 1);
+    return HSPMV_OK;
+}

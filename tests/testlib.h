@@ -26,6 +26,11 @@ int tl_is_unsupported_shared(const char *path);
 int tl_csr_random(hspmv_csr *A, int64_t nrows, int64_t ncols, const int64_t *rowlen,
                   int64_t len, int runs, uint64_t seed);
 
+/* Random CSR for many columns: len distinct uniform columns per row (at
+   most ncols/2), drawn and sorted per row, so that the time does not grow
+   with ncols as tl_csr_random's does; values in [-1, 1) from the seed. */
+int tl_csr_wide_random(hspmv_csr *A, int64_t nrows, int64_t ncols, int64_t len, uint64_t seed);
+
 /* x[i] in [-1, 1) from the seed. */
 void tl_fill(hspmv_real *x, int64_t n, uint64_t seed);
 
