@@ -20,6 +20,7 @@
      vand(a, m)             a with the lanes outside m set to +0
      vmload vmgather imload32 imload16   masked loads: the lanes outside m are 0
      vload_first(p, r)      the first r entries, nothing past p + r read
+     vfma_first(a, b, r, c) c + a[0..r)*b[0..r) in the first r lanes (0 < r < W)
      pf(p)                  software prefetch of the line holding p
    and the measured per-instruction-set choices:
      SIMD_SHORT             rows shorter than this take a scalar FMA loop

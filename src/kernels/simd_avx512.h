@@ -139,6 +139,14 @@ static inline vreal vload_first(const hspmv_real *p, int r)
     return r >= W ? vload(p) : r <= 0 ? vzero() : vmload(mask_first(r), p);
 }
 
+/* acc + a[0..r) * b[0..r) in the first r lanes, 0 < r < W; nothing past
+   a + r or b + r is read (one mask for both loads). */
+static inline vreal vfma_first(const hspmv_real *a, const hspmv_real *b, int r, vreal acc)
+{
+    vmask m = mask_first(r);
+    return vfma(vmload(m, a), vmload(m, b), acc);
+}
+
 /* ---- value tables (CSRVI): the W values of the W 1-byte codes at p ------
    TAB1 / TAB2: the table sizes that one / two-register permutes cover;
    larger tables are gathered (they stay in L1). Masked versions read no

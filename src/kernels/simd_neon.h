@@ -157,6 +157,13 @@ static inline vreal vload_first(const hspmv_real *p, int r)
     return vload(b);
 }
 
+/* acc + a[0..r) * b[0..r) in the first r lanes, 0 < r < W; nothing past
+   a + r or b + r is read. */
+static inline vreal vfma_first(const hspmv_real *a, const hspmv_real *b, int r, vreal acc)
+{
+    return vfma(vload_first(a, r), vload_first(b, r), acc);
+}
+
 /* ---- value tables (CSRVI): the W values of the W 1-byte codes at p ------
    NEON has no register permute of doubles that these kernels use, so
    TAB1 = TAB2 = 0 and every table is read lane by lane (tab_gather); the

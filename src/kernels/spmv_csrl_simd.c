@@ -54,8 +54,7 @@ void HSPMV_KERNEL(csrl)(int64_t r0, int64_t r1, const int64_t *sp, const int64_t
             }
             for (; k + W <= n; k += W) a0 = vfma(vload(a + k), vload(xs + k), a0);
             if (k < n) { /* 1..W-1 left */
-                int r = (int)(n - k);
-                a1 = vfma(vload_first(a + k, r), vload_first(xs + k, r), a1);
+                a1 = vfma_first(a + k, xs + k, (int)(n - k), a1);
                 vreal t = a1; a1 = a2; a2 = t; /* next short segment uses another chain */
             }
             a += n;
