@@ -72,23 +72,13 @@ static int holds(const hspmv_csr *A, const hspmv_csrdu *D)
     return k == A->nnz && e == D->nesc;
 }
 
+/* Every set on D (A's CSRDU form): tl_kcheck_run's checks. Returns failures. */
 static int check_kernels(const hspmv_csr *A, const hspmv_csrdu *D, const char *name, uint64_t seed)
 {
     tl_kcheck T;
-    int bad = 0, rc = tl_kcheck_init(&T, A, seed);
-    if (rc) {
-        CHECK(0, "%s: setup failed (%d)", name, rc);
-        tl_kcheck_free(&T);
-        return 1;
-    }
-    for (int s = 0; s < nsets; s++) {
-        char label[256];
-        tl_kernel k = {rundu, sets[s], D, label};
-        snprintf(label, sizeof(label), "%s %s/csrdu", name, sets[s]->isa);
-        int f = tl_kcheck_run(&T, &k);
-        CHECK(f == 0, "%s: %d checks failed", label, f);
-        bad += f;
-    }
+    tl_kernel k = {rundu, NULL, D, NULL};
+    int rc = tl_kcheck_init(&T, A, seed), bad = rc ? 1 : tl_kcheck_sets(&T, k, sets, nsets, name, "csrdu");
+    CHECK(bad == 0, "%s: setup failed (%d) or %d checks failed", name, rc, bad);
     tl_kcheck_free(&T);
     return bad;
 }

@@ -118,20 +118,9 @@ static int holds(const hspmv_csr *A, const hspmv_csrp *P)
 static int check_kernels(const hspmv_csr *A, const hspmv_csrp *P, const char *name, uint64_t seed)
 {
     tl_kcheck T;
-    int bad = 0, rc = tl_kcheck_init(&T, A, seed);
-    if (rc) {
-        CHECK(0, "%s: setup failed (%d)", name, rc);
-        tl_kcheck_free(&T);
-        return 1;
-    }
-    for (int s = 0; s < nsets; s++) {
-        char label[256];
-        tl_kernel k = {runp, sets[s], P, label};
-        snprintf(label, sizeof(label), "%s %s/csrp", name, sets[s]->isa);
-        int f = tl_kcheck_run(&T, &k);
-        CHECK(f == 0, "%s: %d checks failed", label, f);
-        bad += f;
-    }
+    tl_kernel k = {runp, NULL, P, NULL};
+    int rc = tl_kcheck_init(&T, A, seed), bad = rc ? 1 : tl_kcheck_sets(&T, k, sets, nsets, name, "csrp");
+    CHECK(bad == 0, "%s: setup failed (%d) or %d checks failed", name, rc, bad);
     tl_kcheck_free(&T);
     return bad;
 }

@@ -68,14 +68,12 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
                 continue;
             }
             CHECK(holds(A, &P), "%s: %d panels do not hold the matrix", name, counts[c]);
-            for (int s = 0; s < nsets; s++) {
-                char label[256];
-                tl_kernel k = {runpn, sets[s], &P, label};
-                snprintf(label, sizeof(label), "%s %s/panels P=%d xpf=%d", name, sets[s]->isa, counts[c], dists[d]);
-                int f = tl_kcheck_run(&T, &k);
-                CHECK(f == 0, "%s: %d checks failed", label, f);
-                bad += f;
-            }
+            char fmt[64];
+            tl_kernel k = {runpn, NULL, &P, NULL};
+            snprintf(fmt, sizeof(fmt), "panels P=%d xpf=%d", counts[c], dists[d]);
+            int f = tl_kcheck_sets(&T, k, sets, nsets, name, fmt);
+            CHECK(f == 0, "%s %s: %d checks failed", name, fmt, f);
+            bad += f;
             hspmv_panels_free(&P);
         }
     tl_kcheck_free(&T);

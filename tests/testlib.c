@@ -451,3 +451,17 @@ int tl_csr_wide_random(hspmv_csr *A, int64_t nrows, int64_t ncols, int64_t len, 
     tl_fill(A->val, A->nnz, seed + 1);
     return HSPMV_OK;
 }
+
+int tl_kcheck_sets(tl_kcheck *T, tl_kernel k, const hspmv_kernel_set *const *sets, int nsets, const char *name,
+                   const char *fmt)
+{
+    char label[300];
+    int bad = 0;
+    k.label = label;
+    for (int s = 0; s < nsets; s++) {
+        k.ks = sets[s];
+        snprintf(label, sizeof(label), "%s %s/%s", name, sets[s]->isa, fmt);
+        bad += tl_kcheck_run(T, &k);
+    }
+    return bad;
+}

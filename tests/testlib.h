@@ -91,6 +91,12 @@ void tl_kcheck_free(tl_kcheck *T);
    number of failed checks, each printed to stderr. */
 int tl_kcheck_run(tl_kcheck *T, const tl_kernel *k);
 
+/* k (its run and mat) on T's A with each kernel set of sets[0..nsets):
+   tl_kcheck_run with k.ks set in turn and the label "name isa/fmt".
+   Returns the number of failed checks (each printed). */
+int tl_kcheck_sets(tl_kcheck *T, tl_kernel k, const struct hspmv_kernel_set *const *sets, int nsets,
+                   const char *name, const char *fmt);
+
 /* 0 when T->y holds the bits of y, else prints what and returns 1. */
 int tl_kcheck_same(const tl_kcheck *T, const hspmv_real *y, const char *what);
 
