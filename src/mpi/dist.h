@@ -1,4 +1,4 @@
-/* dist.h — the distributed matrix behind hspmv_dist (private to src/dist and its tests). */
+/* dist.h — the distributed matrix behind hspmv_dist (private to src/mpi and its tests). */
 #ifndef HSPMV_DIST_H
 #define HSPMV_DIST_H
 
