@@ -84,6 +84,16 @@ ifeq ($(NO_MPI),)
 -include mpi.mk
 -include solver.mk
 endif
+# The programs as a user runs them, hostile arguments and files included
+# (tests/programs/run.sh; needs the MPI programs, so not in cross builds).
+ifeq ($(NO_MPI),)
+PROGRAMS_TEST_RUN = sh tests/programs/run.sh --record $(BUILD)/results-programs.txt $(BUILD)
+EXTRA_TEST_DEPS += $(PROG_BIN)
+EXTRA_TEST_CMD  += $(PROGRAMS_TEST_RUN);
+.PHONY: test-programs
+test-programs: $(PROG_BIN)
+	@$(PROGRAMS_TEST_RUN)
+endif
 # The CUDA path (make CUDA=1).
 ifneq ($(CUDA),)
 include gpu.mk

@@ -176,6 +176,13 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         }
         r->build_s = bu_now() - t0;
         hspmv_local_get_info(r->L, &r->info);
+        if (r->asked != HSPMV_FORMAT_AUTO && r->info.format != r->asked) {
+            /* never time one format under another's name */
+            e.code = HSPMV_ERR_UNSUPPORTED;
+            snprintf(e.msg, sizeof(e.msg), "%s: asked for %s, the library prepared %s", path,
+                     fmt_word[r->asked], r->info.format_name);
+            bu_die(prog, &e);
+        }
         r->t = malloc((size_t)reps * sizeof(double));
         if (!r->t) {
             e.code = HSPMV_ERR_NOMEM;
@@ -268,10 +275,10 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
                     r->chk.avg_rel, (long long)r->chk.violations);
     }
     if (autoi >= 0 && best >= 0)
-        printf("bench=omp-summary matrix=%s threads=%d auto=%s best=%s auto_vs_best=%.4f "
-               "auto_frac_triad=%.4f triad_gbs=%.3f triad_before=%.3f triad_after=%.3f\n",
-               path, threads, runs[autoi].info.format_name, runs[best].info.format_name,
-               runs[best].med / runs[autoi].med,
+        printf("bench=omp-summary matrix=%s threads=%d auto=%s auto_ms=%.6f best=%s best_ms=%.6f "
+               "auto_vs_best=%.4f auto_frac_triad=%.4f triad_gbs=%.3f triad_before=%.3f triad_after=%.3f\n",
+               path, threads, runs[autoi].info.format_name, runs[autoi].med * 1e3, runs[best].info.format_name,
+               runs[best].med * 1e3, runs[best].med / runs[autoi].med,
                triad > 0 ? runs[autoi].info.bytes / runs[autoi].med / 1e9 / triad : 0.0, triad,
                p0.median_gbs, p1.median_gbs);
     if (cf) fclose(cf);
@@ -301,13 +308,13 @@ static int parse_threads(const char *s, int *list)
 
 int main(int argc, char **argv)
 {
-    cfg c = {NULL, NULL, "auto", 50, 2, 0, 1, 4, {0}, 0.3};
+    cfg c = {.kernel = "auto", .reps = 50, .warmup = 2, .bw = 1, .threshold = 0.3};
     int nthr = 0, thr[MAXTHR], bad = 0;
     hspmv_error e = {0, ""};
     hspmv_csr A;
     hspmv_read_info rinfo;
 
-    parse_format("all", c.fmts);
+    c.nfmt = parse_format("all", c.fmts); /* the default the usage states: every format, then auto */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--reps")) c.reps = bu_parse_long(prog, a, v), i++;

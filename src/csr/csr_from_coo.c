@@ -1,6 +1,7 @@
 /* csr_from_coo.c — COO triplets to the general CSR matrix in O(nnz + nrows):
    counting sort by row, columns sorted within rows, duplicates summed,
    symmetric and skew-symmetric triangles mirrored, explicit zeros kept. */
+#include <math.h>
 #include <string.h>
 #include "util.h"
 
@@ -53,10 +54,11 @@ static void sort_row(int32_t *c, hspmv_real *v, int64_t n)
     }
 }
 
-/* Sorts each row and sums duplicates in place, compacting rowptr. */
-static void sort_and_sum(hspmv_csr *A)
+/* Sorts each row and sums duplicates in place, compacting rowptr. Returns
+   the first row whose duplicates summed to inf (their column in *col), or -1. */
+static int64_t sort_and_sum(hspmv_csr *A, int32_t *col)
 {
-    int64_t *rp = A->rowptr, q = 0;
+    int64_t *rp = A->rowptr, q = 0, bad = -1;
     int32_t *ci = A->colind;
     hspmv_real *v = A->val;
     for (int64_t i = 0; i < A->nrows; i++) {
@@ -66,6 +68,10 @@ static void sort_and_sum(hspmv_csr *A)
         for (int64_t k = b; k < e; k++) {
             if (q > rp[i] && ci[q - 1] == ci[k]) {
                 v[q - 1] += v[k];
+                if (bad < 0 && !isfinite(v[q - 1])) {
+                    bad = i;
+                    *col = ci[k];
+                }
             } else {
                 ci[q] = ci[k];
                 v[q++] = v[k];
@@ -74,6 +80,7 @@ static void sort_and_sum(hspmv_csr *A)
     }
     rp[A->nrows] = q;
     A->nnz = q;
+    return bad;
 }
 
 int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *A, hspmv_error *err)
@@ -119,7 +126,16 @@ int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *A, hspmv_error *err)
     }
     hspmv_free(next);
     A->nnz = total;
-    sort_and_sum(A);
+    int32_t bc = 0;
+    int64_t br = sort_and_sum(A, &bc);
+    if (br >= 0) {
+        /* every value was finite, their sum is not: as much a broken file as an inf in it */
+        hspmv_csr_free(A);
+        return hspmv_err(err, HSPMV_ERR_FORMAT,
+                         "entry (%lld,%lld) is given more than once and its values sum beyond the %s range "
+                         "(duplicates are summed)", (long long)br + 1, (long long)bc + 1,
+                         sizeof(hspmv_real) == sizeof(float) ? "float" : "double");
+    }
     return hspmv_ok(err);
 
 nomem:

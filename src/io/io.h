@@ -49,6 +49,7 @@ typedef struct mtx_source {
     void *progress_ctx;
     int64_t next_report;        /* stream offset of the next progress call */
     int reported_end;           /* the closing progress call was made */
+    const int64_t *lines;       /* lines the reader has finished (messages name the next), or NULL */
 } mtx_source;
 
 /* Opens a file (plain or gzip by magic bytes) / a buffer. On failure the
@@ -107,8 +108,8 @@ extern const uint64_t mtx_pow5_128[MTX_POW5_MAX - MTX_POW5_MIN + 1][2];
    Eisel-Lemire. Returns 0 in the rare cases it leaves to strtod. */
 int mtx_decimal_to_double(uint64_t w, int q, int neg, double *v);
 
-/* Slow path for reals: a bounded NUL-terminated copy of the token through
-   strtod (correctly rounded). Returns the end of the token or NULL. */
+/* Slow path for reals: strtod on the token in place (correctly rounded, any
+   length). Returns the end of the token or NULL. */
 const char *mtx_real_slow(const char *s, double *v, int *why);
 
 /* Scans a real in any C spelling starting at p (the text always ends with

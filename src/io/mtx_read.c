@@ -20,11 +20,12 @@ typedef struct reader {
     int32_t *row, *col;
     hspmv_real *val;
     int64_t ai, aj;     /* array format: 0-based place of the next value */
+    int64_t short_left; /* >= 0: bytes after the size line, too few for the declared count */
 } reader;
 
 /* ---- messages ------------------------------------------------------------- */
 
-/* "NAME:LINE: " + the formatted text; always HSPMV_ERR_FORMAT unless code says otherwise. */
+/* "NAME:LINE: " + the formatted text (the name shortened, never the text). */
 __attribute__((cold, noinline, format(printf, 4, 5)))
 static int fail(reader *R, int code, int64_t line, const char *fmt, ...)
 {
@@ -33,8 +34,21 @@ static int fail(reader *R, int code, int64_t line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    return hspmv_err(R->err, code, "%s:%lld: %s", R->name, (long long)line, text);
+    return hspmv_err_file(R->err, code, R->name, line, "%s", text);
 }
+
+/* A CR inside [s, e) with more text after it: lines ended by a lone CR. */
+static int has_inner_cr(const char *s, const char *e)
+{
+    for (; s < e; s++)
+        if (*s == '\r')
+            for (const char *t = s + 1; t < e && *t != '\r'; t++)
+                if (*t != ' ' && *t != '\t') return 1;
+    return 0;
+}
+
+#define LONE_CR_NOTE "; the line holds a CR in its middle: lines that end with a lone CR (classic Mac) are " \
+                     "not Matrix Market, convert them with tr '\\r' '\\n'"
 
 static const char *token_end(const char *p)
 {
@@ -54,10 +68,11 @@ static int fail_token(reader *R, int64_t line, const char *ls, const char *p, co
 {
     char q[64], lq[64];
     const char *le = line_end(p);
+    const char *cr = has_inner_cr(ls, le) ? LONE_CR_NOTE : "";
     mtx_quote(lq, ls, le);
-    if (*p == '\n') return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found the end of the line '%s'", what, lq);
+    if (*p == '\n') return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found the end of the line '%s'%s", what, lq, cr);
     mtx_quote(q, p, token_end(p) == p ? p + 1 : token_end(p));
-    return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found '%s' in '%s'", what, q, lq);
+    return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found '%s' in '%s'%s", what, q, lq, cr);
 }
 
 /* A value the number scanner refused: why says how. */
@@ -71,7 +86,8 @@ static int fail_value(reader *R, int64_t line, const char *ls, const char *p, in
         return fail(R, HSPMV_ERR_FORMAT, line,
                     "non-finite value '%s' in '%s' (inf and nan are not accepted)", q, lq);
     if (why == MTX_NUM_RANGE)
-        return fail(R, HSPMV_ERR_FORMAT, line, "value '%s' is out of the %s range in '%s'", q,
+        return fail(R, HSPMV_ERR_FORMAT, line, "%svalue '%s' is out of the %s range in '%s'",
+                    R->h.field == HSPMV_FIELD_INTEGER ? "integer " : "", q,
                     sizeof(hspmv_real) == sizeof(float) ? "float" : "double", lq);
     return fail_token(R, line, ls, p,
                       R->h.field == HSPMV_FIELD_INTEGER ? "an integer value" : "a real value");
@@ -127,7 +143,8 @@ static int alloc_entries(reader *R, int64_t cap)
     if (!val) {
         hspmv_free(row);
         hspmv_free(col);
-        return fail(R, HSPMV_ERR_NOMEM, R->line, "out of memory for %lld entries", (long long)cap);
+        return fail(R, HSPMV_ERR_NOMEM, R->line, "out of memory for %lld entries (%.3g GB)", (long long)cap,
+                    (double)cap * (8.0 + sizeof(hspmv_real)) / 1e9);
     }
     want_huge_pages(row, n * sizeof(int32_t));
     want_huge_pages(col, n * sizeof(int32_t));
@@ -174,12 +191,13 @@ static int start_entries(reader *R, const char *next)
     int64_t left = mtx_source_left(&R->src, next);
     int minb = h->array ? 2 : h->field == HSPMV_FIELD_PATTERN ? 4 : 6; /* "1\n", "1 1\n", "1 1 1\n" */
     if (left >= 0) {
-        if (h->nnz > (left + 1) / minb)
-            return fail(R, HSPMV_ERR_FORMAT, R->line,
-                        "size line declares %lld entries, but only %lld bytes follow and an entry "
-                        "takes at least %d (truncated file?)",
-                        (long long)h->nnz, (long long)left, minb);
-        return alloc_entries(R, h->nnz);
+        int64_t most = (left + 1) / minb; /* "1 1 1" without its newline is the shortest last line */
+        if (h->nnz <= most) return alloc_entries(R, h->nnz);
+        /* The bytes cannot hold the count: no allocation for it. The entries
+           that are there are read (growing the arrays), so the first fault
+           in file order is the one reported: a bad line, or the end. */
+        R->short_left = left;
+        return alloc_entries(R, most + 1);
     }
     /* gzip: about one entry per compressed byte is a fair first guess */
     int64_t guess = R->src.raw_size > 4096 ? R->src.raw_size : 4096;
@@ -194,6 +212,11 @@ static int header_line(reader *R, const char *s, const char *nl)
     const char *p = s;
     int rc;
     while (p < nl && mtx_is_blank(*p)) p++;
+    if (R->state != AT_ENTRIES && has_inner_cr(s, nl))
+        return fail(R, HSPMV_ERR_FORMAT, R->line,
+                    "the %s line holds CR characters in its middle: lines that end with a lone CR "
+                    "(classic Mac) are not Matrix Market; convert them with tr '\\r' '\\n'",
+                    R->state == AT_BANNER ? "first" : "size");
     if (R->state == AT_BANNER) {
         if (mtx_is_banner(&ln)) {
             if ((rc = mtx_parse_banner(R->name, &ln, &R->h, R->err)) != HSPMV_OK) return rc;
@@ -202,6 +225,15 @@ static int header_line(reader *R, const char *s, const char *nl)
         }
         if (p == nl || *p == '%') return HSPMV_OK; /* blank or comment before the banner */
         char q[64];
+        const unsigned char *u = (const unsigned char *)s;
+        if (R->line == 1 && nl - s >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF)
+            return fail(R, HSPMV_ERR_FORMAT, R->line,
+                        "the file starts with a UTF-8 byte-order mark (bytes EF BB BF); Matrix Market "
+                        "text is plain ASCII: remove those 3 bytes");
+        if (R->line == 1 && nl - s >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF)))
+            return fail(R, HSPMV_ERR_FORMAT, R->line,
+                        "the file starts with a UTF-16 byte-order mark (bytes %02X %02X): it is UTF-16 text; "
+                        "Matrix Market text is plain ASCII", u[0], u[1]);
         mtx_quote(q, s, nl);
         return fail(R, HSPMV_ERR_FORMAT, R->line,
                     "expected the banner '%%%%MatrixMarket matrix <format> <field> <symmetry>', "
@@ -232,11 +264,10 @@ static inline const char *scan_value(reader *R, int64_t line, const char *ls, co
     } else {
         int64_t iv = 0;
         q = mtx_int(p, &iv);
-        if (q && (iv == MTX_INT_SAT || iv == -MTX_INT_SAT)) {
-            why = MTX_NUM_RANGE;
-            q = NULL;
-        }
         *v = (double)iv;
+        /* past 2^59 the integer is read as a real, correctly rounded: refused
+           only beyond the double range, as a real would be */
+        if (q && (iv == MTX_INT_SAT || iv == -MTX_INT_SAT) && mtx_is_end(*q)) q = mtx_real(p, v, &why);
     }
 #ifdef HSPMV_SINGLE
     if (q && isinf((float)*v)) {
@@ -386,16 +417,22 @@ static int read_text(reader *R)
     }
     if (R->state == AT_BANNER) {
         if (mtx_source_bytes(&R->src) == 0)
-            return hspmv_err(R->err, HSPMV_ERR_FORMAT,
-                             "%s: file is empty; expected a '%%%%MatrixMarket' banner", R->name);
+            return fail(R, HSPMV_ERR_FORMAT, 0, "file is empty; expected a '%%%%MatrixMarket' banner");
         return fail(R, HSPMV_ERR_FORMAT, R->line,
                     "file ends without a '%%%%MatrixMarket' banner (only blank and comment lines)");
     }
     if (R->state == AT_SIZE)
         return fail(R, HSPMV_ERR_FORMAT, R->line, "file ends before the size line");
-    if (R->k < R->h.nnz)
+    if (R->k < R->h.nnz) {
+        if (R->short_left >= 0)
+            return fail(R, HSPMV_ERR_FORMAT, R->line,
+                        "expected %lld entries, file ends after %lld at line %lld (the size line declares "
+                        "%lld entries, but only %lld bytes follow it: truncated file?)",
+                        (long long)R->h.nnz, (long long)R->k, (long long)R->line, (long long)R->h.nnz,
+                        (long long)R->short_left);
         return fail(R, HSPMV_ERR_FORMAT, R->line, "expected %lld entries, file ends after %lld at line %lld",
                     (long long)R->h.nnz, (long long)R->k, (long long)R->line);
+    }
     return HSPMV_OK;
 }
 
@@ -432,6 +469,7 @@ static void reader_init(reader *R, const char *name, hspmv_error *err, hspmv_rea
     memset(R, 0, sizeof(*R));
     R->name = name;
     R->err = err;
+    R->short_left = -1;
     if (info) memset(info, 0, sizeof(*info));
 }
 
@@ -444,6 +482,7 @@ int hspmv_mtx_read(const char *path, hspmv_coo *coo, const hspmv_read_opts *opts
     if (!path || !coo) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_mtx_read: path and coo must not be NULL");
     reader_init(&R, path, err, info);
     if ((rc = mtx_source_open_path(&R.src, path, opts, err)) != HSPMV_OK) return rc;
+    R.src.lines = &R.line;
     return read_source(&R, coo, info);
 }
 
@@ -458,6 +497,7 @@ int hspmv_mtx_read_mem(const char *name, const void *buf, size_t len, hspmv_coo 
     if (!name) name = "<memory>";
     reader_init(&R, name, err, info);
     if ((rc = mtx_source_open_mem(&R.src, name, buf, len, err)) != HSPMV_OK) return rc;
+    R.src.lines = &R.line;
     return read_source(&R, coo, info);
 }
 

@@ -9,6 +9,13 @@
 int hspmv_err(hspmv_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* hspmv_err for a message about a file: "NAME:LINE: TEXT" (":LINE" left
+   out when line <= 0). A name too long to leave room for the text is
+   shortened from the front ("...tail of the path"), so the reason is
+   never cut off. */
+int hspmv_err_file(hspmv_error *err, int code, const char *name, int64_t line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Clears *err (if not NULL) and returns HSPMV_OK. */
 int hspmv_ok(hspmv_error *err);
 

@@ -61,7 +61,13 @@ printf '%%%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1.0\n2 2 2.0\n' > "$bad/truncated.mtx"
 printf '%%%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1.0 2.0\n' > "$bad/complex.mtx"
 printf 'this is not a matrix\n' > "$bad/garbage.mtx"
-for f in "$bad/out_of_range.mtx" "$bad/truncated.mtx" "$bad/complex.mtx" "$bad/garbage.mtx" "$bad/missing.mtx"; do
+# issue 10: duplicates summing to inf, a byte-order mark, and a FIFO nobody
+# writes (rank 0 used to block in open() while the others spun in MPI_Bcast)
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1e308\n1 1 1e308\n' > "$bad/dup_inf.mtx"
+printf '\357\273\277%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n' > "$bad/bom.mtx"
+mkfifo "$bad/fifo.mtx" 2>/dev/null
+for f in "$bad/out_of_range.mtx" "$bad/truncated.mtx" "$bad/complex.mtx" "$bad/garbage.mtx" "$bad/missing.mtx" \
+         "$bad/dup_inf.mtx" "$bad/bom.mtx" "$bad/fifo.mtx"; do
     for p in 1 2 3 4; do
         start=$(date +%s)
         timeout 60 $MPIRUN -n "$p" "$bindir/mpi_badfile" "$f" > "$out" 2>&1

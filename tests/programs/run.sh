@@ -1,0 +1,51 @@
+#!/bin/sh
+# run.sh — the programs as a user runs them: what benchmark-omp measures by
+# default, and hostile input (absurd arguments, files, sizes, unwritable
+# output) answered with one clear error and a non-zero exit, never a signal
+# or a hang; records "P F S" like tests/run.sh.
+#   run.sh [--record FILE] BUILD
+# PROGRAMS_TEST_TIMEOUT (seconds per program run, default 60).
+set -u
+record=""
+if [ "${1:-}" = "--record" ]; then record=$2; shift 2; fi
+build=${1:?usage: run.sh [--record FILE] BUILD}
+bin=$build/bin
+tmo=${PROGRAMS_TEST_TIMEOUT:-60}
+P=0; F=0; S=0
+
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+MPIRUN="mpirun --oversubscribe --bind-to none"
+if [ "$(id -u)" = 0 ]; then
+    MPIRUN="$MPIRUN --allow-run-as-root"
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+have_mpi=0
+[ -x "$bin/benchmark-mpi" ] && command -v mpirun >/dev/null 2>&1 && have_mpi=1
+
+pass() { P=$((P + 1)); echo "ok   $1"; }
+fail() { F=$((F + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && [ -f "$2" ] && head -30 "$2"; }
+skip() { S=$((S + 1)); echo "skip $1"; }
+out=$(mktemp)
+tmp=$(mktemp -d)
+trap 'rm -rf "$out" "$tmp"' EXIT
+
+# ---- item: benchmark-omp's default runs every format its usage names --------
+# Default format list (no --format): csr, csrl, bcoo, csr16, csrvi and auto,
+# each key=value line labelled with what was asked and what ran; a fixed
+# format must run as itself, and the summary names auto's and the best's time.
+t=benchmark_omp_default_runs_every_format_and_auto_under_its_own_name
+if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx --no-bw --reps 5 > "$out" 2>&1; then
+    got=$(sed -n 's/^bench=omp .* format=\([a-z0-9]*\) asked=\([a-z0-9]*\) .*/\2:\1/p' "$out" | sort | tr '\n' ' ')
+    asked=$(sed -n 's/^bench=omp .* asked=\([a-z0-9]*\) .*/\1/p' "$out" | sort | tr '\n' ' ')
+    auto=$(sed -n 's/^bench=omp .* format=\([a-z0-9]*\) asked=auto .*/\1/p' "$out")
+    sum=$(grep -c '^bench=omp-summary .* auto='"$auto"' auto_ms=[0-9.]* best=[a-z0-9]* best_ms=' "$out")
+    mislabel=$(echo "$got" | tr ' ' '\n' | awk -F: '$1 != "auto" && $1 != $2' | wc -l)
+    if [ "$asked" = "auto bcoo csr csr16 csrl csrvi " ] && [ -n "$auto" ] && [ "$mislabel" = 0 ] && [ "$sum" = 1 ]; then
+        pass "$t"
+    else fail "$t (asked: $asked; asked:ran: $got; summary lines: $sum)" "$out"; fi
+else fail "$t (exit $?)" "$out"; fi
+
+if [ -n "$record" ]; then mkdir -p "$(dirname "$record")"; echo "$P $F $S" > "$record"; fi
+echo "programs: $P passed, $F failed, $S skipped"
+[ -n "$record" ] || [ "$F" -eq 0 ]
