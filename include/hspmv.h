@@ -97,7 +97,10 @@ typedef struct hspmv_read_info {
 
 /* Reads a Matrix Market file, plain or gzip (detected by magic bytes), into
    *coo. On failure *coo is empty, nothing is leaked, and err names the file,
-   the line and what was expected. opts and info may be NULL. Not collective. */
+   the line and what was expected. A size line implying more memory (the
+   triplets, their CSR and the x and y of a product) than physical memory,
+   the cgroup limit or ulimit -v/-d leave is HSPMV_ERR_NOMEM before any
+   allocation. opts and info may be NULL. Not collective. */
 int hspmv_mtx_read(const char *path, hspmv_coo *coo, const hspmv_read_opts *opts,
                    hspmv_read_info *info, hspmv_error *err);
 

@@ -434,9 +434,11 @@ static void dimensions_past_32_bits_are_refused_as_unsupported(void)
 {
     REFUSED(BAN "2147483648 3 1\n1 1 1\n", HSPMV_ERR_UNSUPPORTED, 2, "32-bit");
     REFUSED(BAN "3 9223372036854775807 1\n1 1 1\n", HSPMV_ERR_UNSUPPORTED, 2, "32-bit");
-    hspmv_coo c; /* the largest allowed dimension loads */
+    hspmv_coo c; /* the largest allowed dimension loads where memory allows its CSR and vectors */
+    hspmv_mem_test_bytes = 1e13;
     if (ok_read(BAN "2147483647 2147483647 1\n2147483647 2147483647 1\n", &c) == HSPMV_OK)
         ENTRY(c, 0, 2147483646, 2147483646, 1);
+    hspmv_mem_test_bytes = 0;
     hspmv_coo_free(&c);
 }
 
@@ -458,8 +460,25 @@ static void declared_count_the_remaining_bytes_cannot_hold_is_refused_without_al
 {
     REFUSED(BAN "3 3 1000000000000000\n1 1 1\n", HSPMV_ERR_FORMAT, 3,
             "file ends after 1 at line 3 (the size line declares 1000000000000000 entries, but only 6 bytes follow");
-    REFUSED("%%MatrixMarket matrix array real general\n2000000000 2000000000\n1\n", HSPMV_ERR_FORMAT, 3,
+    REFUSED("%%MatrixMarket matrix array real general\n20000 20000\n1\n", HSPMV_ERR_FORMAT, 3,
             "bytes follow");
+}
+
+/* The 61-byte file that asked for 50 GB: what the size line implies
+   (triplets + CSR + x and y) is refused before any allocation when the
+   machine cannot give it, with both figures, at the size line. */
+static void a_size_line_the_machine_cannot_hold_is_refused_with_its_figure(void)
+{
+    const char *t = BAN "2147483647 2147483647 1\n1 1 1\n";
+    char want[200];
+    hspmv_mem_test_bytes = 1e9;
+    snprintf(want, sizeof(want), "needs %.3g GB, more than the test's memory limit allows (1 GB)",
+             (2147483647.0 * 2 * sizeof(hspmv_real) + 16.0 * 2147483648.0 + 12 + 8 + sizeof(hspmv_real) * 2) / 1e9);
+    REFUSED(t, HSPMV_ERR_NOMEM, 2, want);
+    REFUSED(t, HSPMV_ERR_NOMEM, 2, "a 2147483647 x 2147483647 matrix of 1 entries");
+    REFUSED("%%MatrixMarket matrix coordinate pattern symmetric\n% c\n100000000 100000000 1\n1 1\n",
+            HSPMV_ERR_NOMEM, 3, "CSR 1.6 GB");
+    hspmv_mem_test_bytes = 0;
 }
 
 /* A fault on a line of a short file is that line's fault, not the size
@@ -807,6 +826,7 @@ int main(void)
     RUN(entries_in_a_matrix_without_rows_or_columns_are_refused);
     RUN(symmetric_header_on_a_non_square_size_is_refused);
     RUN(declared_count_the_remaining_bytes_cannot_hold_is_refused_without_allocating_it);
+    RUN(a_size_line_the_machine_cannot_hold_is_refused_with_its_figure);
     RUN(missing_value_on_the_last_line_of_a_short_file_is_refused_at_that_line);
     RUN(integer_values_past_2_to_the_59_are_read_and_only_overflow_is_refused);
     RUN(reals_longer_than_1023_characters_are_read);

@@ -181,6 +181,25 @@ static int make_room(reader *R, int64_t line, const char *ls)
     return alloc_entries(R, cap);
 }
 
+/* What reading and using a matrix of the size line's shape takes, refused
+   before any allocation when this process cannot be given it: the
+   triplets of nnz entries, the CSR built from them (symmetric kinds
+   mirrored: up to twice the entries; row pointers and the build's row
+   counters) and the x and y of a product. */
+static int check_memory(reader *R, int64_t nnz)
+{
+    const mtx_header *h = &R->h;
+    const double r = sizeof(hspmv_real), n = (double)nnz;
+    double coo = n * (8 + r);
+    double csr = (h->symmetry == HSPMV_GENERAL ? n : 2 * n) * (4 + r) + 2 * 8 * ((double)h->nrows + 1);
+    double vec = r * ((double)h->nrows + (double)h->ncols);
+    char what[200];
+    snprintf(what, sizeof(what),
+             "a %lld x %lld matrix of %lld entries (triplets %.3g GB, CSR %.3g GB, x and y %.3g GB)",
+             (long long)h->nrows, (long long)h->ncols, (long long)nnz, coo / 1e9, csr / 1e9, vec / 1e9);
+    return hspmv_mem_check(coo + csr + vec, R->name, R->line, what, R->err);
+}
+
 /* Called once the size line is known: one allocation at the declared count
    when the input's length is known (refusing counts the bytes left cannot
    hold), else a start that grows geometrically up to that count. */
@@ -190,8 +209,10 @@ static int start_entries(reader *R, const char *next)
     R->ai = h->symmetry == HSPMV_SKEW_SYMMETRIC ? 1 : 0; /* array: first place of column 0 */
     int64_t left = mtx_source_left(&R->src, next);
     int minb = h->array ? 2 : h->field == HSPMV_FIELD_PATTERN ? 4 : 6; /* "1\n", "1 1\n", "1 1 1\n" */
+    int64_t most = left >= 0 ? (left + 1) / minb : -1; /* "1 1 1" without its newline is the shortest last line */
+    int rc = check_memory(R, most >= 0 && most < h->nnz ? most : h->nnz);
+    if (rc != HSPMV_OK) return rc;
     if (left >= 0) {
-        int64_t most = (left + 1) / minb; /* "1 1 1" without its newline is the shortest last line */
         if (h->nnz <= most) return alloc_entries(R, h->nnz);
         /* The bytes cannot hold the count: no allocation for it. The entries
            that are there are read (growing the arrays), so the first fault

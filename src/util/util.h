@@ -19,6 +19,20 @@ int hspmv_err_file(hspmv_error *err, int code, const char *name, int64_t line, c
 /* Clears *err (if not NULL) and returns HSPMV_OK. */
 int hspmv_ok(hspmv_error *err);
 
+/* Bytes this process can still be given: the smallest of physical memory,
+   its cgroup's memory.max, and the address-space (ulimit -v) and data
+   (ulimit -d) limits less what it uses of them now; *what names which. */
+double hspmv_mem_available(const char **what);
+
+/* HSPMV_OK when need bytes fit in hspmv_mem_available(), else HSPMV_ERR_NOMEM
+   with "NAME:LINE: WHAT needs X GB, more than LIMIT allows (Y GB)". Called
+   before allocating for sizes a file or a caller declares, so that an absurd
+   size is refused with its figure instead of paging the machine to death. */
+int hspmv_mem_check(double need, const char *name, int64_t line, const char *what, hspmv_error *err);
+
+/* Test hook: > 0 stands in for the physical memory (bytes). */
+extern double hspmv_mem_test_bytes;
+
 /* n*size with overflow check; returns 0 on overflow (callers treat as NOMEM). */
 size_t hspmv_bytes(size_t n, size_t size);
 

@@ -30,6 +30,26 @@ out=$(mktemp)
 tmp=$(mktemp -d)
 trap 'rm -rf "$out" "$tmp"' EXIT
 
+# expect_error NAME WANT CMD...: CMD must exit non-zero on its own (not by a
+# signal, not by the timeout), and its output (stdout and stderr, all ranks)
+# must hold exactly one "PROG: error:" line, containing WANT.
+expect_error() {
+    _n=$1 _w=$2; shift 2
+    timeout "$tmo" "$@" > "$out" 2>&1
+    _rc=$?
+    _k=$(grep -c '^[a-z-]*: error: ' "$out")
+    if [ "$_rc" -ne 0 ] && [ "$_rc" -lt 124 ] && [ "$_k" = 1 ] && grep '^[a-z-]*: error: ' "$out" | grep -qF -- "$_w" &&
+       ! grep -qE 'signal [0-9]|Segmentation fault|core dumped|Sanitizer|runtime error|double free|corrupted' "$out"; then
+        pass "$_n"
+    else fail "$_n (exit $_rc, $_k error lines, want '$_w')" "$out"; fi
+}
+# the same under mpirun at 1, 2 and 3 ranks
+expect_error_mpi() {
+    _mn=$1 _mw=$2; shift 2
+    if [ "$have_mpi" = 0 ]; then skip "$_mn (no MPI)"; return; fi
+    for _p in 1 2 3; do expect_error "$_mn at $_p ranks" "$_mw" $MPIRUN -n "$_p" "$@"; done
+}
+
 # ---- item: benchmark-omp's default runs every format its usage names --------
 # Default format list (no --format): csr, csrl, bcoo, csr16, csrvi and auto,
 # each key=value line labelled with what was asked and what ran; a fixed
@@ -45,6 +65,31 @@ if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx --no-bw --reps 5 > 
         pass "$t"
     else fail "$t (asked: $asked; asked:ran: $got; summary lines: $sum)" "$out"; fi
 else fail "$t (exit $?)" "$out"; fi
+
+# ---- item: a file declaring more than the machine can give -----------------
+# The size line's rows, columns and count say what reading, building CSR and
+# multiplying take; above physical memory or the address-space limit the
+# programs refuse at once, with the figure, instead of paging for minutes.
+# (The ranks get the limit, not mpirun: Open MPI's launcher needs more.)
+printf '%%%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n' > "$tmp/huge.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n1 1 1\n' > "$tmp/big.mtx"
+lim="ulimit -v 2000000;"
+for prog in benchmark-naive benchmark-omp; do
+    expect_error "${prog}_refuses_2147483647_squared_with_its_figure" "2147483647 x 2147483647 matrix of 1 entries (triplets" \
+        sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/huge.mtx"
+    expect_error "${prog}_refuses_a_matrix_above_ulimit_v_with_its_figure" \
+        "needs 3.2 GB, more than the address-space limit (ulimit -v)" \
+        sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/big.mtx"
+done
+if [ "$have_mpi" = 1 ]; then
+    for prog in benchmark-mpi solve; do
+        expect_error_mpi "${prog}_refuses_2147483647_squared_with_its_figure" "2147483647 x 2147483647 matrix of 1 entries (triplets" \
+            sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/huge.mtx"
+        expect_error_mpi "${prog}_refuses_a_matrix_above_ulimit_v_with_its_figure" \
+            "needs 3.2 GB, more than the address-space limit (ulimit -v)" \
+            sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/big.mtx"
+    done
+else skip "mpi programs under ulimit -v (no MPI)"; fi
 
 if [ -n "$record" ]; then mkdir -p "$(dirname "$record")"; echo "$P $F $S" > "$record"; fi
 echo "programs: $P passed, $F failed, $S skipped"
