@@ -191,9 +191,10 @@ fuzz: build/.deps-fuzz $(FUZZ_BIN)
 	  grep -E 'number_of_executed_units|peak_rss|ERROR|SUMMARY|Done' build/fuzz/log; \
 	  echo "fuzz: exit $$rc (log in build/fuzz/log)"; exit $$rc
 
-# The main job: benchmark-mpi on every bundled matrix, one rank per core.
+# The main job: benchmark-mpi on every bundled matrix, one rank per core (inside
+# a Slurm allocation: its tasks; run_all-mpi.sh RANKS=auto).
 run: programs
-	@sh run_all-mpi.sh benchmark-mpi $$(nproc)
+	@sh run_all-mpi.sh benchmark-mpi auto
 
 # The bundled matrices (see matrices/README.md).
 matrices: programs

@@ -67,8 +67,9 @@ cpus_of() { echo "$1" | awk -F, '{ s = 0
         s += c * n }
     print s }'; }
 
+srun=${SRUN:-srun}
 in_slurm=""
-[ -n "${SLURM_JOB_ID:-}" ] && command -v "${SRUN:-srun}" >/dev/null 2>&1 && in_slurm=1
+[ -n "${SLURM_JOB_ID:-}" ] && command -v "${srun%% *}" >/dev/null 2>&1 && in_slurm=1
 cores=$(nproc 2>/dev/null || echo 1)
 cpt=${SLURM_CPUS_PER_TASK:-}
 case $cpt in ''|*[!0-9]*|0) cpt="" ;; esac
@@ -106,11 +107,11 @@ if [ -n "$csv" ] && ! csv_open "$csv" "$header"; then
 fi
 
 if [ -n "$in_slurm" ]; then
-    launch="${SRUN:-srun} -n $ranks"
+    launch="$srun -n $ranks"
     [ -n "$cpt" ] && launch="$launch --cpus-per-task=$cpt"
     launch="$launch --cpu-bind=${HSPMV_CPU_BIND:-cores} -I${HSPMV_SRUN_WAIT:-60}"
     if [ -n "${SLURM_STEP_ID:-}" ]; then
-        if "${SRUN:-srun}" --help 2>&1 | grep -q -- '--overlap'; then
+        if ${srun%% *} --help 2>&1 | grep -q -- '--overlap'; then
             launch="$launch --overlap"
             echo "inside job step $SLURM_JOB_ID.$SLURM_STEP_ID: the benchmark steps share its CPUs (--overlap)"
         else
