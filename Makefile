@@ -201,9 +201,10 @@ fuzz: build/.deps-fuzz $(FUZZ_BIN)
 	  grep -E 'number_of_executed_units|peak_rss|ERROR|SUMMARY|Done' build/fuzz/log; \
 	  echo "fuzz: exit $$rc (log in build/fuzz/log)"; exit $$rc
 
-# The main job: benchmark-mpi on every bundled matrix, one rank per core.
+# The main job: benchmark-mpi on every bundled matrix, one rank per core (inside
+# a Slurm allocation: its tasks; run_all-mpi.sh RANKS=auto).
 run: programs
-	@sh run_all-mpi.sh benchmark-mpi $$(nproc)
+	@sh run_all-mpi.sh benchmark-mpi auto
 
 # The bundled matrices (see matrices/README.md).
 matrices: programs
@@ -216,12 +217,21 @@ matrices: programs
 	./genmat random 3000 --k 8 -o matrices/random_3000_k8.mtx
 	./genmat powerlaw 2000 --k 6 -o matrices/powerlaw_2000_k6.mtx
 
+# make install: the library, headers, hspmv.pc (pkg-config) and the CMake
+# package (lib/cmake/hspmv: find_package(hspmv), target hspmv::hspmv).
+HSPMV_VERSION := 0.1.0
+CMAKE_DIR = $(DESTDIR)$(PREFIX)/lib/cmake/hspmv
 install: lib
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	cp $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	cp include/hspmv.h $(BUILD)/include/hspmv_config.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(strip $(MPI_LDLIBS) $(LDLIBS))|' scripts/hspmv.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hspmv.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(strip $(MPI_LDLIBS) $(LDLIBS))|' -e 's|@VERSION@|$(HSPMV_VERSION)|' \
+	  scripts/hspmv.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hspmv.pc
+	mkdir -p $(CMAKE_DIR)
+	sed -e 's|@PRECISION@|$(PRECISION)|' -e 's|@MPI@|$(if $(NO_MPI),0,1)|' -e 's|@ZLIB@|$(if $(NO_ZLIB),0,1)|' \
+	  scripts/hspmv-config.cmake.in > $(CMAKE_DIR)/hspmv-config.cmake
+	sed -e 's|@VERSION@|$(HSPMV_VERSION)|' -e "s|@SIZEOF_VOID_P@|$$(printf '#include <stdint.h>\nSIZE=__SIZEOF_POINTER__\n' | $(CC) -E -P - | sed -n 's/^SIZE=//p')|" \
+	  scripts/hspmv-config-version.cmake.in > $(CMAKE_DIR)/hspmv-config-version.cmake
 
 clean:
 	rm -rf build $(PROGS) benchmark-light
