@@ -65,7 +65,7 @@ $(BUILD)/obj/%_avx2.o:   ISA_FLAGS := -mavx2 -mfma
 $(BUILD)/obj/%_avx512.o: ISA_FLAGS := -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx512cd -mfma
 
 # Programs at the top level, built from bench/<name with _>.c
-PROGS     := benchmark-naive genmat $(if $(wildcard bench/benchmark_omp.c),benchmark-omp)
+PROGS     := benchmark-naive genmat convert $(if $(wildcard bench/benchmark_omp.c),benchmark-omp)
 BENCH_LIB := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/bench_*.c))
 PROG_BIN  := $(PROGS:%=$(BUILD)/bin/%)
 
@@ -83,6 +83,7 @@ TEST_LIB := $(BUILD)/obj/tests/testlib.o
 ifeq ($(NO_MPI),)
 -include mpi.mk
 -include solver.mk
+-include petsc.mk
 endif
 # The programs as a user runs them, hostile arguments and files included
 # (tests/programs/run.sh; needs the MPI programs, so not in cross builds).

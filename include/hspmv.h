@@ -121,7 +121,9 @@ void hspmv_coo_free(hspmv_coo *coo);
 int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *csr, hspmv_error *err);
 
 /* Reads a file straight to CSR, freeing the triplets as soon as they are
-   no longer needed (peak about 2.3x the CSR size). On failure *csr is
+   no longer needed (peak about 2.3x the CSR size). A PETSc binary matrix
+   (told by its class id, not its name) is read with hspmv_petsc_read
+   (info: bytes read, array = 1 for a dense file). On failure *csr is
    zeroed (whatever it held is not freed) and err names the file. */
 int hspmv_csr_read(const char *path, hspmv_csr *csr, const hspmv_read_opts *opts,
                    hspmv_read_info *info, hspmv_error *err);
@@ -135,6 +137,39 @@ void hspmv_csr_free(hspmv_csr *csr);
 
 /* y = A*x with the plain serial loop (the seed's naive kernel). */
 void hspmv_csr_spmv_naive(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y);
+
+/* ---- PETSc binary files, writing Matrix Market --------------------------
+   PETSc's binary matrix format, the one MatView writes and MatLoad reads:
+   class id 1211216, rows, columns, nonzero count, the row lengths, the
+   column indices (0-based) and the values, all big-endian; integers of 4
+   bytes (default PETSc builds, Debian's) or 8 (--with-64-bit-indices),
+   values IEEE doubles (real PETSc builds). Also read: dense files written in
+   PETSc's native format (count -1, values row by row: every entry kept, as
+   the Matrix Market array format), and the count 2^31-1 that PETSc writes
+   when a 32-bit file holds more entries than that. Rows whose columns are
+   not ascending are sorted; a column twice in a row, a row length or column
+   out of range, a non-finite value, a short file and a count that is not the
+   row lengths' sum are errors naming the file, the row and the byte offset.
+   Bytes after the matrix are ignored (PETSc files may hold more objects). */
+
+/* 1 when the file starts with PETSc's matrix class id (4- or 8-byte
+   integers); 0 when it does not or cannot be opened. Not collective. */
+int hspmv_petsc_is_matrix_file(const char *path);
+
+/* Reads a PETSc binary matrix into *A (any previous content is not freed).
+   On failure *A is empty and err names the file, row and byte offset. */
+int hspmv_petsc_read(const char *path, hspmv_csr *A, hspmv_error *err);
+
+/* Writes A as a PETSc binary matrix with index_bytes-byte integers (4, or 0
+   for 4: what Debian's PETSc reads; 8 for 64-bit-index builds) and double
+   values. A must be a valid CSR with finite values. Every write and the
+   close are checked; on failure the file is removed. */
+int hspmv_petsc_write(const char *path, const hspmv_csr *A, int index_bytes, hspmv_error *err);
+
+/* Writes A as a Matrix Market file, coordinate real general, each value in
+   the fewest digits (15-17 in double, 6-9 in float) that read back to the
+   same bits, so that hspmv_csr_read gives A again. */
+int hspmv_mtx_write(const char *path, const hspmv_csr *A, hspmv_error *err);
 
 /* ---- the correctness oracle (DESIGN.md) ---------------------------------- */
 
@@ -288,9 +323,36 @@ enum { HSPMV_VEC_COLS = 0, /* x-like: ncols entries, split by col_start */
    them with hspmv_local_create (o->format, csrl_threshold, kernel, threads).
    path only matters on rank 0. On failure *D is NULL on every rank and every
    rank has the same err. METIS needs a square matrix (HSPMV_ERR_UNSUPPORTED
-   otherwise). */
+   otherwise). A PETSc binary file (class id in its first bytes, whatever its
+   name) goes to hspmv_dist_read_petsc instead: every rank reads its rows. */
 int hspmv_dist_read(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D,
                     hspmv_error *err);
+
+/* Collective. Reads a PETSc binary matrix with MPI-IO, every rank its own
+   rows: rank 0 reads the header; each rank reads the row lengths of an even
+   block of rows and the ranks agree the partition (HSPMV_PART_ROWS, or
+   HSPMV_PART_NNZ: the same alternating shrink as hspmv_dist_read, computed
+   as a pass along the ranks, so no rank holds all the row lengths); then
+   each rank reads its column indices and values with MPI_File_read_at_all
+   in pieces below 2^31 bytes and builds its blocks. HSPMV_PART_METIS needs
+   the whole graph: rank 0 reads the file (hspmv_petsc_read) and the matrix
+   takes hspmv_dist_create_root's path. path only matters on rank 0 (it is
+   broadcast). Errors: the same code and message on every rank, the same
+   message hspmv_petsc_read gives. hspmv_dist_read takes this path for a
+   PETSc file. HSPMV_MPIIO=independent (environment) reads with
+   MPI_File_read_at instead. */
+int hspmv_dist_read_petsc(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D,
+                          hspmv_error *err);
+
+/* Collective. Writes the matrix whose rows the ranks hold, rank r the rows
+   after rank r-1's (as hspmv_dist_create takes them), to a PETSc binary
+   file with MPI-IO, each rank its own rows: rows is this rank's CSR with
+   GLOBAL column indices, rows->ncols the global column count (the same on
+   every rank), columns ascending in each row, values finite; rows->nrows
+   may be 0. index_bytes as hspmv_petsc_write. path is taken from rank 0.
+   On failure the file is removed and every rank has the same err. */
+int hspmv_dist_write_petsc(const char *path, MPI_Comm comm, const hspmv_csr *rows, int index_bytes,
+                           hspmv_error *err);
 
 /* Collective. The same from a CSR that rank 0 already holds (A is read on
    rank 0 only; other ranks pass NULL). The caller keeps A. A NULL A on rank 0
@@ -364,6 +426,9 @@ typedef struct hspmv_dist_info {
     hspmv_local_info owned;       /* what the owned-column block chose */
     hspmv_local_info ghost;       /* what the ghost-column block chose: nghost columns, and only the
                                      rows with ghost entries when those are at most half the rows */
+    double read_s;                /* seconds this rank spent reading the file in hspmv_dist_read_petsc
+                                     (MPI-IO: header, row lengths, partition, columns, values); 0 otherwise */
+    int64_t read_bytes;           /* file bytes this rank read there */
 } hspmv_dist_info;
 
 /* Not collective. Fills *info (global fields were agreed at creation). */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "dist.h"
+#include "dist_petsc.h"
 #include "util.h"
 
 enum { TAG_ROWPTR = 1, TAG_COLIND, TAG_VAL, TAG_PERM };
@@ -261,6 +262,8 @@ int hspmv_dist_read(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_
     *Dout = NULL;
     if (comm == MPI_COMM_NULL) return hspmv_err(err, HSPMV_ERR_ARG, "MPI_COMM_NULL given as communicator");
     if (MPI_Comm_rank(comm, &me) != MPI_SUCCESS) return hspmv_err(err, HSPMV_ERR_MPI, "MPI_Comm_rank failed");
+    /* PETSc binary files: every rank reads its own rows (MPI-IO) */
+    if (hspmv_dist_is_petsc_file(path, comm)) return hspmv_dist_read_petsc(path, comm, o, Dout, err);
     if (me == 0) {
         if (!path) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: no file name given");
         else rc = hspmv_csr_read(path, &A, NULL, NULL, err);
