@@ -83,6 +83,7 @@ TEST_LIB := $(BUILD)/obj/tests/testlib.o
 ifeq ($(NO_MPI),)
 -include mpi.mk
 -include solver.mk
+-include cluster.mk
 endif
 # The CUDA path (make CUDA=1).
 ifneq ($(CUDA),)
@@ -133,7 +134,8 @@ test-one: $(TEST_BIN)
 	@HSPMV_RUNNER="$(HSPMV_RUNNER)" sh tests/run.sh $(TEST_BIN)
 
 # Everything: both precisions natively, the NEON kernels cross-compiled for
-# aarch64 and run under qemu, and the MPI tests (mpi.mk). Each part records
+# aarch64 and run under qemu, the MPI tests (mpi.mk), then the scripts, the
+# PETSc example and a one-node Slurm once (cluster.mk). Each part records
 # its counts in $(BUILD)/results-*.txt; the closing line adds them up.
 test: build/.deps-test
 	@rm -f build/*/results-*.txt
@@ -142,6 +144,7 @@ test: build/.deps-test
 	@$(MAKE) --no-print-directory test-aarch64
 	@$(MAKE) --no-print-directory test-cuda
 	@$(MAKE) --no-print-directory programs
+	@$(MAKE) --no-print-directory test-cluster
 	@sh tests/run.sh --summary build/*/results-*.txt
 
 # Builds and runs one precision's tests, then the extra suites (MPI, ...).
