@@ -11,9 +11,11 @@
 # before anything runs: an unwritable FILE stops the run with the reason.
 #
 # Launcher. Inside Slurm (SLURM_JOB_ID set): srun -n RANKS --cpu-bind=cores,
-# plus --cpus-per-task=$SLURM_CPUS_PER_TASK when the allocation has it (Slurm
-# 22.05-23.02 do not hand it on to srun; without it a hybrid rank's threads
-# share one core), OMP_NUM_THREADS defaulting to that count, and -I$HSPMV_SRUN_WAIT
+# plus --cpus-per-task=C with C the allocation's SLURM_CPUS_PER_TASK, else
+# OMP_NUM_THREADS when set (Slurm 22.05-23.02 do not hand the job's count on
+# to srun; without it a hybrid rank's threads share one core): threads per
+# rank are asked as OMP_NUM_THREADS=T sh run_all-mpi.sh R. OMP_NUM_THREADS
+# defaults to C, OMP_PLACES to cores, OMP_PROC_BIND to close; -I$HSPMV_SRUN_WAIT
 # (default 60 s): a step that cannot start fails with Slurm's reason instead
 # of waiting silently. Inside a job step (SLURM_STEP_ID set: under srun, or an
 # srun --pty shell) the steps are started with --overlap. Outside Slurm:
@@ -72,6 +74,7 @@ in_slurm=""
 [ -n "${SLURM_JOB_ID:-}" ] && command -v "${srun%% *}" >/dev/null 2>&1 && in_slurm=1
 cores=$(nproc 2>/dev/null || echo 1)
 cpt=${SLURM_CPUS_PER_TASK:-}
+[ -z "$cpt" ] && [ -n "$in_slurm" ] && cpt=${OMP_NUM_THREADS:-}
 case $cpt in ''|*[!0-9]*|0) cpt="" ;; esac
 room=""   # ranks the allocation can hold
 if [ -n "$in_slurm" ] && [ -n "${SLURM_JOB_CPUS_PER_NODE:-}" ]; then
