@@ -210,11 +210,14 @@ matrices: programs
 	./genmat random 3000 --k 8 -o matrices/random_3000_k8.mtx
 	./genmat powerlaw 2000 --k 6 -o matrices/powerlaw_2000_k6.mtx
 
-# make install: the library, headers, hspmv.pc (pkg-config) and the CMake
-# package (lib/cmake/hspmv: find_package(hspmv), target hspmv::hspmv).
+# make install: the library, headers, hspmv.pc (pkg-config), the CMake
+# package (lib/cmake/hspmv: find_package(hspmv), target hspmv::hspmv), the
+# programs (bin) and the scripts with the bundled matrices (share/hspmv,
+# laid out as here, so they find PREFIX/bin).
 HSPMV_VERSION := 0.1.0
 CMAKE_DIR = $(DESTDIR)$(PREFIX)/lib/cmake/hspmv
-install: lib
+SHARE_DIR = $(DESTDIR)$(PREFIX)/share/hspmv
+install: lib programs
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	cp $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	cp include/hspmv.h $(BUILD)/include/hspmv_config.h $(DESTDIR)$(PREFIX)/include/
@@ -225,6 +228,12 @@ install: lib
 	  scripts/hspmv-config.cmake.in > $(CMAKE_DIR)/hspmv-config.cmake
 	sed -e 's|@VERSION@|$(HSPMV_VERSION)|' -e "s|@SIZEOF_VOID_P@|$$(printf '#include <stdint.h>\nSIZE=__SIZEOF_POINTER__\n' | $(CC) -E -P - | sed -n 's/^SIZE=//p')|" \
 	  scripts/hspmv-config-version.cmake.in > $(CMAKE_DIR)/hspmv-config-version.cmake
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(SHARE_DIR)/scripts $(SHARE_DIR)/slurm $(SHARE_DIR)/matrices
+	cp $(PROGS:%=$(BUILD)/bin/%) $(DESTDIR)$(PREFIX)/bin/
+	cp run_all-omp.sh run_all-mpi.sh run_all-light.sh $(SHARE_DIR)/
+	cp scripts/csv.sh scripts/plot $(SHARE_DIR)/scripts/
+	cp slurm/*.sbatch slurm/job.sh $(SHARE_DIR)/slurm/
+	cp matrices/*.mtx matrices/README.md $(SHARE_DIR)/matrices/
 
 clean:
 	rm -rf build $(PROGS) benchmark-light

@@ -2,8 +2,9 @@
 # run_all-mpi.sh — benchmark-mpi on every matrix of a folder at one rank count:
 # a table, and optionally a CSV.
 #   sh run_all-mpi.sh [PROGRAM] RANKS|auto [FOLDER] [--csv FILE] [-- benchmark options]
-# PROGRAM: benchmark-mpi (default; found beside this script, else on PATH) or a
-# path. RANKS: a number, or auto: inside a Slurm allocation the allocation's
+# PROGRAM: benchmark-mpi (default; found beside this script, else in the bin
+# folder of an installed prefix, PREFIX/share/hspmv/../../bin, else on PATH)
+# or a path. RANKS: a number, or auto: inside a Slurm allocation the allocation's
 # tasks (SLURM_NTASKS, else its CPUs / SLURM_CPUS_PER_TASK), otherwise the
 # cores. FOLDER: the bundled matrices/ beside this script by default.
 # --csv FILE: one row per matrix, appended (the header is written when FILE is
@@ -53,6 +54,7 @@ done
 case $prog in
     */*) ;;
     *) if [ -x "$here/$prog" ]; then prog="$here/$prog"
+       elif [ -x "$here/../../bin/$prog" ]; then prog=$(cd "$here/../../bin" && pwd)/$prog
        elif command -v "$prog" >/dev/null 2>&1; then prog=$(command -v "$prog")
        else die "program '$prog' not found beside this script ($here) or on PATH (run 'make' there)"; fi ;;
 esac

@@ -3,8 +3,9 @@
 # strong-scaling sweep into one CSV and a figure.
 #   hspmv_job flat|hybrid MATRIX|FOLDER [benchmark-mpi options]
 #   hspmv_job scaling MATRIX|FOLDER [benchmark-mpi options]
-# Needs HSPMV_HOME (the hspmv checkout); programs come from $HSPMV_BIN when
-# set, else from HSPMV_HOME, else from PATH.
+# Needs HSPMV_HOME (the hspmv checkout, or PREFIX/share/hspmv of an
+# installed one); programs come from $HSPMV_BIN when set, else from
+# HSPMV_HOME, else from HSPMV_HOME/../../bin (PREFIX/bin), else from PATH.
 #
 # Shape (nothing is assumed about the machine; all of it comes from the
 # allocation, and whatever the user gave sbatch wins):
@@ -47,13 +48,14 @@ hspmv_job() {
     [ -e "$target" ] || hspmv_die "no matrix or folder '$target' (relative paths start in $(pwd))"
 
     local bin prog
-    for bin in "${HSPMV_BIN:-}" "$HSPMV_HOME" ""; do
+    for bin in "${HSPMV_BIN:-}" "$HSPMV_HOME" "$HSPMV_HOME/../../bin" ""; do
         if [ -z "$bin" ]; then prog=$(command -v benchmark-mpi) || prog=""
         else prog=$bin/benchmark-mpi; fi
         [ -n "$prog" ] && [ -x "$prog" ] && break
         prog=""
     done
-    [ -n "$prog" ] || hspmv_die "benchmark-mpi not found in \$HSPMV_BIN, $HSPMV_HOME or PATH (run make in the hspmv folder)"
+    [ -n "$prog" ] || hspmv_die "benchmark-mpi not found in \$HSPMV_BIN, $HSPMV_HOME, its ../../bin or PATH (run make in the hspmv folder)"
+    prog=$(cd "$(dirname "$prog")" && pwd)/benchmark-mpi
 
     local nodes cpus tpc ranks rpn cpt threads
     nodes=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:-1}}
