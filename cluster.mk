@@ -23,6 +23,6 @@ test-petsc: programs
 	@HSPMV_MAKE="$(MAKE)" sh tests/petsc/run.sh --record $(BUILD)/results-petsc.txt $(BUILD)
 
 test-slurm: programs
-	@timeout -k 30 $(SLURM_TEST_TIMEOUT) sh tests/slurm/run.sh --record $(BUILD)/results-slurm.txt $(BUILD); \
+	@timeout -k 200 $(SLURM_TEST_TIMEOUT) sh tests/slurm/run.sh --record $(BUILD)/results-slurm.txt $(BUILD); \
 	  rc=$$?; if [ $$rc = 124 ] || [ $$rc = 137 ]; then \
 	    echo "slurm: the suite ran past $(SLURM_TEST_TIMEOUT) s"; echo "0 1 0" > $(BUILD)/results-slurm.txt; fi
