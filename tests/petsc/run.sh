@@ -108,7 +108,7 @@ if ./genmat lap3d 16 --values random -o "$tmp/lap3d_16_real.mtx" > "$out" 2>&1 |
    "$build/bin/genmat" lap3d 16 --values random -o "$tmp/lap3d_16_real.mtx" > "$out" 2>&1; then
     run lap3d_16_real_values 2 cg,gmres -f "$tmp/lap3d_16_real.mtx"
 else fail "genmat lap3d 16 --values random"; fi
-# bcsstk04 (SuiteSparse, cond ~ 5.6e6): the products differ in their last
+# bcsstk04 (SuiteSparse, cond2 ~ 2.3e6): the products differ in their last
 # bits (summation order, |diff|/|y| ~ 5e-16), which moves CG's crossing of
 # rtol by one iteration at some rank counts: allowed here, and only here
 sm=${HSPMV_SHARED_MATRICES:-../shared/matrices}
