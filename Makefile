@@ -94,6 +94,7 @@ EXTRA_TEST_CMD  += $(PROGRAMS_TEST_RUN);
 .PHONY: test-programs
 test-programs: $(PROG_BIN)
 	@$(PROGRAMS_TEST_RUN)
+-include cluster.mk
 endif
 # The CUDA path (make CUDA=1).
 ifneq ($(CUDA),)
@@ -144,7 +145,8 @@ test-one: $(TEST_BIN)
 	@HSPMV_RUNNER="$(HSPMV_RUNNER)" sh tests/run.sh $(TEST_BIN)
 
 # Everything: both precisions natively, the NEON kernels cross-compiled for
-# aarch64 and run under qemu, and the MPI tests (mpi.mk). Each part records
+# aarch64 and run under qemu, the MPI tests (mpi.mk), then the scripts, the
+# PETSc example and a one-node Slurm once (cluster.mk). Each part records
 # its counts in $(BUILD)/results-*.txt; the closing line adds them up.
 test: build/.deps-test
 	@rm -f build/*/results-*.txt
@@ -153,6 +155,7 @@ test: build/.deps-test
 	@$(MAKE) --no-print-directory test-aarch64
 	@$(MAKE) --no-print-directory test-cuda
 	@$(MAKE) --no-print-directory programs
+	@$(MAKE) --no-print-directory test-cluster
 	@sh tests/run.sh --summary build/*/results-*.txt
 
 # Builds and runs one precision's tests, then the extra suites (MPI, ...).
@@ -218,11 +221,14 @@ matrices: programs
 	./genmat random 3000 --k 8 -o matrices/random_3000_k8.mtx
 	./genmat powerlaw 2000 --k 6 -o matrices/powerlaw_2000_k6.mtx
 
-# make install: the library, headers, hspmv.pc (pkg-config) and the CMake
-# package (lib/cmake/hspmv: find_package(hspmv), target hspmv::hspmv).
+# make install: the library, headers, hspmv.pc (pkg-config), the CMake
+# package (lib/cmake/hspmv: find_package(hspmv), target hspmv::hspmv), the
+# programs (bin) and the scripts with the bundled matrices (share/hspmv,
+# laid out as here, so they find PREFIX/bin).
 HSPMV_VERSION := 0.1.0
 CMAKE_DIR = $(DESTDIR)$(PREFIX)/lib/cmake/hspmv
-install: lib
+SHARE_DIR = $(DESTDIR)$(PREFIX)/share/hspmv
+install: lib programs
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	cp $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	cp include/hspmv.h $(BUILD)/include/hspmv_config.h $(DESTDIR)$(PREFIX)/include/
@@ -233,6 +239,12 @@ install: lib
 	  scripts/hspmv-config.cmake.in > $(CMAKE_DIR)/hspmv-config.cmake
 	sed -e 's|@VERSION@|$(HSPMV_VERSION)|' -e "s|@SIZEOF_VOID_P@|$$(printf '#include <stdint.h>\nSIZE=__SIZEOF_POINTER__\n' | $(CC) -E -P - | sed -n 's/^SIZE=//p')|" \
 	  scripts/hspmv-config-version.cmake.in > $(CMAKE_DIR)/hspmv-config-version.cmake
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(SHARE_DIR)/scripts $(SHARE_DIR)/slurm $(SHARE_DIR)/matrices
+	cp $(PROGS:%=$(BUILD)/bin/%) $(DESTDIR)$(PREFIX)/bin/
+	cp run_all-omp.sh run_all-mpi.sh run_all-light.sh $(SHARE_DIR)/
+	cp scripts/csv.sh scripts/plot $(SHARE_DIR)/scripts/
+	cp slurm/*.sbatch slurm/job.sh $(SHARE_DIR)/slurm/
+	cp matrices/*.mtx matrices/README.md $(SHARE_DIR)/matrices/
 
 clean:
 	rm -rf build $(PROGS) benchmark-light

@@ -2,8 +2,9 @@
 # run_all-mpi.sh — benchmark-mpi on every matrix of a folder at one rank count:
 # a table, and optionally a CSV.
 #   sh run_all-mpi.sh [PROGRAM] RANKS|auto [FOLDER] [--csv FILE] [-- benchmark options]
-# PROGRAM: benchmark-mpi (default; found beside this script, else on PATH) or a
-# path. RANKS: a number, or auto: inside a Slurm allocation the allocation's
+# PROGRAM: benchmark-mpi (default; found beside this script, else in the bin
+# folder of an installed prefix, PREFIX/share/hspmv/../../bin, else on PATH)
+# or a path. RANKS: a number, or auto: inside a Slurm allocation the allocation's
 # tasks (SLURM_NTASKS, else its CPUs / SLURM_CPUS_PER_TASK), otherwise the
 # cores. FOLDER: the bundled matrices/ beside this script by default.
 # --csv FILE: one row per matrix, appended (the header is written when FILE is
@@ -11,9 +12,11 @@
 # before anything runs: an unwritable FILE stops the run with the reason.
 #
 # Launcher. Inside Slurm (SLURM_JOB_ID set): srun -n RANKS --cpu-bind=cores,
-# plus --cpus-per-task=$SLURM_CPUS_PER_TASK when the allocation has it (Slurm
-# 22.05-23.02 do not hand it on to srun; without it a hybrid rank's threads
-# share one core), OMP_NUM_THREADS defaulting to that count, and -I$HSPMV_SRUN_WAIT
+# plus --cpus-per-task=C with C the allocation's SLURM_CPUS_PER_TASK, else
+# OMP_NUM_THREADS when set (Slurm 22.05-23.02 do not hand the job's count on
+# to srun; without it a hybrid rank's threads share one core): threads per
+# rank are asked as OMP_NUM_THREADS=T sh run_all-mpi.sh R. OMP_NUM_THREADS
+# defaults to C, OMP_PLACES to cores, OMP_PROC_BIND to close; -I$HSPMV_SRUN_WAIT
 # (default 60 s): a step that cannot start fails with Slurm's reason instead
 # of waiting silently. Inside a job step (SLURM_STEP_ID set: under srun, or an
 # srun --pty shell) the steps are started with --overlap. Outside Slurm:
@@ -51,6 +54,7 @@ done
 case $prog in
     */*) ;;
     *) if [ -x "$here/$prog" ]; then prog="$here/$prog"
+       elif [ -x "$here/../../bin/$prog" ]; then prog=$(cd "$here/../../bin" && pwd)/$prog
        elif command -v "$prog" >/dev/null 2>&1; then prog=$(command -v "$prog")
        else die "program '$prog' not found beside this script ($here) or on PATH (run 'make' there)"; fi ;;
 esac
@@ -72,6 +76,7 @@ in_slurm=""
 [ -n "${SLURM_JOB_ID:-}" ] && command -v "${srun%% *}" >/dev/null 2>&1 && in_slurm=1
 cores=$(nproc 2>/dev/null || echo 1)
 cpt=${SLURM_CPUS_PER_TASK:-}
+[ -z "$cpt" ] && [ -n "$in_slurm" ] && cpt=${OMP_NUM_THREADS:-}
 case $cpt in ''|*[!0-9]*|0) cpt="" ;; esac
 room=""   # ranks the allocation can hold
 if [ -n "$in_slurm" ] && [ -n "${SLURM_JOB_CPUS_PER_NODE:-}" ]; then

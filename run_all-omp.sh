@@ -2,7 +2,8 @@
 # run_all-omp.sh — benchmark-omp on every matrix of a folder, one table row per
 # matrix and thread count.
 #   sh run_all-omp.sh [PROGRAM] [THREADS] [FOLDER] [--csv FILE] [benchmark-omp options...]
-# PROGRAM defaults to benchmark-omp (found beside this script, else on PATH),
+# PROGRAM defaults to benchmark-omp (found beside this script, else in an
+# installed prefix's bin, PREFIX/share/hspmv/../../bin, else on PATH),
 # THREADS (a count or a list such as 1,2,4) to the program's default, FOLDER
 # to the bundled matrices/. More threads than cores is allowed (OpenMP
 # oversubscribes). --csv appends every measurement (one row per format and
@@ -44,6 +45,7 @@ done
 case "$prog" in
 */*) ;;
 *) if [ -x "$here/$prog" ]; then prog="$here/$prog"
+   elif [ -x "$here/../../bin/$prog" ]; then prog=$(cd "$here/../../bin" && pwd)/$prog
    elif command -v "$prog" >/dev/null 2>&1; then prog=$(command -v "$prog")
    else die "program '$prog' not found (run 'make' in $here first)"; fi ;;
 esac

@@ -1,8 +1,11 @@
 # job.sh — sourced by slurm/hspmv-*.sbatch: the job's shape from its allocation,
-# then benchmark-mpi on one matrix or run_all-mpi.sh over a folder.
+# then benchmark-mpi on one matrix or run_all-mpi.sh over a folder, or a
+# strong-scaling sweep into one CSV and a figure.
 #   hspmv_job flat|hybrid MATRIX|FOLDER [benchmark-mpi options]
-# Needs HSPMV_HOME (the hspmv checkout); programs come from $HSPMV_BIN when
-# set, else from HSPMV_HOME, else from PATH.
+#   hspmv_job scaling MATRIX|FOLDER [benchmark-mpi options]
+# Needs HSPMV_HOME (the hspmv checkout, or PREFIX/share/hspmv of an
+# installed one); programs come from $HSPMV_BIN when set, else from
+# HSPMV_HOME, else from HSPMV_HOME/../../bin (PREFIX/bin), else from PATH.
 #
 # Shape (nothing is assumed about the machine; all of it comes from the
 # allocation, and whatever the user gave sbatch wins):
@@ -45,18 +48,23 @@ hspmv_job() {
     [ -e "$target" ] || hspmv_die "no matrix or folder '$target' (relative paths start in $(pwd))"
 
     local bin prog
-    for bin in "${HSPMV_BIN:-}" "$HSPMV_HOME" ""; do
+    for bin in "${HSPMV_BIN:-}" "$HSPMV_HOME" "$HSPMV_HOME/../../bin" ""; do
         if [ -z "$bin" ]; then prog=$(command -v benchmark-mpi) || prog=""
         else prog=$bin/benchmark-mpi; fi
         [ -n "$prog" ] && [ -x "$prog" ] && break
         prog=""
     done
-    [ -n "$prog" ] || hspmv_die "benchmark-mpi not found in \$HSPMV_BIN, $HSPMV_HOME or PATH (run make in the hspmv folder)"
+    [ -n "$prog" ] || hspmv_die "benchmark-mpi not found in \$HSPMV_BIN, $HSPMV_HOME, its ../../bin or PATH (run make in the hspmv folder)"
+    prog=$(cd "$(dirname "$prog")" && pwd)/benchmark-mpi
 
     local nodes cpus tpc ranks rpn cpt threads
     nodes=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:-1}}
     cpus=$(hspmv_cpus_of "${SLURM_JOB_CPUS_PER_NODE:-$(nproc)}")
     tpc=$(hspmv_lscpu "Thread(s) per core")
+    if [ "$kind" = scaling ]; then
+        hspmv_scaling "$prog" "$target" "$nodes" "$cpus" "$tpc" "$@"
+        return
+    fi
     rpn=""
     if [ "$kind" = flat ]; then
         if [ -n "${SLURM_NTASKS:-}" ]; then
@@ -109,4 +117,41 @@ hspmv_job() {
     fi
     rm -f "$log"
     return "$rc"
+}
+
+# hspmv_scaling PROG TARGET NODES CPUS TPC [options]: run_all-mpi.sh at 1, 2,
+# 4, ... cores up to all of the allocation's, one thread per rank, then one
+# rank per node with 2, 4, ... threads up to a node's cores; every row in
+# hspmv-scaling-JOBID.csv ($HSPMV_CSV overrides), then scripts/plot draws
+# hspmv-JOBID-scaling.png when matplotlib is there.
+hspmv_scaling() {
+    local prog=$1 target=$2 nodes=$3 cpus=$4 tpc=$5
+    shift 5
+    local cores=$((cpus / tpc)) per_node csv folder c list="" bad=0
+    per_node=$((cores / nodes))
+    csv=${HSPMV_CSV:-hspmv-scaling-$SLURM_JOB_ID.csv}
+    folder=$target
+    if [ -f "$target" ]; then   # one matrix: a folder holding just it
+        folder=$(mktemp -d) || hspmv_die "mktemp failed"
+        ln -s "$(cd "$(dirname "$target")" && pwd)/$(basename "$target")" "$folder/"
+    fi
+    c=1
+    while [ "$c" -lt "$cores" ]; do list="$list $c"; c=$((c * 2)); done
+    list="$list $cores"
+    echo "job $SLURM_JOB_ID (scaling): $nodes nodes, $cores cores; 1 thread per rank at${list} cores, then 1 rank per node x 2.. threads"
+    for c in $list; do
+        echo "== $c ranks x 1 thread"
+        SLURM_CPUS_PER_TASK=$tpc OMP_NUM_THREADS=1 sh "$HSPMV_HOME/run_all-mpi.sh" "$prog" "$c" "$folder" \
+            --csv "$csv" -- "$@" || bad=1
+    done
+    for c in $list; do
+        { [ "$c" -ge 2 ] && [ "$c" -le "$per_node" ]; } || continue
+        echo "== $nodes ranks (1 per node) x $c threads"
+        SLURM_CPUS_PER_TASK=$((c * tpc)) OMP_NUM_THREADS=$c SRUN="srun --ntasks-per-node=1" \
+            sh "$HSPMV_HOME/run_all-mpi.sh" "$prog" "$nodes" "$folder" --csv "$csv" -- "$@" || bad=1
+    done
+    [ "$folder" = "$target" ] || rm -rf "$folder"
+    if "$HSPMV_HOME/scripts/plot" --kind scaling --name "hspmv-$SLURM_JOB_ID" "$csv"; then :
+    else echo "hspmv job: no figure (scripts/plot needs python3 with matplotlib); the CSV is $csv" >&2; fi
+    return $bad
 }

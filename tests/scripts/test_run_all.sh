@@ -39,7 +39,7 @@ EOF
 chmod +x launcher
 printf '#!/bin/sh\nexit 0\n' > prog
 chmod +x prog
-calls() { [ -f calls ] && grep -c . calls || echo 0; }
+calls() { if [ -f calls ]; then grep -c . calls; else echo 0; fi; }
 mpi() { rm -f calls; MPIRUN=./launcher sh "$root/run_all-mpi.sh" "$@" > out 2>&1; }
 
 # --- run_all-mpi.sh: rank counts -------------------------------------------
@@ -109,6 +109,12 @@ srun_() { rm -f calls; SLURM_JOB_ID=7 SRUN=./launcher "$@" sh "$root/run_all-mpi
 R=2; srun_ env -u OMP_NUM_THREADS SLURM_JOB_CPUS_PER_NODE=4 SLURM_NTASKS=2 SLURM_CPUS_PER_TASK=2
 check "in Slurm: srun -n 2 --cpus-per-task=2 --cpu-bind=cores, OMP_NUM_THREADS=2, fails fast (-I)" \
     test -n "$(grep -- '^-n 2 --cpus-per-task=2 --cpu-bind=cores -I60 ' calls)" -a -n "$(grep '^OMP_NUM_THREADS=2$' calls)"
+R=1; srun_ env -u SLURM_CPUS_PER_TASK OMP_NUM_THREADS=2 SLURM_JOB_CPUS_PER_NODE=4
+check "in Slurm without a CPU count per task: OMP_NUM_THREADS=2 asks srun for 2 CPUs per rank" \
+    test -n "$(grep -- '^-n 1 --cpus-per-task=2 --cpu-bind=cores ' calls)" -a -n "$(grep '^OMP_NUM_THREADS=2$' calls)"
+R=3; srun_ env -u SLURM_CPUS_PER_TASK OMP_NUM_THREADS=2 SLURM_JOB_CPUS_PER_NODE=4
+check "in Slurm: 3 ranks x OMP_NUM_THREADS=2 on 4 CPUs is refused before srun" \
+    test "$(calls)" = 0 -a -n "$(grep 'hold 2 ranks of 2 CPUs' out)"
 R=auto; srun_ env -u OMP_NUM_THREADS SLURM_JOB_CPUS_PER_NODE='8(x2)' SLURM_NTASKS=4 SLURM_CPUS_PER_TASK=4
 check "in Slurm: auto is SLURM_NTASKS" grep -q -- '^-n 4 --cpus-per-task=4 ' calls
 R=auto; srun_ env -u OMP_NUM_THREADS -u SLURM_NTASKS SLURM_JOB_CPUS_PER_NODE='8(x2),4'

@@ -241,6 +241,23 @@ sub hybriddefault "$root/slurm/hspmv-hybrid.sbatch" "$d/mats/lap2d_64.mtx" --rep
 check "sbatch hspmv-hybrid.sbatch as shipped: ranks x threads fill the node's $cores cores, exit 0" \
     test $? = 0 -a -n "$(grep -E '^bench=mpi .* ranks=[0-9]+ threads=[0-9]+ .*violations=0 ' "$out" |
         awk -v c="$cores" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } if (v["ranks"] * v["threads"] == c) print }')"
+sub scaling "$root/slurm/hspmv-scaling.sbatch" "$d/mats/lap2d_64.mtx" --reps 5
+rc=$?
+csvf=$(ls "$d/sub/"hspmv-scaling-*.csv 2> /dev/null | head -1)
+want=1; [ "$cores" -ge 2 ] && want=3   # 1 and 2 cores x 1 thread, 1 rank x 2 threads
+png=ok
+if { command -v python3 && python3 -c 'import matplotlib'; } > /dev/null 2>&1 ||
+   /usr/bin/python3 -c 'import matplotlib' > /dev/null 2>&1; then
+    [ -s "$(ls "$d/sub/"hspmv-*-scaling.png 2> /dev/null | head -1)" ] || png=""
+fi
+check "sbatch hspmv-scaling.sbatch MATRIX: $want points in one CSV, a figure when matplotlib is there, exit 0" \
+    test $rc = 0 -a -n "$csvf" -a "$(grep -c 'lap2d_64' "${csvf:-/dev/null}")" = $want -a -n "$png"
+# an installed hspmv: the batch script from PREFIX/share/hspmv finds PREFIX/bin
+if make -s -C "$root" install PREFIX="$d/prefix" HSPMV_SKIP_DEPS=1 > "$out" 2>&1; then
+    sub installed --ntasks-per-node=2 "$d/prefix/share/hspmv/slurm/hspmv-flat.sbatch" "$d/mats/lap2d_64.mtx" --reps 5
+    check "sbatch PREFIX/share/hspmv/slurm/hspmv-flat.sbatch (make install, PREFIX/bin not on PATH): runs PREFIX/bin/benchmark-mpi" \
+        test $? = 0 -a -n "$(grep "^programs: $d/prefix/bin\$" "$out")" -a "$(count '^bench=mpi .* ranks=2 threads=1 .*violations=0 ')" = 1
+else fail "make install PREFIX=$d/prefix"; fi
 cat > "$d/sub/step.sbatch" <<EOF
 #!/bin/sh
 #SBATCH -n 2
