@@ -139,6 +139,9 @@ static inline int pf_bad_files(pf_bad *bad)
     PF_ADD("64-bit count", s, 0, HSPMV_ERR_FORMAT, "add up to 5 entries", "(byte 24) says 7", NULL);
     s = g; s.nnz = -1; s.nrows = 2; s.ncols = 3; s.nlen = 0; s.ncol = 0; s.nval = 5;
     PF_ADD("dense with a value missing", s, 0, HSPMV_ERR_FORMAT, "truncated", "inside the values", NULL);
+    s = g; s.nval = 10; /* 16 bytes per value */
+    PF_ADD("complex values", s, 0, HSPMV_ERR_UNSUPPORTED, "16-byte values", "complex PETSc build", NULL);
+    PF_ADD("single-precision values", g, 68, HSPMV_ERR_UNSUPPORTED, "4-byte values", "single-precision", NULL);
 #undef PF_ADD
     return n;
 }
