@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "bench_stream.h"
 #include "bench_util.h"
 #include "mpi_prog.h"
@@ -18,7 +19,8 @@ static void usage(FILE *f)
             "usage: mpirun -n P benchmark-mpi matrix.mtx[.gz] [--partition nnz|rows|metis] [--threshold T]\n"
             "         [--format auto|csr|csrl|bcoo|csr16|csrvi] [--kernel K] [--threads N] [--reps N] [--warmup N]\n"
             "         [--triad MIB] [--json] [--verbose]\n"
-            "  Rank 0 reads the matrix and sends each rank its rows; y = A*x is timed with the halo\n"
+            "  Rank 0 reads the matrix and sends each rank its rows (a PETSc binary file, told by its class\n"
+            "  id: every rank reads its own rows with MPI-IO); y = A*x is timed with the halo\n"
             "  exchange overlapped (median/min/max over N calls, default 50, each barrier-separated and\n"
             "  the max over ranks), and y is checked against the long-double reference on rank 0.\n"
             "  --threshold: CSRL when nzseg/nnz < T (default 0.3); --threads: OpenMP threads per rank\n"
@@ -57,13 +59,33 @@ int main(int argc, char **argv)
     }
     mp_need_path(path);
 
-    /* rank 0 reads; the status is everyone's before anyone waits */
-    double t0 = MPI_Wtime(), t_read = 0, peak_read = 0;
+    /* a PETSc binary file: every rank reads its rows (MPI-IO), timed inside the library */
+    int petsc = me == 0 ? hspmv_petsc_is_matrix_file(path) : 0;
+    MPI_Bcast(&petsc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    const char *read_how = !petsc ? "root" : o.partition == HSPMV_PART_METIS ? "petsc-root" : "mpiio";
+    double t0 = MPI_Wtime(), t_read = 0, peak_read = 0, read_bytes = 0, t_create = 0;
     int rc = HSPMV_OK;
-    if (me == 0) {
+    hspmv_dist *D = NULL;
+    if (petsc) {
+        if (hspmv_dist_read_petsc(path, MPI_COMM_WORLD, &o, &D, &e)) mp_die(&e);
+        double d[2] = {MPI_Wtime() - t0, 0}, dm[2];
+        hspmv_dist_info ri;
+        hspmv_dist_get_info(D, &ri);
+        d[1] = ri.read_s;
+        MPI_Allreduce(d, dm, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        struct stat fst; /* GB/s of the file as stored (the ranks read the row lengths twice) */
+        read_bytes = me == 0 && stat(path, &fst) == 0 ? (double)fst.st_size : 0;
+        MPI_Bcast(&read_bytes, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        t_read = dm[1];
+        t_create = dm[0] - dm[1];
+        peak_read = bu_peak_rss();
+    } else if (me == 0) {
+        /* rank 0 reads; the status is everyone's before anyone waits */
         hspmv_read_opts ro = bu_progress_opts(path);
-        rc = hspmv_csr_read(path, &A, &ro, NULL, &e);
+        hspmv_read_info ri;
+        rc = hspmv_csr_read(path, &A, &ro, &ri, &e);
         t_read = MPI_Wtime() - t0;
+        read_bytes = rc ? 0 : (double)ri.bytes;
         peak_read = bu_peak_rss();
     }
     struct { int code; char msg[512]; } st = {rc, ""};
@@ -75,11 +97,15 @@ int main(int argc, char **argv)
         mp_die(&e);
     }
     t0 = MPI_Wtime();
-    hspmv_dist *D = NULL;
-    if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
-    double t_create = MPI_Wtime() - t0;
+    if (!petsc && hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
+    if (!petsc) t_create = MPI_Wtime() - t0;
     double peak = bu_peak_rss(), peak_others = 0, zero = 0;
     MPI_Reduce(me == 0 ? &zero : &peak, &peak_others, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (petsc) { /* the check needs the whole matrix on rank 0 (untimed, after the peaks) */
+        rc = me == 0 ? hspmv_petsc_read(path, &A, &e) : HSPMV_OK;
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (rc) mp_die_msg("rank 0 could not read the matrix again for the check");
+    }
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
 
@@ -157,10 +183,12 @@ int main(int argc, char **argv)
         double halo_b = (double)in.halo_total * rs, halo_mx = (double)in.halo_max * rs;
         double wait_share = tmax[4] > 0 ? tmax[2] / tmax[4] : 0;
         const char *prec = sizeof(hspmv_real) == 8 ? "double" : "single";
+        double read_gbs = t_read > 0 ? read_bytes / t_read / 1e9 : 0;
         int thr = in.owned.threads > 0 ? in.owned.threads : in.ghost.threads;
         if (!json) {
-            printf("matrix=%s rows=%lld cols=%lld nnz=%lld precision=%s read_s=%.3f distribute_s=%.3f\n", path,
-                   (long long)A.nrows, (long long)A.ncols, (long long)A.nnz, prec, t_read, t_create);
+            printf("matrix=%s rows=%lld cols=%lld nnz=%lld precision=%s read=%s read_s=%.3f read_gbs=%.3f "
+                   "distribute_s=%.3f\n", path, (long long)A.nrows, (long long)A.ncols, (long long)A.nnz, prec,
+                   read_how, t_read, read_gbs, t_create);
             printf("  ranks %d x threads %d, partition %s%s, nnz imbalance (max/avg) %.3f, kernels %s\n", P, thr,
                    part_names[in.partition], in.permuted ? " (rows renumbered)" : "", imb, in.owned.isa);
             printf("  formats (owned blocks): csr %d, csrl %d, bcoo %d, csr16 %d, csrvi %d, none %d (CSRL when "
@@ -198,14 +226,14 @@ int main(int argc, char **argv)
                    "median_ms=%.6f min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f "
                    "wait_ms=%.5f ghost_ms=%.5f wait_share=%.4f triad_gbs=%.2f peak_mb_root_read=%.1f "
                    "peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e violations=%lld ysum=%.10g "
-                   "ychk=%.10g\n",
+                   "ychk=%.10g read=%s read_s=%.4f read_gbs=%.3f distribute_s=%.4f\n",
                    path, prec, P, thr, part_names[in.partition], (long long)A.nrows, (long long)A.ncols,
                    (long long)A.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
                    in.format_counts[4], in.format_counts[5], halo_b,
                    halo_mx, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9,
                    tmax[0] * 1e3, tmax[1] * 1e3, tmax[2] * 1e3, tmax[3] * 1e3, wait_share, triad,
                    peak_read / 1e6, peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel,
-                   (long long)chk.violations, ysum, ychk);
+                   (long long)chk.violations, ysum, ychk, read_how, t_read, read_gbs, t_create);
         } else {
             printf("{\"bench\":\"mpi\",\"matrix\":\"%s\",\"precision\":\"%s\",\"ranks\":%d,\"threads\":%d,"
                    "\"partition\":\"%s\",\"rows\":%lld,\"cols\":%lld,\"nnz\":%lld,\"imbalance\":%.4f,"
@@ -213,14 +241,15 @@ int main(int argc, char **argv)
                    "\"reps\":%ld,\"median_ms\":%.6f,\"min_ms\":%.6f,\"max_ms\":%.6f,\"gflops\":%.4f,\"gbs\":%.3f,"
                    "\"post_ms\":%.5f,\"owned_ms\":%.5f,\"wait_ms\":%.5f,\"ghost_ms\":%.5f,\"wait_share\":%.4f,"
                    "\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,\"peak_mb_others\":%.1f,"
-                   "\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,\"ysum\":%.10g,\"ychk\":%.10g",
+                   "\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,\"ysum\":%.10g,\"ychk\":%.10g,"
+                   "\"read\":\"%s\",\"read_s\":%.4f,\"read_gbs\":%.3f,\"distribute_s\":%.4f",
                    path, prec, P, thr, part_names[in.partition], (long long)A.nrows, (long long)A.ncols,
                    (long long)A.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
                    in.format_counts[4], in.format_counts[5], halo_b,
                    halo_mx, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9,
                    tmax[0] * 1e3, tmax[1] * 1e3, tmax[2] * 1e3, tmax[3] * 1e3, wait_share, triad,
                    peak_read / 1e6, peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel,
-                   (long long)chk.violations, ysum, ychk);
+                   (long long)chk.violations, ysum, ychk, read_how, t_read, read_gbs, t_create);
             if (verbose) {
                 printf(",\"per_rank\":[");
                 for (int p = 0; p < P; p++)

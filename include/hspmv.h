@@ -150,7 +150,9 @@ void hspmv_csr_spmv_naive(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y
    not ascending are sorted; a column twice in a row, a row length or column
    out of range, a non-finite value, a short file and a count that is not the
    row lengths' sum are errors naming the file, the row and the byte offset.
-   Bytes after the matrix are ignored (PETSc files may hold more objects). */
+   Bytes after the matrix are ignored (PETSc files may hold more objects),
+   except exactly 8 more per value: a complex PETSc build's file, refused as
+   HSPMV_ERR_UNSUPPORTED like one of 4-byte (single-precision) values. */
 
 /* 1 when the file starts with PETSc's matrix class id (4- or 8-byte
    integers); 0 when it does not or cannot be opened. Not collective. */

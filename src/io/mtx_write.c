@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "util.h"
 
 /* Decimal digits of v >= 0 into p; returns the end. */
@@ -58,6 +59,8 @@ int hspmv_mtx_write(const char *path, const hspmv_csr *A, hspmv_error *err)
             return hspmv_err(err, HSPMV_ERR_ARG, "%s: not written: entry %lld is not finite", path, (long long)k);
     FILE *fp = fopen(path, "w");
     if (!fp) return hspmv_err(err, HSPMV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+    struct stat st;
+    int regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode); /* only a file of ours is removed */
     size_t cap = (size_t)1 << 20, len = 0;
     char *buf = malloc(cap);
     int nomem = !buf, bad = nomem;
@@ -89,7 +92,7 @@ int hspmv_mtx_write(const char *path, const hspmv_csr *A, hspmv_error *err)
     }
     free(buf);
     if (bad) {
-        remove(path);
+        if (regular) remove(path);
         if (nomem) return hspmv_err(err, HSPMV_ERR_NOMEM, "%s: out of memory for a write buffer", path);
         return hspmv_err(err, HSPMV_ERR_IO, "%s: write failed: %s", path, strerror(saved));
     }

@@ -131,7 +131,14 @@ int petsc_check_size_lengths(const petsc_file *f, hspmv_error *err)
 int petsc_check_size(const petsc_file *f, hspmv_error *err)
 {
     if (f->size < 0) return hspmv_ok(err);
-    int64_t need = petsc_off_val(f, f->nnz);
+    int64_t need = petsc_off_val(f, f->nnz), n = f->nnz;
+    /* the value size is not in the header: a file of exactly 4 or 16 bytes
+       per value comes from a single-precision or a complex PETSc build */
+    if (n > 0 && (f->size == need - 4 * n || f->size == need + 8 * n))
+        return hspmv_err(err, HSPMV_ERR_UNSUPPORTED,
+                         "%s: %lld bytes hold %d-byte values (a %s PETSc build wrote it): only real double "
+                         "values are read", f->name, (long long)f->size, f->size < need ? 4 : 16,
+                         f->size < need ? "single-precision" : "complex");
     if (f->size >= need) return hspmv_ok(err);
     const char *where = f->dense || f->size >= petsc_off_val(f, 0) ? "values"
                         : f->size >= petsc_off_col(f, 0)         ? "column indices"

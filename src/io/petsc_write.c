@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "petsc_bin.h"
 
@@ -62,6 +63,8 @@ int hspmv_petsc_write(const char *path, const hspmv_csr *A, int index_bytes, hsp
         hspmv_free(buf);
         return hspmv_err(err, HSPMV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
     }
+    struct stat st;
+    int regular = fstat(w.fd, &st) == 0 && S_ISREG(st.st_mode); /* only a file of ours is removed on failure */
     petsc_encode_header(buf, isz, A->nrows, A->ncols, A->nnz);
     rc = write_exact(&w, buf, 4 * isz, err);
     for (int s = 0; s < 3 && !rc; s++) rc = write_section(&w, A, s, isz, buf, piece, err);
@@ -69,6 +72,6 @@ int hspmv_petsc_write(const char *path, const hspmv_csr *A, int index_bytes, hsp
         rc = hspmv_err(err, HSPMV_ERR_IO, "%s: closing after %lld bytes failed: %s", path, (long long)w.pos,
                        strerror(errno));
     hspmv_free(buf);
-    if (rc) unlink(path); /* never leave half a matrix behind */
+    if (rc && regular) unlink(path); /* never leave half a matrix behind (but never remove a device) */
     return rc;
 }

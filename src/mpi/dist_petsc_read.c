@@ -177,25 +177,33 @@ static int walk_partition(preader *r, const int64_t *rpb, int64_t first, int64_t
     return ok ? hspmv_ok(err) : hspmv_err(err, HSPMV_ERR_MPI, "rank %d: passing the partition walk failed", me);
 }
 
-/* The partition: row lengths of an even block per rank, their sums
-   gathered (the entry offset of every block), then the splits. */
+/* The partition: row lengths of an even block per rank, their sums and
+   last lengths gathered (the entry offset of every block, and rp of the row
+   before it), then the splits. Every byte is read by one rank only: Open
+   MPI 4.1's OMPIO returned wrong bytes for overlapping collective reads. */
 static int agree_partition(preader *r, int partition, int64_t *start, int64_t *start_nnz, hspmv_error *err)
 {
     int P = r->P, me = r->me, rc = HSPMV_OK;
     int64_t lo = (int64_t)((__int128)r->f.nrows * me / P), hi = (int64_t)((__int128)r->f.nrows * (me + 1) / P);
     int64_t first = lo > 0 ? lo - 1 : lo, nb = hi - first;
     int64_t *rpb = hspmv_alloc_array((size_t)nb + 1, sizeof(int64_t));
-    int64_t *sums = hspmv_alloc_array((size_t)P + 1, sizeof(int64_t));
+    int64_t *sums = hspmv_alloc_array((size_t)P * 2 + 1, sizeof(int64_t)), *last = sums + P + 1;
     if (!rpb || !sums)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for %lld row lengths", me, (long long)nb);
     if ((rc = hspmv_dist_agree(r->comm, rc, err))) goto out;
-    /* lengths of [first, hi) into rpb[1..nb] (row first - 1 is the one before the block) */
-    rc = read_lengths(r, first, hi, rpb + 1, err);
+    /* lengths of [lo, hi) into rpb[1 + lo - first ...]; rpb[1] is row first = lo - 1 when lo > 0 */
+    rc = read_lengths(r, lo, hi, rpb + 1 + (lo - first), err);
     if ((rc = hspmv_dist_agree(r->comm, rc, err))) goto out;
-    int64_t mine = 0;
-    for (int64_t i = lo; i < hi; i++) mine += rpb[1 + i - first];
-    if (MPI_Allgather(&mine, 1, MPI_INT64_T, sums + 1, 1, MPI_INT64_T, r->comm) != MPI_SUCCESS)
+    int64_t mine[2] = {0, hi > lo ? rpb[nb] : -1}; /* the block's sum, its last row's length */
+    for (int64_t i = lo; i < hi; i++) mine[0] += rpb[1 + i - first];
+    int64_t *both = hspmv_alloc_array((size_t)P * 2, sizeof(int64_t));
+    if (!both || MPI_Allgather(mine, 2, MPI_INT64_T, both, 2, MPI_INT64_T, r->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allgather of the block sums failed", me);
+    for (int p = 0; both && p < P; p++) {
+        sums[p + 1] = both[2 * p];
+        last[p] = both[2 * p + 1];
+    }
+    hspmv_free(both);
     if ((rc = hspmv_dist_agree(r->comm, rc, err))) goto out;
     sums[0] = 0;
     for (int p = 0; p < P; p++) sums[p + 1] += sums[p];
@@ -203,9 +211,14 @@ static int agree_partition(preader *r, int partition, int64_t *start, int64_t *s
     if (!r->f.dense) rc = petsc_check_total(&r->f, sums[P], err);
     if (!rc) rc = petsc_check_size(&r->f, err);
     if (rc) goto out;
+    /* the length of row lo - 1: the last row of the nearest rank before with rows */
+    if (lo > 0) {
+        int q = me - 1;
+        while (q > 0 && last[q] < 0) q--;
+        rpb[1] = last[q];
+    }
     /* rp(i) for i in [first, hi] */
-    int64_t at_lo = sums[me];
-    rpb[0] = lo > 0 ? at_lo - rpb[1] : at_lo; /* rp(first) */
+    rpb[0] = lo > 0 ? sums[me] - rpb[1] : sums[me]; /* rp(first) */
     for (int64_t i = 0; i < nb; i++) rpb[i + 1] = rpb[i] + rpb[i + 1];
     if (partition == HSPMV_PART_ROWS || sums[P] == 0) {
         hspmv_partition_rows(r->f.nrows, P, start);

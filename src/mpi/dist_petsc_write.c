@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "dist_petsc.h"
 #include "util.h"
 
@@ -130,7 +131,8 @@ out:
         int crc = MPI_File_close(&fh);
         if (!rc && crc != MPI_SUCCESS) rc = io_fail(name, me, crc, "MPI_File_close", err);
         rc = hspmv_dist_agree(comm, rc, err);
-        if (rc && me == 0) MPI_File_delete(name, MPI_INFO_NULL); /* never leave half a matrix behind */
+        struct stat st; /* never leave half a matrix behind, but never remove a device */
+        if (rc && me == 0 && stat(name, &st) == 0 && S_ISREG(st.st_mode)) MPI_File_delete(name, MPI_INFO_NULL);
     }
     hspmv_free(off);
     hspmv_free(koff);
