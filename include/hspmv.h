@@ -160,6 +160,11 @@ int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_rea
 enum { HSPMV_FORMAT_AUTO = 0, HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
        HSPMV_FORMAT_CSRVI, HSPMV_NFORMATS };
 enum { HSPMV_PART_NNZ = 0, HSPMV_PART_ROWS, HSPMV_PART_METIS };
+/* How the x entries other ranks own reach a rank (distributed matrices). */
+enum { HSPMV_HALO_AUTO = 0, /* node where the MPI library gives shared-memory windows, else p2p */
+       HSPMV_HALO_NODE,     /* node-aware: ranks of a node read each other's x in a shared window;
+                               only off-node entries travel, once per node pair */
+       HSPMV_HALO_P2P };    /* every ghost entry by message from its owner (PETSc MPIAIJ style) */
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
@@ -173,6 +178,7 @@ typedef struct hspmv_opts {
                               creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
     int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads() */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
+    int halo;              /* HSPMV_HALO_AUTO (node-aware where possible), _NODE or _P2P */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
@@ -233,8 +239,11 @@ int hspmv_local_pick_kernels(const double *t, int ns);
 
 /* ---- memory --------------------------------------------------------------- */
 
-/* 64-byte aligned allocation used for every array the library owns;
-   hspmv_free(NULL) is a no-op. */
+/* 64-byte aligned allocation used for every array the library owns; from
+   2 MiB on a fresh mapping, 2 MiB aligned, with transparent huge pages asked
+   for before the first touch (madvise; HSPMV_NO_THP=1 leaves them off).
+   Free with hspmv_free (also for vectors of hspmv_dist_vec_alloc, which
+   may live in a shared window); hspmv_free(NULL) is a no-op. */
 void *hspmv_malloc(size_t bytes);
 void *hspmv_calloc(size_t n, size_t size);
 void hspmv_free(void *p);
@@ -358,8 +367,33 @@ typedef struct hspmv_dist_info {
     int format_counts[HSPMV_NFORMATS]; /* global: ranks whose owned block chose each HSPMV_FORMAT_* (index = format) */
     hspmv_local_info owned;       /* what the owned-column block chose */
     hspmv_local_info ghost;       /* what the ghost-column block chose: nghost columns, and only the
-                                     rows with ghost entries when those are at most half the rows */
+                                     rows with ghost entries when those are at most half the rows
+                                     (halo "node": the node block's, see below) */
+    /* node-aware layout (halo "node"; nodes and the crossing volumes are
+       reported in both modes) */
+    int halo;                     /* HSPMV_HALO_NODE or HSPMV_HALO_P2P: the one in use */
+    int nnodes, node;             /* global: nodes (or pseudo-nodes, HSPMV_NODE_RANKS); this rank's node */
+    int node_ranks;               /* ranks of this rank's node */
+    int node_ranks_env;           /* HSPMV_NODE_RANKS in force (ranks per pseudo-node), 0 when none */
+    int gather;                   /* global, halo "node": HSPMV_GATHER_DIRECT or _COPY (chosen per matrix) */
+    int window_slots;             /* vectors hspmv_dist_vec_alloc places in the node's shared window */
+    int64_t nnz_node, nnz_offnode;/* this rank's entries in columns of other ranks of its node / other nodes */
+    int64_t node_readers;         /* ranks of this node that read this rank's x part (halo "node") */
+    double gather_direct_ms;      /* global, halo "node": the node and off-node blocks per product when
+                                     gathering from the window, slowest rank, as timed by the plan */
+    double gather_copy_ms;        /* the same with copies first (both 0 when not timed: small, or forced
+                                     by HSPMV_NODE_GATHER=direct|copy) */
+    int64_t internode_entries_node; /* global: x entries crossing between nodes per SpMV, node-aware plan */
+    int64_t internode_msgs_node;    /* global: messages between nodes per SpMV, node-aware plan */
+    int64_t internode_entries_p2p;  /* global: the same for the p2p plan (each rank's ghosts from ranks */
+    int64_t internode_msgs_p2p;     /*   of other nodes); both pairs are filled in either mode */
 } hspmv_dist_info;
+
+/* How halo "node" reads the x entries of other ranks of the node and the
+   off-node entries received for the node (hspmv_dist_info.gather). */
+enum { HSPMV_GATHER_DIRECT = 1, /* the blocks gather from the shared window itself */
+       HSPMV_GATHER_COPY = 2 }; /* each rank first copies the entries it needs into a private,
+                                   huge-page buffer (one pass), and its blocks gather from that */
 
 /* Not collective. Fills *info (global fields were agreed at creation). */
 void hspmv_dist_get_info(const hspmv_dist *D, hspmv_dist_info *info);
@@ -391,7 +425,8 @@ typedef struct hspmv_dist_timing {
     double post_s;    /* posting receives, packing and sending the halo */
     double owned_s;   /* y = A_owned*x_owned (while messages fly) */
     double wait_s;    /* MPI_Waitall on the halo receives and sends */
-    double ghost_s;   /* y += A_ghost*x_ghost */
+    double ghost_s;   /* y += A_ghost*x_ghost (halo "node": node and off-node blocks, with their copies) */
+    double sync_s;    /* halo "node": waiting on the other ranks of the node (flags in shared memory) */
 } hspmv_dist_timing;
 
 /* Not collective. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "dist.h"
+#include "node.h"
 #include "util.h"
 
 enum { TAG_ROWPTR = 1, TAG_COLIND, TAG_VAL, TAG_PERM };
@@ -46,7 +47,8 @@ void hspmv_dist_destroy(hspmv_dist **Dp)
 {
     if (!Dp || !*Dp) return;
     hspmv_dist *D = *Dp;
-    for (int c = 0; c < HSPMV_DIST_PIECES_MAX; c++) hspmv_local_destroy(&D->Lo[c]);
+    hspmv_local_destroy(&D->Lo);
+    hspmv_node_free(&D->node); /* collective over the node when it holds a window */
     hspmv_local_destroy(&D->Lg);
     hspmv_free(D->row_start);
     hspmv_free(D->col_start);
