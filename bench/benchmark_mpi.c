@@ -292,7 +292,7 @@ int main(int argc, char **argv)
         MPI_Allreduce(&in.node_ranks, &node_ranks_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
         /* per-rank details for --verbose */
-        struct { int64_t rows, nnz, nghost, nsend, nnode, noff; int nrecv, nsendr; char fo[8], fg[8]; double seg; }
+        struct { int64_t rows, nnz, nghost, nsend, nnode, noff; int nrecv, nsendr; char fo[8], fg[8]; double seg, t[6]; }
             mi, *all = NULL;
         memset(&mi, 0, sizeof(mi));
         mi.rows = in.nrows_local;
@@ -304,6 +304,7 @@ int main(int argc, char **argv)
         mi.nrecv = in.nrecv_ranks;
         mi.nsendr = in.nsend_ranks;
         mi.seg = in.owned.seg_ratio;
+        memcpy(mi.t, mine, sizeof(mi.t));
         snprintf(mi.fo, sizeof(mi.fo), "%s", in.owned.format_name);
         snprintf(mi.fg, sizeof(mi.fg), "%s", in.ghost.format_name);
         if (me == 0) all = malloc(sizeof(mi) * (size_t)P);
@@ -336,8 +337,10 @@ int main(int argc, char **argv)
                        (long long)A.nrows, (long long)A.ncols, (long long)A.nnz, prec, t_read, va->t_create);
                 if (nv > 1 || va->env[0]) printf("  variant %d of %d: halo %s, environment %s\n", vi + 1, nv,
                                                  halo_name, env);
-                printf("  ranks %d x threads %d, partition %s%s, nnz imbalance (max/avg) %.3f, kernels %s\n", P, thr,
-                       part_names[in.partition], in.permuted ? " (rows renumbered)" : "", imb, in.owned.isa);
+                printf("  ranks %d x threads %d, partition %s%s, nnz imbalance (max/avg) %.3f, kernels %s%s\n", P,
+                       thr, part_names[in.partition], in.permuted ? " (rows renumbered)" : "", imb,
+                       in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa,
+                       in.owned_in_node ? ", owned columns within the node block" : "");
                 printf("  formats (owned blocks): csr %d, csrl %d, bcoo %d, csr16 %d, csrvi %d, none %d (CSRL when "
                        "nzseg/nnz < %.2f)\n",
                        in.format_counts[HSPMV_FORMAT_CSR], in.format_counts[HSPMV_FORMAT_CSRL],
@@ -350,10 +353,12 @@ int main(int argc, char **argv)
                     for (int p = 0; p < P; p++)
                         printf("    rank %d: rows %lld nnz %lld owned %s (nzseg/nnz %.3f) ghost %s, %lld ghost x "
                                "entries (node block %lld nnz, off-node %lld nnz); receives from %d ranks, sends %lld "
-                               "to %d\n",
+                               "to %d; ms per call: post %.3f owned %.3f wait %.3f ghost %.3f sync %.3f all %.3f\n",
                                p, (long long)all[p].rows, (long long)all[p].nnz, all[p].fo, all[p].seg, all[p].fg,
                                (long long)all[p].nghost, (long long)all[p].nnode, (long long)all[p].noff,
-                               all[p].nrecv, (long long)all[p].nsend, all[p].nsendr);
+                               all[p].nrecv, (long long)all[p].nsend, all[p].nsendr, all[p].t[0] * 1e3,
+                               all[p].t[1] * 1e3, all[p].t[2] * 1e3, all[p].t[3] * 1e3, all[p].t[5] * 1e3,
+                               all[p].t[4] * 1e3);
                 printf("  halo per SpMV: %.0f bytes in all (%lld entries), max %.0f bytes received by one rank\n",
                        halo_b, (long long)in.halo_total, halo_mx);
                 printf("  halo %s, %d node%s of %d%s ranks%s; between nodes per SpMV: node-aware %.0f bytes in "
@@ -403,7 +408,7 @@ int main(int argc, char **argv)
                           "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
                           "\"shm_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
                           "\"peak_mb_others\":%.1f,\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,"
-                          "\"ysum\":%.10g,\"ychk\":%.10g"
+                          "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d"
                         : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s rows=%lld cols=%lld "
                           "nnz=%lld imbalance=%.4f csr=%d csrl=%d bcoo=%d csr16=%d csrvi=%d halo_bytes=%.0f "
                           "halo_max_bytes=%.0f reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f pass_medians_ms=%s "
@@ -412,7 +417,7 @@ int main(int argc, char **argv)
                           "gather_copy_ms=%.5f internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                           "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f triad_gbs=%.2f "
                           "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
-                          "violations=%lld ysum=%.10g ychk=%.10g",
+                          "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d",
                    path, prec, P, thr, part_names[in.partition], (long long)A.nrows, (long long)A.ncols,
                    (long long)A.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
                    in.format_counts[4], in.format_counts[5], halo_b, halo_mx, nt, med * 1e3, mn * 1e3, mx * 1e3,
@@ -422,7 +427,8 @@ int main(int argc, char **argv)
                    (double)in.internode_entries_node * rs, (long long)in.internode_msgs_node,
                    (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p,
                    va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, triad, peak_read / 1e6,
-                   peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk);
+                   peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk,
+                   in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa, in.owned_in_node);
             if (json && verbose) {
                 printf(",\"per_rank\":[");
                 for (int p = 0; p < P; p++)

@@ -377,6 +377,9 @@ typedef struct hspmv_dist_info {
     int node_ranks_env;           /* HSPMV_NODE_RANKS in force (ranks per pseudo-node), 0 when none */
     int gather;                   /* global, halo "node": HSPMV_GATHER_DIRECT or _COPY (chosen per matrix) */
     int window_slots;             /* vectors hspmv_dist_vec_alloc places in the node's shared window */
+    int owned_in_node;            /* global, halo "node": 1 when the owned columns are multiplied within the
+                                     node block (most entries lie in other ranks' columns: one pass over
+                                     the rows); owned then reports an empty block */
     int64_t nnz_node, nnz_offnode;/* this rank's entries in columns of other ranks of its node / other nodes */
     int64_t node_readers;         /* ranks of this node that read this rank's x part (halo "node") */
     double gather_direct_ms;      /* global, halo "node": the node and off-node blocks per product when

@@ -19,7 +19,8 @@ HYB_MATS=${HYB_MATS:-l3r rnd}
 EXTRA_ENVS=${EXTRA_ENVS:-}
 PEERS_AFTER=${PEERS_AFTER:-1}
 . scripts/job-env.sh
-{ cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled
+{ lscpu | grep -iE "thread|core|socket|MHz"; cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list
+  cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled
   df -h /dev/shm | tail -1
   ompi_info --param btl vader --level 9 | grep -iE "single_copy"; } >> $OUT/sys.txt 2>&1
 D=/tmp/m; mkdir -p $D
@@ -37,7 +38,7 @@ for m in $MATS; do M=$D/$m.mtx
   OMP_NUM_THREADS=1 timeout 150 $MPI -n 16 ./benchmark-mpi $M --threads 1 --reps 20 --passes $PASSES --verbose \
     --env "" --env HSPMV_HALO=p2p --env HSPMV_NODE_RANKS=8 --env HSPMV_NODE_RANKS=4 $EXTRA_ENVS > /tmp/v.txt 2>&1
   grep "^bench=mpi" /tmp/v.txt >> $OUT/mpi16.txt; grep -v "^bench=mpi" /tmp/v.txt | grep -v "^    rank" >> $OUT/mpi16-verbose.txt
-  grep "^    rank" /tmp/v.txt | head -40 >> $OUT/mpi16-ranks.txt
+  grep "^    rank" /tmp/v.txt >> $OUT/mpi16-ranks.txt
   [ "$PEERS_AFTER" = 0 ] || peers $M
   echo "$m 16x1 t=$((SECONDS-T0))"
 done

@@ -359,6 +359,7 @@ static int fill_info(hspmv_dist *D, hspmv_error *err)
         in->nsend_ranks = N->nsend;
         empty_info_of(&in->ghost, N->nb.L, N->nb.nrows, N->gather == HSPMV_GATHER_COPY ? N->nn : N->vec_len);
         in->gather = N->gather;
+        in->owned_in_node = N->merged;
         in->window_slots = N->nslots;
         in->node_readers = N->nreaders;
         in->gather_direct_ms = N->t_direct * 1e3;
@@ -398,6 +399,62 @@ static int fill_info(hspmv_dist *D, hspmv_error *err)
         D->nnz = gsm[0];
     }
     return hspmv_dist_agree(D->comm, rc, err);
+}
+
+/* Whether the owned columns go into the node block (one pass over the
+   rows): when, over all ranks, fewer entries lie in the ranks' own columns
+   than in other columns of their node (random columns: 1/16 own at 16
+   ranks, and an owned block of half an entry per row costs a pass over the
+   rows for little work); HSPMV_NODE_MERGE=0|1 forces it. Collective. */
+static int merge_owned(hspmv_dist *D, const hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t nnz_owned)
+{
+    int64_t v[2] = {nnz_owned, 0}, sum[2];
+    for (int64_t k = 0; k < Ag->nnz; k++)
+        v[1] += N->node_of[hspmv_dist_owner(D->col_start, D->size, g[Ag->colind[k]])] == N->node;
+    MPI_Allreduce(v, sum, 2, MPI_INT64_T, MPI_SUM, D->comm);
+    const char *env = getenv("HSPMV_NODE_MERGE");
+    int m[1] = {env && *env ? atoi(env) != 0 : sum[0] < sum[1]};
+    MPI_Bcast(m, 1, MPI_INT, 0, D->comm);
+    return m[0];
+}
+
+/* Ao and Ag as one block M whose columns are the ghost columns with this
+   rank's own columns [cb, ce) in their place: gm (ascending, ngm of them). */
+static int merge_blocks(const hspmv_csr *Ao, const hspmv_csr *Ag, const int32_t *g, int64_t ng, int64_t cb,
+                        int64_t ce, hspmv_csr *M, int32_t **gm, int64_t *ngm)
+{
+    int64_t nlow = 0, nl = Ao->nrows, own = ce - cb, k = 0;
+    while (nlow < ng && g[nlow] < cb) nlow++;
+    *ngm = ng + own;
+    *gm = hspmv_alloc_array((size_t)(*ngm ? *ngm : 1), sizeof(int32_t));
+    M->nrows = nl;
+    M->ncols = *ngm;
+    M->nnz = Ao->nnz + Ag->nnz;
+    M->rowptr = hspmv_alloc_array((size_t)nl + 1, sizeof(int64_t));
+    M->colind = hspmv_alloc_array((size_t)(M->nnz ? M->nnz : 1), sizeof(int32_t));
+    M->val = hspmv_alloc_array((size_t)(M->nnz ? M->nnz : 1), sizeof(hspmv_real));
+    if (!*gm || !M->rowptr || !M->colind || !M->val) return HSPMV_ERR_NOMEM;
+    for (int64_t j = 0; j < nlow; j++) (*gm)[j] = g[j];
+    for (int64_t c = 0; c < own; c++) (*gm)[nlow + c] = (int32_t)(cb + c);
+    for (int64_t j = nlow; j < ng; j++) (*gm)[own + j] = g[j];
+    M->rowptr[0] = 0;
+    for (int64_t i = 0; i < nl; i++) { /* ghosts below, own, ghosts above: ascending */
+        int64_t a = Ag->rowptr[i], ae = Ag->rowptr[i + 1];
+        for (; a < ae && Ag->colind[a] < nlow; a++) {
+            M->colind[k] = Ag->colind[a];
+            M->val[k++] = Ag->val[a];
+        }
+        for (int64_t o = Ao->rowptr[i]; o < Ao->rowptr[i + 1]; o++) {
+            M->colind[k] = (int32_t)(nlow + Ao->colind[o]);
+            M->val[k++] = Ao->val[o];
+        }
+        for (; a < ae; a++) {
+            M->colind[k] = (int32_t)(own + Ag->colind[a]);
+            M->val[k++] = Ag->val[a];
+        }
+        M->rowptr[i + 1] = k;
+    }
+    return HSPMV_OK;
 }
 
 /* Prefixes "rank R: " to a message that names no rank (from the local layer). */
@@ -448,7 +505,27 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     if (timed) ob.kernel = "scalar";
     if (D->halo == HSPMV_HALO_NODE) {
         D->node->threads = T;
-        rc = hspmv_node_plan(D, D->node, &Ag, g, &ob, timed, err);
+        D->node->merged = merge_owned(D, D->node, &Ag, g, Ao.nnz);
+        if (D->node->merged) {
+            hspmv_csr M = {0};
+            int32_t *gm = NULL;
+            int64_t ngm = 0;
+            if (merge_blocks(&Ao, &Ag, g, D->nghost, cb, ce, &M, &gm, &ngm) != HSPMV_OK)
+                rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory merging the owned block", me);
+            rc = hspmv_dist_agree(D->comm, rc, err);
+            if (!rc) rc = hspmv_node_plan(D, D->node, &M, gm, ngm, &ob, timed, err);
+            hspmv_csr_free(&M);
+            hspmv_free(gm);
+            if (!rc) { /* nothing left for the owned block */
+                hspmv_free(Ao.colind);
+                hspmv_free(Ao.val);
+                Ao.colind = NULL;
+                Ao.val = NULL;
+                Ao.nnz = 0;
+            }
+        } else {
+            rc = hspmv_node_plan(D, D->node, &Ag, g, D->nghost, &ob, timed, err);
+        }
         if (rc == HSPMV_ERR_UNSUPPORTED && asked == HSPMV_HALO_AUTO) { /* no shared windows: p2p */
             hspmv_node_free(&D->node);
             if ((rc = hspmv_node_comm(D, &D->node, err))) goto out;

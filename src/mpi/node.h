@@ -5,18 +5,23 @@
    Olson, "Node aware sparse matrix-vector multiplication", JPDC 2019).
 
    Per product (call n, parity b = n % 2), rank q of a node:
-     1. caller's x (not a window vector): copies its own part into the parity
-        buffer b of the window, if any rank reads it; publishes ready = n and
-        the slot its x lives in;
+     1. caller's x (not a window vector): copies the entries of its own part
+        that other ranks read (all of it, when they read most) into the
+        parity buffer b of the window; publishes ready = n and the slot its x
+        lives in;
      2. posts the receives of the node pairs it receives for (into ghost area b);
-     3. waits until every rank of the node has published ready >= n (one pass
-        over the node's flags); if the ranks' x vectors are not one window
-        vector, those with readers copy their part into buffer b as well
-        (ready2);
-     4. packs what the node pairs it sends for need, from the node's x, and
-        sends (one message per node pair);
+     3. (after the owned block when it sends nothing) waits until every rank
+        of the node has published ready >= n (one pass over the node's
+        flags); if the ranks' x vectors are not one window vector, those with
+        readers copy their part into buffer b as well (ready2);
+     4. packs what the node pairs it sends for need (its own entries from x,
+        others' from the window once their owner is ready; the sending rank
+        of a pair is the one that owns most of what it needs) and sends (one
+        message per node pair);
      5. multiplies its owned block (its own x, any pointer) in parts, letting
-        the messages progress in between;
+        the messages progress in between (when most of its entries lie in
+        other ranks' columns, as with random columns, the owned columns are
+        part of the node block instead: one pass over the rows, not two);
      6. multiplies the node block: entries in columns of other ranks of the
         node, gathered from the window itself (direct) or from a private copy
         of the entries it needs (copy); the plan chose by timing both;
@@ -104,13 +109,19 @@ typedef struct hspmv_node {
     int nsend;            /* node pairs this rank sends for */
     int *send_dst;        /* D rank that receives each */
     int64_t *send_ptr;    /* nsend+1 entries into send_idx */
-    int64_t *send_idx;    /* node-vector offsets to pack */
+    int64_t *send_idx;    /* node-vector offsets to pack (ascending within each pair, so grouped by owner) */
+    int nseg;             /* runs of send_idx with one owner: [seg_ptr[i], seg_ptr[i+1]) owned by node rank seg_owner[i] */
+    int64_t *seg_ptr;
+    int *seg_owner;
     hspmv_real *sendbuf;  /* send_ptr[nsend] entries (at least 1) */
     MPI_Request *req;     /* nrecv + nsend entries (at least 1) */
     int nsrc_recv;        /* node ranks that receive what this rank's off-node block reads */
     int *src_recv;
-    int nreaders;         /* node ranks that read this rank's x part (node blocks, packing) */
+    int nreaders;         /* node ranks that read this rank's x part in the window (node blocks, packing) */
     int *readers;
+    int64_t nexp;         /* entries of its part they read (ascending offsets in exp_idx) */
+    int32_t *exp_idx;     /* NULL: the whole part (most of it is read) */
+    int merged;           /* 1: the owned columns are in the node block (which then covers every on-node column) */
 
     /* the blocks beyond the owned one */
     int gather;           /* HSPMV_GATHER_DIRECT or _COPY */
@@ -151,12 +162,13 @@ double hspmv_node_wait(const uint64_t *flag, uint64_t n);
 void hspmv_node_publish(uint64_t *flag, uint64_t n);
 
 /* node_halo.c. Builds the node and off-node blocks of this rank from its
-   ghost block Ag (ghost columns g, global, ascending), the plan between
+   ghost block Ag (its ng columns g, global, ascending; with N->merged the
+   owned columns are among them), the plan between
    nodes, the readers of each part; then allocates the window and chooses
    direct or copy gathers. o as for the blocks (kernel "scalar" when timed:
    the kernel set is then agreed over the ranks). Collective; N->threads
    must be set. Frees nothing of Ag. */
-int hspmv_node_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g,
+int hspmv_node_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,
                     const hspmv_opts *o, int timed, hspmv_error *err);
 /* Only the volumes between nodes (halo "p2p": for the report). Collective. */
 int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hspmv_error *err);
@@ -176,6 +188,8 @@ void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_
 
 /* y (+)= the block's product of x (compressed rows added in place). */
 void hspmv_node_block_add(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads);
+/* The same with add == 0: y = the block's product (every row: only for a block without compressed rows). */
+void hspmv_node_block_mul(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads, int add);
 void hspmv_node_block_free(node_block *B);
 
 #endif

@@ -113,6 +113,9 @@ void hspmv_node_free(hspmv_node **Np)
     hspmv_free(N->send_dst);
     hspmv_free(N->send_ptr);
     hspmv_free(N->send_idx);
+    hspmv_free(N->seg_ptr);
+    hspmv_free(N->seg_owner);
+    hspmv_free(N->exp_idx);
     hspmv_free(N->sendbuf);
     hspmv_free(N->req);
     hspmv_free(N->src_recv);

@@ -159,6 +159,29 @@ static int least_loaded(int64_t *load, int k, int64_t w)
    [hdr[B][H_REG], hdr[B+1][H_REG])). */
 enum { H_REG, H_RECVNR = 1, H_RECVSRC, H_NEED, H_SENDNR, H_SENDDST, H_FIELDS };
 
+/* The node rank owning at least half of the n columns c (global, of this
+   node's ranks), else -1: as the sending rank of a node pair it packs
+   those from its own x, without waiting for the others. */
+static int owner_majority(const hspmv_dist *D, const hspmv_node *N, const int32_t *c, int64_t n)
+{
+    int best = -1, cur = -1;
+    int64_t run = 0, most = 0;
+    for (int64_t i = 0; i <= n; i++) { /* columns ascending: an owner's are adjacent */
+        int q = i < n ? node_rank_of(N, hspmv_dist_owner(D->col_start, D->size, c[i])) : -2;
+        if (q == cur) {
+            run++;
+            continue;
+        }
+        if (cur >= 0 && run > most) {
+            most = run;
+            best = cur;
+        }
+        cur = q;
+        run = 1;
+    }
+    return 2 * most >= n ? best : -1;
+}
+
 /* The worst status over the leaders (before they wait on each other). */
 static int leaders_agree(const hspmv_node *N, int rc)
 {
@@ -224,6 +247,14 @@ static int leaders_plan(hspmv_dist *D, hspmv_node *N, const int32_t *U, const in
         for (int i = 0; i < nn; i++) {
             int B = order[i];
             int q = cntB[B] > 0 ? least_loaded(load, k, cntB[B]) : 0;
+            if (pass == 1 && cntB[B] > 0) { /* sender: the rank owning most of it, when one owns half or more */
+                int best = owner_majority(D, N, need + rd[B], rcn[B]);
+                if (best >= 0) {
+                    load[q] -= cntB[B];
+                    load[best] += cntB[B];
+                    q = best;
+                }
+            }
             hdr[(int64_t)B * H_FIELDS + (pass == 0 ? H_RECVNR : H_SENDNR)] = q;
             pin[2 * B + pass] = N->member[q];
         }
@@ -387,14 +418,14 @@ out:
     return rc;
 }
 
-/* Splits the ghost block Ag (compact columns into g) into the node block
-   Bn (columns of other ranks of the node; compact, N->nsrc their
+/* Splits the ghost block Ag (compact columns into g, ng of them) into the
+   node block Bn (columns of ranks of the node; compact, N->nsrc their
    node-vector offsets) and the off-node block Bo (compact; og their global
    columns). */
-static int split_ghosts(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, hspmv_csr *Bn,
-                        hspmv_csr *Bo, int32_t **og)
+static int split_ghosts(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,
+                        hspmv_csr *Bn, hspmv_csr *Bo, int32_t **og)
 {
-    int64_t ng = D->nghost, nl = Ag->nrows, zn = 0, zo = 0;
+    int64_t nl = Ag->nrows, zn = 0, zo = 0;
     int64_t *map = hspmv_alloc_array((size_t)(ng ? ng : 1), sizeof(int64_t));
     if (!map) return HSPMV_ERR_NOMEM;
     N->nn = N->no = 0;
@@ -447,29 +478,103 @@ static int split_ghosts(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const
     return HSPMV_OK;
 }
 
-/* Who reads whose part: this rank reads the owners of its node-block
-   columns and of what it packs; an Alltoall over the node tells each rank
-   its readers. */
+/* Who reads whose part, and what: this rank reads the owners of its
+   node-block columns and of what it packs for other ranks' values (its own
+   it packs from x); an Alltoallv over the node gives each rank its readers
+   and the entries of its part they read (exp_idx, or the whole part when
+   they read more than half of it: a caller's x then costs one contiguous
+   copy). */
 static int find_readers(hspmv_dist *D, hspmv_node *N, hspmv_error *err)
 {
-    int k = N->size, rc = HSPMV_OK;
-    int *reads = hspmv_calloc((size_t)k, sizeof(int)), *read_by = hspmv_calloc((size_t)k, sizeof(int));
-    if (!reads || !read_by) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
+    int k = N->size, me = N->rank, rc = HSPMV_OK;
+    int *cnt = hspmv_calloc((size_t)k, sizeof(int)), *rcnt = hspmv_calloc((size_t)k, sizeof(int));
+    int *sd = hspmv_calloc((size_t)k + 1, sizeof(int)), *rd = hspmv_calloc((size_t)k + 1, sizeof(int));
+    int64_t tot = 0, rtot = 0, len = D->ncols_local, ns = N->send_ptr[N->nsend];
+    int32_t *out = NULL, *in = NULL;
+    unsigned char *mark = NULL;
+    if (!cnt || !rcnt || !sd || !rd) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
+    for (int64_t j = 0; !rc && j < N->nn; j++) cnt[part_of(N, N->nsrc[j])]++;
+    for (int64_t j = 0; !rc && j < ns; j++) {
+        int q = part_of(N, N->send_idx[j]);
+        if (q != me) cnt[q]++;
+    }
+    for (int q = 0; !rc && q < k; q++) {
+        sd[q + 1] = sd[q] + cnt[q];
+        tot += cnt[q];
+    }
+    if (!rc && tot > INT_MAX) rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: %lld reads", D->rank, (long long)tot);
+    if (!rc && !(out = hspmv_alloc_array((size_t)(tot ? tot : 1), sizeof(int32_t))))
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-    for (int64_t j = 0; j < N->nn; j++) reads[part_of(N, N->nsrc[j])] = 1;
-    for (int64_t j = 0; j < N->send_ptr[N->nsend]; j++) reads[part_of(N, N->send_idx[j])] = 1;
-    if (MPI_Alltoall(reads, 1, MPI_INT, read_by, 1, MPI_INT, N->comm) != MPI_SUCCESS)
+    {
+        int *fill = rcnt; /* rcnt as scratch until the Alltoall */
+        for (int q = 0; q < k; q++) fill[q] = sd[q];
+        for (int64_t j = 0; j < N->nn; j++) {
+            int q = part_of(N, N->nsrc[j]);
+            out[fill[q]++] = (int32_t)(N->nsrc[j] - N->part_off[q]);
+        }
+        for (int64_t j = 0; j < ns; j++) {
+            int q = part_of(N, N->send_idx[j]);
+            if (q != me) out[fill[q]++] = (int32_t)(N->send_idx[j] - N->part_off[q]);
+        }
+    }
+    if (MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, N->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Alltoall of the node readers failed", D->rank);
-    for (int q = 0; !rc && q < k; q++) N->nreaders += read_by[q];
-    N->readers = hspmv_alloc_array((size_t)N->nreaders + 1, sizeof(int));
-    if (!N->readers && !rc) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
-    for (int q = 0, w = 0; !rc && q < k; q++)
-        if (read_by[q]) N->readers[w++] = q;
+    for (int q = 0; !rc && q < k; q++) {
+        rd[q + 1] = rd[q] + rcnt[q];
+        rtot += rcnt[q];
+    }
+    if (!rc && rtot > INT_MAX) rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: %lld reads", D->rank, (long long)rtot);
+    if (!rc) {
+        in = hspmv_alloc_array((size_t)(rtot ? rtot : 1), sizeof(int32_t));
+        mark = hspmv_calloc((size_t)(len ? len : 1), 1);
+        N->readers = hspmv_alloc_array((size_t)k + 1, sizeof(int));
+        if (!in || !mark || !N->readers) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
+    }
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    if (MPI_Alltoallv(out, cnt, sd, MPI_INT32_T, in, rcnt, rd, MPI_INT32_T, N->comm) != MPI_SUCCESS)
+        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Alltoallv of the node reads failed", D->rank);
+    for (int q = 0; !rc && q < k; q++)
+        if (rcnt[q]) N->readers[N->nreaders++] = q;
+    for (int64_t j = 0; !rc && j < rtot; j++) mark[in[j]] = 1;
+    for (int64_t j = 0; !rc && j < len; j++) N->nexp += mark[j];
+    if (!rc && N->nexp > 0 && 2 * N->nexp <= len) { /* a few entries (a stencil's boundary): just those */
+        N->exp_idx = hspmv_alloc_array((size_t)N->nexp, sizeof(int32_t));
+        if (!N->exp_idx) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
+        for (int64_t j = 0, w = 0; !rc && j < len; j++)
+            if (mark[j]) N->exp_idx[w++] = (int32_t)j;
+    }
     rc = hspmv_dist_agree(D->comm, rc, err);
 out:
-    hspmv_free(reads);
-    hspmv_free(read_by);
+    hspmv_free(cnt);
+    hspmv_free(rcnt);
+    hspmv_free(sd);
+    hspmv_free(rd);
+    hspmv_free(out);
+    hspmv_free(in);
+    hspmv_free(mark);
     return rc;
+}
+
+/* The runs of send_idx with one owner (for packing, each from its owner's x). */
+static int send_segments(hspmv_node *N)
+{
+    int64_t ns = N->send_ptr[N->nsend];
+    int n = 0;
+    for (int64_t j = 0; j < ns; j++) n += j == 0 || part_of(N, N->send_idx[j]) != part_of(N, N->send_idx[j - 1]);
+    N->seg_ptr = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
+    N->seg_owner = hspmv_alloc_array((size_t)n + 1, sizeof(int));
+    if (!N->seg_ptr || !N->seg_owner) return HSPMV_ERR_NOMEM;
+    N->nseg = 0;
+    for (int64_t j = 0; j < ns; j++) {
+        int q = part_of(N, N->send_idx[j]);
+        if (j == 0 || q != N->seg_owner[N->nseg - 1]) {
+            N->seg_ptr[N->nseg] = j;
+            N->seg_owner[N->nseg++] = q;
+        }
+    }
+    N->seg_ptr[N->nseg] = ns;
+    return HSPMV_OK;
 }
 
 /* Keeps B's rows with entries when they are at most half of the rows (as
@@ -522,8 +627,8 @@ static int env_gather(void)
     return 0;
 }
 
-int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, const hspmv_opts *o,
-                    int timed, hspmv_error *err)
+int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,
+                    const hspmv_opts *o, int timed, hspmv_error *err)
 {
     int me = D->rank, rc = HSPMV_OK, want = env_gather(), forced[2];
     hspmv_csr Bn = {0}, Bo = {0};
@@ -532,10 +637,12 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     memset(dir, 0, sizeof(dir));
     memset(cpy, 0, sizeof(cpy));
 
-    if (split_ghosts(D, N, Ag, g, &Bn, &Bo, &og) != HSPMV_OK)
+    if (split_ghosts(D, N, Ag, g, ng, &Bn, &Bo, &og) != HSPMV_OK)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory splitting the ghost block by node", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((rc = offnode_plan(D, N, og, N->no, err))) goto out;
+    if (send_segments(N) != HSPMV_OK) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((rc = find_readers(D, N, err))) goto out;
     if ((rc = hspmv_node_window(D, N, err))) goto out;
 
@@ -631,9 +738,14 @@ void hspmv_node_block_free(node_block *B)
 
 void hspmv_node_block_add(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads)
 {
+    hspmv_node_block_mul(B, x, y, threads, 1);
+}
+
+void hspmv_node_block_mul(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads, int add)
+{
     if (!B->L) return;
     if (!B->row) {
-        hspmv_local_spmv(B->L, x, y, 1);
+        hspmv_local_spmv(B->L, x, y, add);
         return;
     }
     const int64_t *r = B->row, n = B->nrows;

@@ -1,6 +1,6 @@
 /* nodetest.h — checks of the node-aware plan itself (halo "node"), for the
-   MPI tests: every ghost column of a rank maps to the right entry of the
-   node's x (window) or of the node's ghost area after a real product with
+   MPI tests: every ghost column of a rank (and its own columns, when they
+   are in the node block) maps to the right entry of the node's x (window) or of the node's ghost area after a real product with
    x[j] = global j, and the volumes between nodes add up. Collective. */
 #ifndef HSPMV_NODETEST_H
 #define HSPMV_NODETEST_H
@@ -23,11 +23,13 @@ static int node_plan_ok(hspmv_dist *D, const char *what)
         if (N->flags[p].slot[b] >= -1) common = N->flags[p].slot[b];
     const hspmv_real *xb = N->vecs + (int64_t)(common >= 0 ? common : N->nslots + b) * N->vec_stride;
     const hspmv_real *gh = N->ghost + b * N->gh_stride;
-    int64_t jn = 0, jo = 0;
-    for (int64_t k = 0; k < D->nghost; k++) {
-        int64_t c = D->ghost_col[k];
+    int64_t jn = 0, jo = 0, cb = D->col_start[me], ce = D->col_start[me + 1], own = N->merged ? ce - cb : 0;
+    for (int64_t k = 0, g = 0; k < D->nghost + own; k++) { /* ghosts ascending, the own columns in place when merged */
+        int64_t c;
+        if (g < D->nghost && (D->ghost_col[g] < cb || k - g >= own)) c = D->ghost_col[g++];
+        else c = cb + (k - g);
         int o = hspmv_dist_owner(D->col_start, D->size, c);
-        ok &= o != me;
+        ok &= (o != me) == (c < cb || c >= ce);
         if (N->node_of[o] == N->node) {
             ok &= jn < N->nn && xb[N->nsrc[jn]] == (hspmv_real)c;
             jn++;

@@ -1,7 +1,8 @@
 /* test_node.c — the node-aware halo against the serial reference: pseudo-
    nodes (HSPMV_NODE_RANKS) of the sizes the rank count gives (4 ranks as
    2+2, 5 as 2+2+1, 8 as 3+3+2, and every rank its own node), every
-   partition, halo node and p2p, direct and copy gathers, x in the window
+   partition, halo node and p2p, direct and copy gathers, the owned columns
+   apart and in the node block, x in the window
    (zero copy), the caller's x, and both mixed across ranks; spmv_scaled,
    scatter/gather, back-to-back products that overwrite x right after each
    call (the races double buffering and the readers' wait guard), CG on the
@@ -59,13 +60,15 @@ static int layout_ok(const hspmv_dist_info *in, int k)
 
 /* One matrix, partition, halo mode, gather and pseudo-node size: y right
    with x in the window, the caller's x, and a mix; spmv_scaled; the plan. */
-static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, int k, const char *what)
+static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, int k, int merge, const char *what)
 {
     char ks[16], w[300];
     snprintf(ks, sizeof(ks), "%d", k);
     set_env(k > 0 ? ks : NULL, gather);
-    snprintf(w, sizeof(w), "%s, %s, %s, gather %s, %d ranks per node", what, part_name[part],
-             halo == HSPMV_HALO_NODE ? "node" : "p2p", gather ? gather : "timed", k);
+    if (merge >= 0) setenv("HSPMV_NODE_MERGE", merge ? "1" : "0", 1);
+    snprintf(w, sizeof(w), "%s, %s, %s, gather %s, %d ranks per node, owned columns %s", what, part_name[part],
+             halo == HSPMV_HALO_NODE ? "node" : "p2p", gather ? gather : "timed", k,
+             merge < 0 ? "as chosen" : merge ? "in the node block" : "apart");
     hspmv_opts o;
     hspmv_opts_default(&o);
     o.partition = part;
@@ -74,6 +77,7 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     hspmv_error e = {0, ""};
     int ok = 1, rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, &D, &e);
     set_env(NULL, NULL);
+    unsetenv("HSPMV_NODE_MERGE");
     if (rc) {
         if (me == 0) fprintf(stderr, "  %s: create failed: %s\n", w, e.msg);
         return 0;
@@ -81,6 +85,7 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
     ok &= in.halo == halo;
+    if (halo == HSPMV_HALO_NODE && merge >= 0) ok &= in.owned_in_node == merge;
     if (k > 0) ok &= layout_ok(&in, k);
     if (halo == HSPMV_HALO_NODE && gather) ok &= in.gather == (!strcmp(gather, "copy") ? HSPMV_GATHER_COPY
                                                                                         : HSPMV_GATHER_DIRECT);
@@ -134,11 +139,11 @@ static int all_cases(const hspmv_csr *A, int full, const char *what)
     MPI_Bcast(dims, 2, MPI_INT64_T, 0, MPI_COMM_WORLD);
     for (int part = 0; part < 3; part++) {
         if (part == HSPMV_PART_METIS && dims[0] != dims[1]) continue;
-        if (full) ok &= case_ok(A, part, HSPMV_HALO_P2P, NULL, default_k(), what);
-        ok &= case_ok(A, part, HSPMV_HALO_NODE, part % 2 ? "copy" : "direct", default_k(), what);
-        if (full) ok &= case_ok(A, part, HSPMV_HALO_NODE, part % 2 ? "direct" : "copy", default_k(), what);
-        ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 0 ? "copy" : "direct", 1, what);
-        if (full) ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 1 ? "copy" : "direct", 0, what);
+        if (full) ok &= case_ok(A, part, HSPMV_HALO_P2P, NULL, default_k(), -1, what);
+        ok &= case_ok(A, part, HSPMV_HALO_NODE, part % 2 ? "copy" : "direct", default_k(), -1, what);
+        if (full) ok &= case_ok(A, part, HSPMV_HALO_NODE, part % 2 ? "direct" : "copy", default_k(), part != 1, what);
+        ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 0 ? "copy" : "direct", 1, part == 2, what);
+        if (full) ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 1 ? "copy" : "direct", 0, -1, what);
     }
     return ok;
 }
@@ -543,6 +548,7 @@ int main(int argc, char **argv)
     if (me != 0 && !freopen("/dev/null", "w", stdout)) return 1;
     set_env(NULL, NULL); /* the runner's choices would hide this program's */
     unsetenv("HSPMV_HALO");
+    unsetenv("HSPMV_NODE_MERGE");
     MRUN(node_matches_ref_on_bundled_matrices);
     MRUN(node_matches_ref_on_a_shared_matrix);
     MRUN(node_handles_odd_shapes);
