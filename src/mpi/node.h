@@ -177,8 +177,8 @@ int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hs
 int hspmv_node_spmv(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
 
 /* node_gather.c. Times direct and copy gathers on every rank at once and
-   keeps the one whose slowest rank is fastest (HSPMV_NODE_GATHER=direct|copy
-   forces one instead); moves the kept blocks into N (zeroing dir/cpy's
+   keeps copy when its slowest rank is more than 10% faster, else direct
+   (HSPMV_NODE_GATHER=direct|copy forces one instead); moves the kept blocks into N (zeroing dir/cpy's
    entries), agrees the kernel sets first when timed. Collective. */
 int hspmv_node_choose_gather(struct hspmv_dist *D, hspmv_node *N, node_block dir[2], node_block cpy[2],
                              int timed, hspmv_error *err);
