@@ -31,7 +31,7 @@ MPI="mpirun --bind-to core --map-by core"
 PIN="OMP_PROC_BIND=true OMP_PLACES=cores"
 peers() { # benchmark-omp (auto) and the naive loop at 16 threads
   env OMP_NUM_THREADS=16 $PIN timeout 90 ./benchmark-omp $1 16 --format auto --no-bw --reps 40 2>&1 | grep "^bench=omp" >> $OUT/omp.txt
-  env OMP_NUM_THREADS=16 $PIN timeout 60 /tmp/naive $1 16 40 2>&1 | grep "^peer" | sed "s|^|matrix=$1 |" >> $OUT/naive.txt
+  env OMP_NUM_THREADS=16 $PIN timeout 60 /tmp/naive $1 16 40 2>&1 | grep "^peer" >> $OUT/naive.txt
 }
 for m in $MATS; do M=$D/$m.mtx
   peers $M
@@ -56,20 +56,22 @@ K="matrix=[^ ]+|ranks=[0-9]+|threads=[0-9]+|median_ms=[0-9.]+|pass_medians_ms=[^
 for f in mpi16 hybrid; do [ -s $OUT/$f.txt ] && grep -oE "$K" $OUT/$f.txt | paste -s -d' ' | sed 's/ matrix=/\nmatrix=/g'; echo; done
 grep -oE "matrix=[^ ]+|format=[a-z0-9]+|isa=[a-z0-9]+|median_ms=[0-9.]+" $OUT/omp.txt | paste -s -d' ' | sed 's/ matrix=/\nmatrix=/g'; echo
 grep -oE "matrix=[^ ]+|median_ms=[0-9.]+" $OUT/naive.txt | paste -s -d' ' | sed 's/ matrix=/\nmatrix=/g'; echo
+echo "omp16 and naive16: medians of their runs in this job (before and after the hspmv runs of each matrix)"
 python3 - "$OUT" <<'EOF' || true
 import re, sys, statistics as st, collections as C
 out = sys.argv[1]
 def rows(f):
     try: return [dict(re.findall(r'(\w+)=(\S+)', l)) for l in open(f"{out}/{f}.txt")]
     except OSError: return []
+base = lambda m: m.split("/")[-1]
 omp = C.defaultdict(list); nv = C.defaultdict(list)
-for r in rows("omp"): omp[r["matrix"]].append(float(r["median_ms"]))
-for r in rows("naive"): nv[r["matrix"]].append(float(r["median_ms"]))
+for r in rows("omp"): omp[base(r["matrix"])].append(float(r["median_ms"]))
+for r in rows("naive"): nv[base(r["matrix"])].append(float(r["median_ms"]))
 print("matrix | ranks x threads | variant | median ms | omp16 ms | naive16 ms | omp/hspmv | naive/hspmv | node bytes | p2p bytes")
 for f in ("mpi16", "hybrid"):
     for r in rows(f):
-        m = r["matrix"]; t = float(r["median_ms"])
+        m = base(r["matrix"]); t = float(r["median_ms"])
         o = st.median(omp[m]) if omp[m] else float("nan"); n = st.median(nv[m]) if nv[m] else float("nan")
-        print(f'{m.split("/")[-1]} | {r["ranks"]}x{r["threads"]} | {r["halo"]} {r.get("env","-")} gather={r.get("gather","-")} | '
+        print(f'{m} | {r["ranks"]}x{r["threads"]} | {r["halo"]} {r.get("env","-")} gather={r.get("gather","-")} | '
               f'{t:.3f} | {o:.3f} | {n:.3f} | {o/t:.3f} | {n/t:.3f} | {r.get("internode_bytes","-")} | {r.get("internode_bytes_p2p","-")}')
 EOF

@@ -527,6 +527,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
             rc = hspmv_node_plan(D, D->node, &Ag, g, D->nghost, &ob, timed, err);
         }
         if (rc == HSPMV_ERR_UNSUPPORTED && asked == HSPMV_HALO_AUTO) { /* no shared windows: p2p */
+            hspmv_ok(err);
             hspmv_node_free(&D->node);
             if ((rc = hspmv_node_comm(D, &D->node, err))) goto out;
             hspmv_node_layout(D, D->node);

@@ -6,8 +6,9 @@
    (zero copy), the caller's x, and both mixed across ranks; spmv_scaled,
    scatter/gather, back-to-back products that overwrite x right after each
    call (the races double buffering and the readers' wait guard), CG on the
-   off-node path, window vectors outliving their matrix, and the error
-   paths (a bad file, an allocation failure on one rank). */
+   off-node path, window vectors outliving their matrix, the fallback to
+   p2p without shared windows, and the error paths (a bad file, an
+   allocation failure on one rank). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,6 +464,57 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
     hspmv_csr_free(&A);
 }
 
+/* Without shared windows (simulated on the last rank): halo "auto" falls
+   back to p2p with the right y; halo "node" asked for is every rank's
+   HSPMV_ERR_UNSUPPORTED. */
+static void no_shared_windows_means_p2p(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    setenv("HSPMV_TEST_NO_WINDOW", "1", 1);
+    for (int h = 0; h < 2; h++) {
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.halo = h ? HSPMV_HALO_NODE : HSPMV_HALO_AUTO;
+        hspmv_dist *D = NULL;
+        hspmv_error e = {0, ""};
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+        char msg0[512];
+        memcpy(msg0, e.msg, sizeof(msg0));
+        MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (h) {
+            CHECK(rc == HSPMV_ERR_UNSUPPORTED && D == NULL && !strcmp(msg0, e.msg) && strstr(e.msg, "window"),
+                  "rc %d: %s", rc, e.msg);
+            continue;
+        }
+        CHECK(rc == 0, "%s", e.msg);
+        if (rc) continue;
+        hspmv_dist_info in;
+        hspmv_dist_get_info(D, &in);
+        CHECK(in.halo == HSPMV_HALO_P2P, "halo %d", in.halo);
+        hspmv_real *xg = NULL, *yg = NULL, *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS),
+                   *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        if (me == 0) {
+            xg = hspmv_alloc_array((size_t)A.ncols, sizeof(hspmv_real));
+            yg = hspmv_alloc_array((size_t)A.nrows, sizeof(hspmv_real));
+            tl_fill(xg, A.ncols, 3);
+        }
+        hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, NULL);
+        CHECK(hspmv_dist_spmv(D, x, y, &e) == 0, "%s", e.msg);
+        CHECK(y_ok(D, &A, xg, y, yg, 2, "no shared windows"), "y");
+        hspmv_free(xg);
+        hspmv_free(yg);
+        hspmv_free(x);
+        hspmv_free(y);
+        hspmv_dist_destroy(&D);
+    }
+    unsetenv("HSPMV_TEST_NO_WINDOW");
+    hspmv_csr_free(&A);
+}
+
 /* A bad file on the node path: every rank the same message. */
 static void bad_file_is_every_ranks_error(void)
 {
@@ -556,6 +608,7 @@ int main(int argc, char **argv)
     MRUN(chained_products_without_collectives_are_exact);
     MRUN(cg_converges_on_pseudo_nodes);
     MRUN(window_vectors_run_out_and_outlive_the_matrix);
+    MRUN(no_shared_windows_means_p2p);
     MRUN(bad_file_is_every_ranks_error);
     MRUN(failed_allocation_on_the_node_path);
     int rc = check_failed ? 1 : 0;
