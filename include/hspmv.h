@@ -325,8 +325,12 @@ void hspmv_dist_destroy(hspmv_dist **D);
    neighbours, no reduction): y = A*x on this rank's parts, x with
    ncols_local and y with nrows_local entries (x and y must not overlap):
    post receives, pack and send, y = A_owned*x_owned, wait,
-   y += A_ghost*x_ghost. Returns HSPMV_ERR_MPI (this rank's view, not
-   agreed: agreeing would cost a reduction per call) if an MPI call failed. */
+   y += A_ghost*x_ghost (halo "node": the ranks of a node read each other's
+   x in a shared window, src/mpi/node.h; a caller's own x, not from
+   hspmv_dist_vec_alloc, costs a copy of the entries of it other ranks
+   read, each call). x may be overwritten as soon as the call returns.
+   Returns HSPMV_ERR_MPI (this rank's view, not agreed: agreeing would cost
+   a reduction per call) if an MPI call failed. */
 int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err);
 
 /* Collective like hspmv_dist_spmv: y = alpha*A*x + beta*y (beta == 0 ignores
@@ -417,7 +421,14 @@ MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D);
 /* Not collective. An array for this rank's part of a distributed vector
    (which: HSPMV_VEC_COLS or _ROWS), zeroed and first-touched by the threads
    that will use it; at least one entry even when the part is empty. Free with
-   hspmv_free. NULL when out of memory. */
+   hspmv_free. NULL when out of memory. With halo "node", x-like vectors (and
+   y-like ones of a square matrix split like its columns) are parts of a
+   vector in the node's shared window, while its slots last (16 per matrix,
+   HSPMV_NODE_SLOTS): hspmv_dist_spmv then reads them where they are, with no
+   copy, provided every rank of the node passes its part of the same vector
+   (vectors allocated in the same order on every rank are). Free them before
+   hspmv_dist_destroy; one freed after it stays valid until then, but keeps
+   the window mapped until the program ends. */
 hspmv_real *hspmv_dist_vec_alloc(const hspmv_dist *D, int which);
 
 /* Cumulative per-rank timing of the spmv calls since creation or reset

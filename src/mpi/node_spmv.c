@@ -149,7 +149,7 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     double t5 = MPI_Wtime();
     /* 8. done reading; a window vector is the caller's again once its readers are done */
     hspmv_node_publish(&F[me].done, n);
-    if (slot >= 0 && xb != par)
+    if (slot >= 0) /* (also when the slots disagreed: packers read owners' vectors before they knew) */
         for (int i = 0; i < N->nreaders; i++) sync += hspmv_node_wait(&F[N->readers[i]].done, n);
     double t6 = MPI_Wtime();
 
