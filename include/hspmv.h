@@ -202,6 +202,11 @@ int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_rea
 enum { HSPMV_FORMAT_AUTO = 0, HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
        HSPMV_FORMAT_CSRVI, HSPMV_NFORMATS };
 enum { HSPMV_PART_NNZ = 0, HSPMV_PART_ROWS, HSPMV_PART_METIS };
+/* How the x entries other ranks own reach a rank (distributed matrices). */
+enum { HSPMV_HALO_AUTO = 0, /* node where the MPI library gives shared-memory windows, else p2p */
+       HSPMV_HALO_NODE,     /* node-aware: ranks of a node read each other's x in a shared window;
+                               only off-node entries travel, once per node pair */
+       HSPMV_HALO_P2P };    /* every ghost entry by message from its owner (PETSc MPIAIJ style) */
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
@@ -215,6 +220,7 @@ typedef struct hspmv_opts {
                               creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
     int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads() */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
+    int halo;              /* HSPMV_HALO_AUTO (node-aware where possible), _NODE or _P2P */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
@@ -275,8 +281,11 @@ int hspmv_local_pick_kernels(const double *t, int ns);
 
 /* ---- memory --------------------------------------------------------------- */
 
-/* 64-byte aligned allocation used for every array the library owns;
-   hspmv_free(NULL) is a no-op. */
+/* 64-byte aligned allocation used for every array the library owns; from
+   2 MiB on a fresh mapping, 2 MiB aligned, with transparent huge pages asked
+   for before the first touch (madvise; HSPMV_NO_THP=1 leaves them off).
+   Free with hspmv_free (also for vectors of hspmv_dist_vec_alloc, which
+   may live in a shared window); hspmv_free(NULL) is a no-op. */
 void *hspmv_malloc(size_t bytes);
 void *hspmv_calloc(size_t n, size_t size);
 void hspmv_free(void *p);
@@ -385,8 +394,12 @@ void hspmv_dist_destroy(hspmv_dist **D);
    neighbours, no reduction): y = A*x on this rank's parts, x with
    ncols_local and y with nrows_local entries (x and y must not overlap):
    post receives, pack and send, y = A_owned*x_owned, wait,
-   y += A_ghost*x_ghost. Returns HSPMV_ERR_MPI (this rank's view, not
-   agreed: agreeing would cost a reduction per call) if an MPI call failed. */
+   y += A_ghost*x_ghost (halo "node": the ranks of a node read each other's
+   x in a shared window, src/mpi/node.h; a caller's own x, not from
+   hspmv_dist_vec_alloc, costs a copy of the entries of it other ranks
+   read, each call). x may be overwritten as soon as the call returns.
+   Returns HSPMV_ERR_MPI (this rank's view, not agreed: agreeing would cost
+   a reduction per call) if an MPI call failed. */
 int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err);
 
 /* Collective like hspmv_dist_spmv: y = alpha*A*x + beta*y (beta == 0 ignores
@@ -427,11 +440,39 @@ typedef struct hspmv_dist_info {
     int format_counts[HSPMV_NFORMATS]; /* global: ranks whose owned block chose each HSPMV_FORMAT_* (index = format) */
     hspmv_local_info owned;       /* what the owned-column block chose */
     hspmv_local_info ghost;       /* what the ghost-column block chose: nghost columns, and only the
-                                     rows with ghost entries when those are at most half the rows */
+                                     rows with ghost entries when those are at most half the rows
+                                     (halo "node": the node block's, see below) */
+    /* node-aware layout (halo "node"; nodes and the crossing volumes are
+       reported in both modes) */
+    int halo;                     /* HSPMV_HALO_NODE or HSPMV_HALO_P2P: the one in use */
+    int nnodes, node;             /* global: nodes (or pseudo-nodes, HSPMV_NODE_RANKS); this rank's node */
+    int node_ranks;               /* ranks of this rank's node */
+    int node_ranks_env;           /* HSPMV_NODE_RANKS in force (ranks per pseudo-node), 0 when none */
+    int gather;                   /* global, halo "node": HSPMV_GATHER_DIRECT or _COPY (chosen per matrix) */
+    int window_slots;             /* vectors hspmv_dist_vec_alloc places in the node's shared window */
+    int owned_in_node;            /* global, halo "node": 1 when the owned columns are multiplied within the
+                                     node block (most entries lie in other ranks' columns: one pass over
+                                     the rows); owned then reports an empty block */
+    int64_t nnz_node, nnz_offnode;/* this rank's entries in columns of other ranks of its node / other nodes */
+    int64_t node_readers;         /* ranks of this node that read this rank's x part (halo "node") */
+    double gather_direct_ms;      /* global, halo "node": the node and off-node blocks per product when
+                                     gathering from the window, slowest rank, as timed by the plan */
+    double gather_copy_ms;        /* the same with copies first (both 0 when not timed: small, or forced
+                                     by HSPMV_NODE_GATHER=direct|copy) */
+    int64_t internode_entries_node; /* global: x entries crossing between nodes per SpMV, node-aware plan */
+    int64_t internode_msgs_node;    /* global: messages between nodes per SpMV, node-aware plan */
+    int64_t internode_entries_p2p;  /* global: the same for the p2p plan (each rank's ghosts from ranks */
+    int64_t internode_msgs_p2p;     /*   of other nodes); both pairs are filled in either mode */
     double read_s;                /* seconds this rank spent reading the file in hspmv_dist_read_petsc
                                      (MPI-IO: header, row lengths, partition, columns, values); 0 otherwise */
     int64_t read_bytes;           /* file bytes this rank read there */
 } hspmv_dist_info;
+
+/* How halo "node" reads the x entries of other ranks of the node and the
+   off-node entries received for the node (hspmv_dist_info.gather). */
+enum { HSPMV_GATHER_DIRECT = 1, /* the blocks gather from the shared window itself */
+       HSPMV_GATHER_COPY = 2 }; /* each rank first copies the entries it needs into a private,
+                                   huge-page buffer (one pass), and its blocks gather from that */
 
 /* Not collective. Fills *info (global fields were agreed at creation). */
 void hspmv_dist_get_info(const hspmv_dist *D, hspmv_dist_info *info);
@@ -452,7 +493,14 @@ MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D);
 /* Not collective. An array for this rank's part of a distributed vector
    (which: HSPMV_VEC_COLS or _ROWS), zeroed and first-touched by the threads
    that will use it; at least one entry even when the part is empty. Free with
-   hspmv_free. NULL when out of memory. */
+   hspmv_free. NULL when out of memory. With halo "node", x-like vectors (and
+   y-like ones of a square matrix split like its columns) are parts of a
+   vector in the node's shared window, while its slots last (16 per matrix,
+   HSPMV_NODE_SLOTS): hspmv_dist_spmv then reads them where they are, with no
+   copy, provided every rank of the node passes its part of the same vector
+   (vectors allocated in the same order on every rank are). Free them before
+   hspmv_dist_destroy; one freed after it stays valid until then, but keeps
+   the window mapped until the program ends. */
 hspmv_real *hspmv_dist_vec_alloc(const hspmv_dist *D, int which);
 
 /* Cumulative per-rank timing of the spmv calls since creation or reset
@@ -463,7 +511,8 @@ typedef struct hspmv_dist_timing {
     double post_s;    /* posting receives, packing and sending the halo */
     double owned_s;   /* y = A_owned*x_owned (while messages fly) */
     double wait_s;    /* MPI_Waitall on the halo receives and sends */
-    double ghost_s;   /* y += A_ghost*x_ghost */
+    double ghost_s;   /* y += A_ghost*x_ghost (halo "node": node and off-node blocks, with their copies) */
+    double sync_s;    /* halo "node": waiting on the other ranks of the node (flags in shared memory) */
 } hspmv_dist_timing;
 
 /* Not collective. */

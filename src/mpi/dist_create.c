@@ -6,6 +6,7 @@
 #include <string.h>
 #include "dist.h"
 #include "dist_petsc.h"
+#include "node.h"
 #include "util.h"
 
 enum { TAG_ROWPTR = 1, TAG_COLIND, TAG_VAL, TAG_PERM };
@@ -47,7 +48,8 @@ void hspmv_dist_destroy(hspmv_dist **Dp)
 {
     if (!Dp || !*Dp) return;
     hspmv_dist *D = *Dp;
-    for (int c = 0; c < HSPMV_DIST_PIECES_MAX; c++) hspmv_local_destroy(&D->Lo[c]);
+    hspmv_local_destroy(&D->Lo);
+    hspmv_node_free(&D->node); /* collective over the node when it holds a window */
     hspmv_local_destroy(&D->Lg);
     hspmv_free(D->row_start);
     hspmv_free(D->col_start);

@@ -3,6 +3,7 @@
 #define HSPMV_UTIL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include "hspmv.h"
 
 /* Records code and a printf-style message in *err (if not NULL); returns code. */
@@ -36,7 +37,25 @@ extern double hspmv_mem_test_bytes;
 /* n*size with overflow check; returns 0 on overflow (callers treat as NOMEM). */
 size_t hspmv_bytes(size_t n, size_t size);
 
-/* Allocates n elements of size bytes, 64-byte aligned; NULL on failure or overflow. */
+/* Allocates n elements of size bytes, 64-byte aligned; NULL on failure or
+   overflow. From 2 MiB on (hspmv_malloc too): a fresh mapping, 2 MiB
+   aligned, advised MADV_HUGEPAGE before the first touch unless
+   HSPMV_NO_THP=1. */
 void *hspmv_alloc_array(size_t n, size_t size);
+
+/* Like hspmv_alloc_array, for arrays a product streams or gathers from:
+   from 1 MiB on, rounded up to whole 2 MiB pages (then all of it can be on
+   huge pages). Freed with hspmv_free. */
+void *hspmv_alloc_pages(size_t n, size_t size);
+
+/* 1 when HSPMV_NO_THP asks to leave pages alone (for comparisons). */
+int hspmv_thp_off(void);
+
+/* Memory another layer lends out as if allocated (vectors in a shared
+   window): hspmv_free(p) of a p in [lo, lo+bytes) calls release(ctx, p)
+   instead of free. Thread-safe. Returns HSPMV_OK or HSPMV_ERR_NOMEM. */
+int hspmv_lend_range(void *lo, size_t bytes, void (*release)(void *ctx, void *p), void *ctx);
+/* Forgets the range that starts at lo. */
+void hspmv_unlend_range(void *lo);
 
 #endif

@@ -40,16 +40,26 @@ for t in $threads; do
         for bin in "$bindir"/test_*; do
             [ -x "$bin" ] || continue
             name=$(basename "$bin")
-            # every other run sends the slices in small pieces (the > 2^31 path)
-            # and prepares the owned block in 3 pieces (MPI_Testall between them)
-            chunk=""; pieces=""; [ "$t" = 2 ] && chunk=1000 && pieces=3
-            start=$(date +%s)
-            OMP_NUM_THREADS=$t HSPMV_DIST_CHUNK=$chunk HSPMV_DIST_PIECES=$pieces timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
-            rc=$?
-            secs=$(( $(date +%s) - start ))
-            tally "$name at $p ranks" "$rc" "$out"
-            echo "   $name ranks=$p threads=$t: $p1 passed, $f1 failed, $s1 skipped (${secs}s)"
-            P=$((P + p1)); F=$((F + f1)); S=$((S + s1))
+            # every other run sends the slices in small pieces (the > 2^31 path),
+            # multiplies the owned block in 3 parts (MPI_Testall between them)
+            # and cuts the machine into pseudo-nodes of 2 ranks (the off-node
+            # path of halo "node", the default); test_dist also runs once with
+            # halo "p2p" (test_node sets its own modes)
+            chunk=""; pieces=""; noder=""; halos="default"
+            [ "$t" = 2 ] && chunk=1000 && pieces=3 && noder=2
+            [ "$t" = 1 ] && [ "$name" = test_dist ] && halos="default p2p"
+            for halo in $halos; do
+                h=""; [ "$halo" = p2p ] && h=p2p
+                start=$(date +%s)
+                OMP_NUM_THREADS=$t HSPMV_DIST_CHUNK=$chunk HSPMV_DIST_PIECES=$pieces HSPMV_NODE_RANKS=$noder \
+                    HSPMV_HALO=$h timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
+                rc=$?
+                secs=$(( $(date +%s) - start ))
+                tally "$name at $p ranks" "$rc" "$out"
+                label="halo $halo"; [ -n "$noder" ] && label="$label, pseudo-nodes of $noder"
+                echo "   $name ranks=$p threads=$t ($label): $p1 passed, $f1 failed, $s1 skipped (${secs}s)"
+                P=$((P + p1)); F=$((F + f1)); S=$((S + s1))
+            done
         done
     done
 done
