@@ -62,7 +62,7 @@ static void show_progress(int64_t done, int64_t total, void *ctx)
 hspmv_read_opts bu_progress_opts(const char *path)
 {
     static struct progress p;
-    hspmv_read_opts o = {NULL, NULL};
+    hspmv_read_opts o = {NULL, NULL, 0};
     if (!isatty(2)) return o;
     p.path = path;
     p.start = bu_now();

@@ -85,6 +85,8 @@ typedef void (*hspmv_progress_fn)(int64_t bytes_done, int64_t bytes_total, void 
 typedef struct hspmv_read_opts {
     hspmv_progress_fn progress; /* NULL: no progress calls */
     void *progress_ctx;         /* passed to progress */
+    int threads;                /* hspmv_csr_read: threads that parse a plain file in byte ranges;
+                                   0 (default) = omp_get_max_threads(), 1 = one thread */
 } hspmv_read_opts;
 
 /* What the reader saw besides the entries. */
