@@ -164,6 +164,7 @@ int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_rea
 enum { HSPMV_FORMAT_AUTO = 0, HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
        HSPMV_FORMAT_CSRVI, HSPMV_NFORMATS };
 enum { HSPMV_PART_NNZ = 0, HSPMV_PART_ROWS, HSPMV_PART_METIS };
+enum { HSPMV_READ_ROOT = 0, HSPMV_READ_PARALLEL };
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
@@ -177,6 +178,9 @@ typedef struct hspmv_opts {
                               creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
     int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads() */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
+    int read;              /* hspmv_dist_read: HSPMV_READ_ROOT (rank 0 reads the file and sends the
+                              slices) or HSPMV_READ_PARALLEL (every rank reads a byte range; gzip
+                              and pipes are still read by rank 0) */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
@@ -280,16 +284,36 @@ typedef struct hspmv_dist hspmv_dist;
 enum { HSPMV_VEC_COLS = 0, /* x-like: ncols entries, split by col_start */
        HSPMV_VEC_ROWS = 1  /* y-like: nrows entries, split by row_start */ };
 
-/* Collective. Rank 0 of comm reads the Matrix Market file (plain or gzip)
-   and builds its CSR; the status is agreed; rank 0 partitions the rows by
-   o->partition (NULL o: hspmv_opts_default), sends each rank its slice with
-   MPI_Send, and every rank builds its blocks and the halo plan and prepares
-   them with hspmv_local_create (o->format, csrl_threshold, kernel, threads).
+/* Collective. With o->read == HSPMV_READ_ROOT (the default; NULL o:
+   hspmv_opts_default), rank 0 of comm reads the Matrix Market file (plain or
+   gzip) and builds its CSR; the status is agreed; rank 0 partitions the rows
+   by o->partition, sends each rank its slice with MPI_Send, and every rank
+   builds its blocks and the halo plan and prepares them with
+   hspmv_local_create (o->format, csrl_threshold, kernel, threads).
+   With HSPMV_READ_PARALLEL every rank reads a byte range of a plain file
+   (the file must be the same on every rank: a shared file system) with
+   o->threads threads, the ranks agree the row counts and the partition (nnz
+   or rows; METIS: the rows are gathered on rank 0, which partitions and
+   scatters them as the root read does), and the entries move to their
+   owners in bounded all-to-all rounds; the matrix, the partition and every
+   error message are the root read's. A gzip file or a pipe cannot be split:
+   rank 0 reads it (hspmv_dist_get_setup says so).
    path only matters on rank 0. On failure *D is NULL on every rank and every
    rank has the same err. METIS needs a square matrix (HSPMV_ERR_UNSUPPORTED
    otherwise). */
 int hspmv_dist_read(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D,
                     hspmv_error *err);
+
+/* Collective. This rank's rows of a Matrix Market file read with every
+   rank reading a byte range (as hspmv_dist_read with HSPMV_READ_PARALLEL;
+   gzip and pipes by rank 0): CSR with GLOBAL 0-based columns in the file
+   ordering (rows->ncols = the global column count), columns ascending,
+   duplicates summed, under o->partition (HSPMV_PART_NNZ or _ROWS: the rows
+   hspmv_dist_read would give this rank; METIS: HSPMV_ERR_UNSUPPORTED).
+   row_start gets nranks+1 entries (this rank: rows [row_start[me],
+   row_start[me+1])). Free rows with hspmv_csr_free. path matters on rank 0. */
+int hspmv_dist_read_rows(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_csr *rows,
+                         int64_t *row_start, hspmv_error *err);
 
 /* Collective. The same from a CSR that rank 0 already holds (A is read on
    rank 0 only; other ranks pass NULL). The caller keeps A. A NULL A on rank 0
@@ -400,6 +424,22 @@ typedef struct hspmv_dist_timing {
 
 /* Not collective. */
 void hspmv_dist_get_timing(const hspmv_dist *D, hspmv_dist_timing *t);
+
+/* How the matrix was set up, this rank's view (MPI_Wtime seconds). */
+typedef struct hspmv_dist_setup {
+    int read;              /* HSPMV_READ_ROOT or _PARALLEL: how the file was read (0 when no file) */
+    const char *read_note; /* "" or why a parallel read fell back to rank 0 ("gzip: ...") */
+    double read_s;         /* reading the file (root: rank 0's read; parallel: this rank's range) */
+    double partition_s;    /* counting rows and agreeing the partition (METIS included) */
+    double distribute_s;   /* moving the rows to their owners (root: the scatter) */
+    double prepare_s;      /* blocks, halo plan, formats and kernels (hspmv_local_create) */
+    int64_t read_bytes;    /* text bytes this rank parsed */
+    double peak_read_bytes; /* this rank's peak resident memory once its rows were in place
+                              (before the blocks were prepared); 0 if unknown */
+} hspmv_dist_setup;
+
+/* Not collective. */
+void hspmv_dist_get_setup(const hspmv_dist *D, hspmv_dist_setup *s);
 void hspmv_dist_reset_timing(hspmv_dist *D);
 
 /* ---- iterative solvers (src/solver) ---------------------------------------

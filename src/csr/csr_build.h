@@ -22,6 +22,15 @@ int64_t hspmv_csr_sum_row(int32_t *c, hspmv_real *v, int64_t n, int *bad, int32_
    range (its column in *col), or -1. */
 int64_t hspmv_csr_sort_and_sum(hspmv_csr *A, int32_t *col);
 
+/* hspmv_csr_sort_and_sum with threads (csr_read_threads.c): rows sorted
+   and summed in parallel, then compacted. A's rows are rows row0.. of the
+   matrix (for the message). HSPMV_OK, HSPMV_ERR_NOMEM, or the duplicate
+   fault of the first bad row (naming path). */
+int hspmv_csr_sort_and_sum_threads(hspmv_csr *A, int threads, const char *path, int64_t row0, hspmv_error *err);
+
+/* Exclusive prefix sum in place over a[0..n) with the total in a[n], by threads. */
+void hspmv_prefix_sum_threads(int64_t *a, int64_t n, int threads);
+
 /* The message for duplicates of (row, col) (0-based) summing beyond the
    range; path NULL: no file named. Returns HSPMV_ERR_FORMAT. */
 int hspmv_csr_fault_dup(hspmv_error *err, const char *path, int64_t row, int32_t col);

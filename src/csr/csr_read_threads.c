@@ -146,7 +146,7 @@ static void place(piece_job *j, hspmv_csr *A, int sym)
 }
 
 /* Exclusive prefix sum in place over a[0..n] (a[n] gets the total), by blocks. */
-static void prefix_sum(int64_t *a, int64_t n, int threads)
+void hspmv_prefix_sum_threads(int64_t *a, int64_t n, int threads)
 {
     int64_t sums[257];
     int T = threads > 256 ? 256 : threads;
@@ -172,9 +172,7 @@ static void prefix_sum(int64_t *a, int64_t n, int threads)
     }
 }
 
-/* Sorts and sums every row in parallel; compacts when duplicates were
-   summed. Returns HSPMV_OK, or the duplicate fault of the first bad row. */
-static int sort_and_sum(hspmv_csr *A, int threads, const char *path, hspmv_error *err)
+int hspmv_csr_sort_and_sum_threads(hspmv_csr *A, int threads, const char *path, int64_t row0, hspmv_error *err)
 {
     const int64_t n = A->nrows;
     int64_t *len = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t)), badrow = INT64_MAX;
@@ -201,9 +199,9 @@ static int sort_and_sum(hspmv_csr *A, int threads, const char *path, hspmv_error
     }
     if (badrow != INT64_MAX) {
         hspmv_free(len);
-        return hspmv_csr_fault_dup(err, path, badrow, badcol);
+        return hspmv_csr_fault_dup(err, path, row0 + badrow, badcol);
     }
-    prefix_sum(len, n, threads);
+    hspmv_prefix_sum_threads(len, n, threads);
     if (len[n] != A->nnz) { /* duplicates were summed: copy the rows to their new places */
         int32_t *ci = hspmv_alloc_array((size_t)(len[n] ? len[n] : 1), sizeof(int32_t));
         hspmv_real *v = hspmv_alloc_array((size_t)(len[n] ? len[n] : 1), sizeof(hspmv_real));
@@ -253,14 +251,14 @@ static int build(piece_job *J, int64_t nj, const mtx_header *h, int threads, con
         return hspmv_err_file(err, HSPMV_ERR_UNSUPPORTED, path, 0,
                               "a row holds %lld entries before duplicates are summed; at most 2^32-1 are "
                               "read with threads (read it with one thread)", (long long)longest);
-    prefix_sum(A->rowptr, n, threads);
+    hspmv_prefix_sum_threads(A->rowptr, n, threads);
     A->nnz = A->rowptr[n];
     A->colind = hspmv_alloc_array((size_t)(A->nnz ? A->nnz : 1), sizeof(int32_t));
     A->val = hspmv_alloc_array((size_t)(A->nnz ? A->nnz : 1), sizeof(hspmv_real));
     if (!A->colind || !A->val) goto nomem;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int64_t i = 0; i < nj; i++) place(&J[i], A, h->symmetry);
-    return sort_and_sum(A, threads, path, err);
+    return hspmv_csr_sort_and_sum_threads(A, threads, path, 0, err);
 nomem:
     return hspmv_err(err, HSPMV_ERR_NOMEM, "CSR build: out of memory for a %lld x %lld matrix with %lld entries",
                      (long long)n, (long long)h->ncols, (long long)h->nnz);

@@ -8,4 +8,5 @@ void hspmv_opts_default(hspmv_opts *o)
     o->kernel = "auto";
     o->threads = 0;
     o->partition = HSPMV_PART_NNZ;
+    o->read = HSPMV_READ_ROOT;
 }
