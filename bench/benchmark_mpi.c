@@ -1,12 +1,14 @@
 /* benchmark_mpi.c — the distributed program: rank 0 reads the Matrix Market
-   file, the rows are partitioned and scattered, every rank builds its halo
-   plan, and y = A*x is timed with the halo exchange overlapped; the gathered
-   y is checked against the serial reference on rank 0. */
+   file (or, with --read parallel, every rank reads a byte range), the rows
+   are partitioned and distributed, every rank builds its halo plan, and
+   y = A*x is timed with the halo exchange overlapped; y is checked against
+   the serial reference (on rank 0, or row block by row block). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench_stream.h"
 #include "bench_util.h"
+#include "mpi_check.h"
 #include "mpi_prog.h"
 
 static const char *prog = "benchmark-mpi";
@@ -15,7 +17,8 @@ static int me, P;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mpirun -n P benchmark-mpi matrix.mtx[.gz] [--partition nnz|rows|metis] [--threshold T]\n"
+            "usage: mpirun -n P benchmark-mpi matrix.mtx[.gz] [--partition nnz|rows|metis] [--read root|parallel]\n"
+            "         [--threshold T]\n"
             "         [--format auto|csr|csrl|bcoo|csr16|csrvi] [--kernel K] [--threads N] [--reps N] [--warmup N]\n"
             "         [--triad MIB] [--json] [--verbose]\n"
             "  Rank 0 reads the matrix and sends each rank its rows; y = A*x is timed with the halo\n"
@@ -23,14 +26,17 @@ static void usage(FILE *f)
             "  the max over ranks), and y is checked against the long-double reference on rank 0.\n"
             "  --threshold: CSRL when nzseg/nnz < T (default 0.3); --threads: OpenMP threads per rank\n"
             "  (default OMP_NUM_THREADS); --triad MIB: also run a STREAM triad on every rank at once with\n"
-            "  arrays of MIB MiB per rank and report SpMV GB/s as a fraction of the summed triad.\n");
+            "  arrays of MIB MiB per rank and report SpMV GB/s as a fraction of the summed triad.\n"
+            "  --read parallel: every rank reads a byte range of the file and the entries move to their\n"
+            "  owners (gzip files and pipes cannot be split: rank 0 reads them, and the output says so);\n"
+            "  --read root (default): rank 0 reads and sends the slices.\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *path = NULL, *part_names[] = {"nnz", "rows", "metis"};
     long reps = 50, warmup = 5, triad_mib = 0;
-    int json = 0, verbose = 0;
+    int json = 0, verbose = 0, par = 0;
     hspmv_opts o;
     hspmv_error e = {0, ""};
     hspmv_csr A = {0};
@@ -51,37 +57,59 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--format") && v) {
             if ((o.format = bu_format_of(v)) < 0) mp_die_msg("--format takes auto, csr, csrl, bcoo, csr16 or csrvi");
             i++;
+        } else if (!strcmp(a, "--read") && v) {
+            if (!strcmp(v, "parallel")) par = 1;
+            else if (!strcmp(v, "root")) par = 0;
+            else mp_die_msg("--read takes root or parallel");
+            i++;
         } else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
         else mp_other_arg(a, &path);
     }
     mp_need_path(path);
 
-    /* rank 0 reads; the status is everyone's before anyone waits */
-    double t0 = MPI_Wtime(), t_read = 0, peak_read = 0;
+    /* rank 0 reads (the status is everyone's before anyone waits), or every rank reads its range */
+    double rss0 = bu_peak_rss(), t0 = MPI_Wtime(), t_read = 0, peak_read = 0;
     int rc = HSPMV_OK;
-    if (me == 0) {
-        hspmv_read_opts ro = bu_progress_opts(path);
-        rc = hspmv_csr_read(path, &A, &ro, NULL, &e);
-        t_read = MPI_Wtime() - t0;
-        peak_read = bu_peak_rss();
-    }
-    struct { int code; char msg[512]; } st = {rc, ""};
-    if (me == 0) memcpy(st.msg, e.msg, sizeof(st.msg));
-    MPI_Bcast(&st, (int)sizeof(st), MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (st.code) {
-        e.code = st.code;
-        memcpy(e.msg, st.msg, sizeof(e.msg));
-        mp_die(&e);
-    }
-    t0 = MPI_Wtime();
     hspmv_dist *D = NULL;
-    if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
-    double t_create = MPI_Wtime() - t0;
+    if (!par) {
+        if (me == 0) {
+            hspmv_read_opts ro = bu_progress_opts(path);
+            ro.threads = o.threads;
+            rc = hspmv_csr_read(path, &A, &ro, NULL, &e);
+            t_read = MPI_Wtime() - t0;
+            peak_read = bu_peak_rss();
+        }
+        struct { int code; char msg[512]; } st = {rc, ""};
+        if (me == 0) memcpy(st.msg, e.msg, sizeof(st.msg));
+        MPI_Bcast(&st, (int)sizeof(st), MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (st.code) {
+            e.code = st.code;
+            memcpy(e.msg, st.msg, sizeof(e.msg));
+            mp_die(&e);
+        }
+        if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
+    } else {
+        o.read = HSPMV_READ_PARALLEL;
+        if (hspmv_dist_read(path, MPI_COMM_WORLD, &o, &D, &e)) mp_die(&e);
+    }
     double peak = bu_peak_rss(), peak_others = 0, zero = 0;
     MPI_Reduce(me == 0 ? &zero : &peak, &peak_others, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
+    hspmv_dist_setup su;
+    hspmv_dist_get_setup(D, &su);
+    if (!par) su.read_s = t_read; /* this program read the file itself */
+    /* setup phases, max over ranks; memory once the rows were in place,
+       above each rank's start, against the CSR bytes of its own rows */
+    double su_mine[4] = {su.read_s, su.partition_s, su.distribute_s, su.prepare_s}, su_max[4];
+    MPI_Reduce(su_mine, su_max, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    double own = (double)(in.nrows_local + 1) * 8 + (double)in.nnz_local * (4.0 + sizeof(hspmv_real));
+    double rp = su.peak_read_bytes > rss0 ? su.peak_read_bytes - rss0 : 0;
+    double mem_mine[2] = {rp, own > 0 ? rp / own : 0}, mem_max[2];
+    MPI_Reduce(mem_mine, mem_max, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    double rp_root = rp; /* rank 0's, printed by rank 0 */
+    const char *read_name = su.read == HSPMV_READ_PARALLEL ? "parallel" : "root";
 
     /* x in the file ordering on rank 0, scattered; y gathered back */
     hspmv_real *xg = NULL, *yg = NULL;
@@ -89,10 +117,10 @@ int main(int argc, char **argv)
     double *t = malloc(sizeof(double) * (size_t)reps);
     int nomem = !x || !y || !t;
     if (me == 0) {
-        xg = hspmv_malloc(((size_t)A.ncols + 1) * sizeof(hspmv_real));
-        yg = hspmv_malloc(((size_t)A.nrows + 1) * sizeof(hspmv_real));
+        xg = hspmv_malloc(((size_t)in.ncols + 1) * sizeof(hspmv_real));
+        yg = hspmv_malloc(((size_t)in.nrows + 1) * sizeof(hspmv_real));
         nomem |= !xg || !yg;
-        if (xg) bu_fill_x(xg, A.ncols);
+        if (xg) bu_fill_x(xg, in.ncols);
     }
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (nomem) mp_die_msg("out of memory for the vectors");
@@ -116,7 +144,16 @@ int main(int argc, char **argv)
     double tmax[5], tsum[5];
     MPI_Reduce(mine, tmax, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(mine, tsum, 5, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (hspmv_dist_gather(D, HSPMV_VEC_ROWS, y, yg, &e)) mp_die(&e);
+    /* the check: rank 0 holds the matrix (root read), or every rank its rows read again */
+    hspmv_check chk;
+    if (!par) {
+        if (hspmv_dist_gather(D, HSPMV_VEC_ROWS, y, yg, &e)) mp_die(&e);
+        if (me == 0) hspmv_ref_check(&A, xg, yg, 2.0, &chk);
+    } else {
+        mc_rows R;
+        if (mc_rows_read(path, o.threads, &R, &e) || mc_check(&R, D, y, yg, bu_x_at, &chk, &e)) mp_die(&e);
+        mc_rows_free(&R);
+    }
 
     /* optional bandwidth yardstick: a triad on every rank at once */
     double triad = 0;
@@ -147,20 +184,22 @@ int main(int argc, char **argv)
     if (me == 0) {
         double med, mn, mx;
         bu_stats(t, (int)reps, &med, &mn, &mx);
-        hspmv_check chk;
-        hspmv_ref_check(&A, xg, yg, 2.0, &chk);
         bad = chk.violations != 0;
         double ysum, ychk;
-        bu_ysums(yg, A.nrows, &ysum, &ychk);
-        double bytes = bu_csr_bytes(&A), flops = 2.0 * A.nnz, rs = (double)sizeof(hspmv_real);
+        bu_ysums(yg, in.nrows, &ysum, &ychk);
+        hspmv_csr sizes = {in.nrows, in.ncols, in.nnz, NULL, NULL, NULL};
+        double bytes = bu_csr_bytes(&sizes), flops = 2.0 * in.nnz, rs = (double)sizeof(hspmv_real);
         double imb = in.nnz > 0 ? (double)in.nnz_max / ((double)in.nnz / P) : 1;
         double halo_b = (double)in.halo_total * rs, halo_mx = (double)in.halo_max * rs;
         double wait_share = tmax[4] > 0 ? tmax[2] / tmax[4] : 0;
         const char *prec = sizeof(hspmv_real) == 8 ? "double" : "single";
         int thr = in.owned.threads > 0 ? in.owned.threads : in.ghost.threads;
         if (!json) {
-            printf("matrix=%s rows=%lld cols=%lld nnz=%lld precision=%s read_s=%.3f distribute_s=%.3f\n", path,
-                   (long long)A.nrows, (long long)A.ncols, (long long)A.nnz, prec, t_read, t_create);
+            printf("matrix=%s rows=%lld cols=%lld nnz=%lld precision=%s read=%s\n", path, (long long)in.nrows,
+                   (long long)in.ncols, (long long)in.nnz, prec, read_name);
+            printf("  setup, max over ranks: read %.3f s%s%s%s, partition %.3f s, distribute %.3f s, prepare %.3f s\n",
+                   su_max[0], *su.read_note ? " (" : "", su.read_note, *su.read_note ? ")" : "", su_max[1], su_max[2],
+                   su_max[3]);
             printf("  ranks %d x threads %d, partition %s%s, nnz imbalance (max/avg) %.3f, kernels %s\n", P, thr,
                    part_names[in.partition], in.permuted ? " (rows renumbered)" : "", imb, in.owned.isa);
             printf("  formats (owned blocks): csr %d, csrl %d, bcoo %d, csr16 %d, csrvi %d, none %d (CSRL when "
@@ -189,18 +228,27 @@ int main(int argc, char **argv)
                    flops / med / 1e9, bytes / med / 1e9, sizeof(hspmv_real), sizeof(hspmv_real),
                    sizeof(hspmv_real), triad > 0 ? "" : "\n");
             if (triad > 0) printf(", %.1f%% of a %.1f GB/s triad on all ranks\n", 100 * bytes / med / 1e9 / triad, triad);
-            printf("  peak memory: rank 0 %.1f MB after reading, %.1f MB after scattering; other ranks max %.1f MB\n",
-                   peak_read / 1e6, peak / 1e6, peak_others / 1e6);
+            if (par)
+                printf("  peak memory after setup: rank 0 %.1f MB, other ranks max %.1f MB\n", peak / 1e6,
+                       peak_others / 1e6);
+            else
+                printf("  peak memory: rank 0 %.1f MB after reading, %.1f MB after scattering; other ranks max %.1f MB\n",
+                       peak_read / 1e6, peak / 1e6, peak_others / 1e6);
+            printf("  peak memory once the rows were in place (above each rank's start): max %.1f MB, rank 0 %.1f MB; "
+                   "max over ranks of that / its own CSR rows %.2fx\n", mem_max[0] / 1e6, rp_root / 1e6, mem_max[1]);
             printf("  check vs long-double reference: max_rel=%.3e avg_rel=%.3e rows_off_bound=%lld %s\n",
                    chk.max_rel, chk.avg_rel, (long long)chk.violations, bad ? "FAILED" : "ok");
-            printf("bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s rows=%lld cols=%lld "
+            printf("bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
+                   "partition_s=%.4f distribute_s=%.4f prepare_s=%.4f read_peak_mb_max=%.1f read_peak_mb_root=%.1f "
+                   "read_peak_share_max=%.3f rows=%lld cols=%lld "
                    "nnz=%lld imbalance=%.4f csr=%d csrl=%d bcoo=%d csr16=%d csrvi=%d halo_bytes=%.0f halo_max_bytes=%.0f reps=%ld "
                    "median_ms=%.6f min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f "
                    "wait_ms=%.5f ghost_ms=%.5f wait_share=%.4f triad_gbs=%.2f peak_mb_root_read=%.1f "
                    "peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e violations=%lld ysum=%.10g "
                    "ychk=%.10g\n",
-                   path, prec, P, thr, part_names[in.partition], (long long)A.nrows, (long long)A.ncols,
-                   (long long)A.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
+                   path, prec, P, thr, part_names[in.partition], read_name, su_max[0], su_max[1], su_max[2],
+                   su_max[3], mem_max[0] / 1e6, rp_root / 1e6, mem_max[1], (long long)in.nrows, (long long)in.ncols,
+                   (long long)in.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
                    in.format_counts[4], in.format_counts[5], halo_b,
                    halo_mx, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9,
                    tmax[0] * 1e3, tmax[1] * 1e3, tmax[2] * 1e3, tmax[3] * 1e3, wait_share, triad,
@@ -208,14 +256,17 @@ int main(int argc, char **argv)
                    (long long)chk.violations, ysum, ychk);
         } else {
             printf("{\"bench\":\"mpi\",\"matrix\":\"%s\",\"precision\":\"%s\",\"ranks\":%d,\"threads\":%d,"
-                   "\"partition\":\"%s\",\"rows\":%lld,\"cols\":%lld,\"nnz\":%lld,\"imbalance\":%.4f,"
+                   "\"partition\":\"%s\",\"read\":\"%s\",\"read_s\":%.4f,\"partition_s\":%.4f,\"distribute_s\":%.4f,"
+                   "\"prepare_s\":%.4f,\"read_peak_mb_max\":%.1f,\"read_peak_mb_root\":%.1f,\"read_peak_share_max\":%.3f,"
+                   "\"rows\":%lld,\"cols\":%lld,\"nnz\":%lld,\"imbalance\":%.4f,"
                    "\"formats\":{\"csr\":%d,\"csrl\":%d,\"bcoo\":%d,\"csr16\":%d,\"csrvi\":%d},\"halo_bytes\":%.0f,\"halo_max_bytes\":%.0f,"
                    "\"reps\":%ld,\"median_ms\":%.6f,\"min_ms\":%.6f,\"max_ms\":%.6f,\"gflops\":%.4f,\"gbs\":%.3f,"
                    "\"post_ms\":%.5f,\"owned_ms\":%.5f,\"wait_ms\":%.5f,\"ghost_ms\":%.5f,\"wait_share\":%.4f,"
                    "\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,\"peak_mb_others\":%.1f,"
                    "\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,\"ysum\":%.10g,\"ychk\":%.10g",
-                   path, prec, P, thr, part_names[in.partition], (long long)A.nrows, (long long)A.ncols,
-                   (long long)A.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
+                   path, prec, P, thr, part_names[in.partition], read_name, su_max[0], su_max[1], su_max[2],
+                   su_max[3], mem_max[0] / 1e6, rp_root / 1e6, mem_max[1], (long long)in.nrows, (long long)in.ncols,
+                   (long long)in.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
                    in.format_counts[4], in.format_counts[5], halo_b,
                    halo_mx, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9,
                    tmax[0] * 1e3, tmax[1] * 1e3, tmax[2] * 1e3, tmax[3] * 1e3, wait_share, triad,
