@@ -114,14 +114,18 @@ void hspmv_coo_free(hspmv_coo *coo);
 /* ---- CSR ---------------------------------------------------------------- */
 
 /* Builds the general CSR of *coo in O(nnz + nrows): counting sort by row,
-   columns sorted within rows, duplicates summed, symmetric and
-   skew-symmetric triangles mirrored. *coo is left as it was. Duplicates
-   whose sum is not finite: HSPMV_ERR_FORMAT naming the entry. */
+   columns sorted within rows, duplicates summed (in ascending order of their
+   values, so the bits do not depend on the order of the triplets),
+   symmetric and skew-symmetric triangles mirrored. *coo is left as it was.
+   Duplicates whose sum is not finite: HSPMV_ERR_FORMAT naming the entry. */
 int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *csr, hspmv_error *err);
 
 /* Reads a file straight to CSR, freeing the triplets as soon as they are
-   no longer needed (peak about 2.3x the CSR size). On failure *csr is
-   zeroed (whatever it held is not freed) and err names the file. */
+   no longer needed (peak about 2.3x the CSR size). A plain regular file is
+   parsed in byte ranges by opts->threads OpenMP threads (0 or NULL opts:
+   omp_get_max_threads()); gzip and pipes by one. The CSR and every message
+   are the one-thread read's. On failure *csr is zeroed (whatever it held is
+   not freed) and err names the file. */
 int hspmv_csr_read(const char *path, hspmv_csr *csr, const hspmv_read_opts *opts,
                    hspmv_read_info *info, hspmv_error *err);
 
