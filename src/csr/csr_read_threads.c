@@ -50,10 +50,13 @@ static void report(progress_all *a)
 static void piece_progress(int64_t offset, int64_t total, void *ctx)
 {
     progress_one *o = ctx;
+    const piece_job *j = &o->all->jobs[o->i];
     int64_t *slot = &o->all->done[o->i];
     (void)total;
+    /* a range reads on to finish its last line: count only its own bytes */
+    if (offset > j->end) offset = j->end;
 #pragma omp atomic write
-    *slot = offset - o->all->jobs[o->i].begin;
+    *slot = offset > j->begin ? offset - j->begin : 0;
     if (omp_get_thread_num() == 0) report(o->all);
 }
 
