@@ -247,6 +247,24 @@ static void bad_files_give_the_root_message_on_every_rank(void)
     CHECK(bad == 0, "%d reads differ", bad);
 }
 
+/* The fuzz corpus (good and bad files): the root read's outcome on every rank. */
+static void fuzz_corpus_reads_like_root(void)
+{
+    char **paths;
+    int n = tl_list_mtx("tests/fuzz/corpus", &paths), bad = 0;
+    if (n < 0) {
+        SKIP("tests/fuzz/corpus missing (run from the repository root)");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        bad += !reads_like_root(paths[i], HSPMV_PART_NNZ, 0, 0, paths[i]);
+        bad += !reads_like_root(paths[i], HSPMV_PART_NNZ, 3 + i % 5, 2, paths[i]);
+    }
+    if (me == 0) printf("    %d corpus files\n", n);
+    CHECK(bad == 0, "%d corpus reads differ", bad);
+    tl_free_list(paths, n);
+}
+
 /* Random byte changes to a good file: the parallel read says what the root read says. */
 static void mutated_files_read_like_root(void)
 {
@@ -375,6 +393,7 @@ int main(int argc, char **argv)
     MRUN(every_generated_matrix_reads_like_root);
     MRUN(small_texts_cut_everywhere_read_like_root);
     MRUN(bad_files_give_the_root_message_on_every_rank);
+    MRUN(fuzz_corpus_reads_like_root);
     MRUN(mutated_files_read_like_root);
     MRUN(dist_read_parallel_matches_root);
     MRUN(gzip_is_read_by_rank_0_and_said_so);
