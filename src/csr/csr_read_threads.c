@@ -8,6 +8,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "csr_build.h"
 #include "csr_read_threads.h"
@@ -231,6 +232,20 @@ int hspmv_csr_sort_and_sum_threads(hspmv_csr *A, int threads, const char *path, 
     return hspmv_ok(err);
 }
 
+/* Transparent huge pages for a big fresh array, as the reader asks for its
+   triplets: first touch is otherwise a page fault per 4 KB. */
+static void want_huge_pages(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = (uintptr_t)p + bytes;
+    if (bytes >= 2 * huge && e > a) madvise((void *)a, (e - a) & ~(huge - 1), MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 /* The CSR of the parsed ranges (freed as they are placed). */
 static int build(piece_job *J, int64_t nj, const mtx_header *h, int threads, const char *path, hspmv_csr *A,
                  hspmv_error *err)
@@ -259,6 +274,8 @@ static int build(piece_job *J, int64_t nj, const mtx_header *h, int threads, con
     A->colind = hspmv_alloc_array((size_t)(A->nnz ? A->nnz : 1), sizeof(int32_t));
     A->val = hspmv_alloc_array((size_t)(A->nnz ? A->nnz : 1), sizeof(hspmv_real));
     if (!A->colind || !A->val) goto nomem;
+    want_huge_pages(A->colind, (size_t)A->nnz * sizeof(int32_t));
+    want_huge_pages(A->val, (size_t)A->nnz * sizeof(hspmv_real));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int64_t i = 0; i < nj; i++) place(&J[i], A, h->symmetry);
     return hspmv_csr_sort_and_sum_threads(A, threads, path, 0, err);
