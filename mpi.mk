@@ -14,7 +14,7 @@ $(BUILD)/mpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/mpi -Itests $(CFLAGS) -c $< -o $@
 
-MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o
+MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o $(BUILD)/mpiobj/bench/mpi_check.o
 
 $(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(MPI_PROG_OBJ) $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)

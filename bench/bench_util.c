@@ -62,7 +62,7 @@ static void show_progress(int64_t done, int64_t total, void *ctx)
 hspmv_read_opts bu_progress_opts(const char *path)
 {
     static struct progress p;
-    hspmv_read_opts o = {NULL, NULL};
+    hspmv_read_opts o = {NULL, NULL, 0};
     if (!isatty(2)) return o;
     p.path = path;
     p.start = bu_now();
@@ -78,9 +78,11 @@ void bu_die(const char *prog, const hspmv_error *e)
     exit(1);
 }
 
+hspmv_real bu_x_at(int64_t j) { return (hspmv_real)(1 + 0.001 * (double)(j % 1000)); }
+
 void bu_fill_x(hspmv_real *x, int64_t n)
 {
-    for (int64_t j = 0; j < n; j++) x[j] = (hspmv_real)(1 + 0.001 * (double)(j % 1000));
+    for (int64_t j = 0; j < n; j++) x[j] = bu_x_at(j);
 }
 
 void bu_ysums(const hspmv_real *y, int64_t n, double *ysum, double *ychk)

@@ -21,8 +21,9 @@ hspmv_read_opts bu_progress_opts(const char *path);
 /* Prints "prog: message" and exits 1. */
 void bu_die(const char *prog, const hspmv_error *e) __attribute__((noreturn));
 
-/* The peers' input vector: x[j] = 1 + 0.001*(j % 1000). */
+/* The peers' input vector: x[j] = 1 + 0.001*(j % 1000); bu_x_at(j) is x[j]. */
 void bu_fill_x(hspmv_real *x, int64_t n);
+hspmv_real bu_x_at(int64_t j);
 
 /* The peers' cross-check sums: ysum = sum y, ychk = sum y[i]*(1 + i%17). */
 void bu_ysums(const hspmv_real *y, int64_t n, double *ysum, double *ychk);

@@ -1,13 +1,15 @@
 /* benchmark_mpi.c — the distributed program: rank 0 reads the Matrix Market
-   file, the rows are partitioned and scattered, every rank builds its halo
-   plan, and y = A*x is timed with the halo exchange overlapped; the gathered
-   y is checked against the serial reference on rank 0. */
+   file (or, with --read parallel, every rank reads a byte range; a PETSc
+   binary file every rank its rows with MPI-IO), the rows are partitioned and
+   distributed, every rank builds its halo plan, and y = A*x is timed with the
+   halo exchange overlapped; y is checked against the serial reference (on
+   rank 0, or row block by row block when no rank holds the matrix). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "bench_stream.h"
 #include "bench_util.h"
+#include "mpi_check.h"
 #include "mpi_prog.h"
 
 static const char *prog = "benchmark-mpi";
@@ -16,7 +18,8 @@ static int me, P;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mpirun -n P benchmark-mpi matrix.mtx[.gz] [--partition nnz|rows|metis] [--threshold T]\n"
+            "usage: mpirun -n P benchmark-mpi matrix.mtx[.gz] [--partition nnz|rows|metis] [--read root|parallel]\n"
+            "         [--threshold T]\n"
             "         [--format auto|csr|csrl|bcoo|csr16|csrvi] [--kernel K] [--threads N] [--reps N] [--warmup N]\n"
             "         [--halo node|p2p|node,p2p] [--caller-x] [--env K=V[,K=V]]... [--passes N] [--triad MIB]\n"
             "         [--json] [--verbose]\n"
@@ -35,7 +38,11 @@ static void usage(FILE *f)
             "  times each --env (HSPMV_* settings in force while its matrix is made, e.g.\n"
             "  --env HSPMV_NODE_RANKS=8 --env HSPMV_NODE_GATHER=copy; the word caller-x in it: that\n"
             "  variant's x is the program's own), all made from one read and timed\n"
-            "  in --passes interleaved passes of --reps products; one summary and key=value line each.\n");
+            "  in --passes interleaved passes of --reps products; one summary and key=value line each.\n"
+            "  --read parallel: every rank reads a byte range of the file and the entries move to their\n"
+            "  owners (gzip files and pipes cannot be split: rank 0 reads them, and the output says so);\n"
+            "  --read root (default): rank 0 reads and sends the slices. Setup times (read, partition,\n"
+            "  distribute, prepare; max over ranks) and each rank's peak memory are reported.\n");
 }
 
 /* One configuration to time: a halo mode and an environment (HSPMV_*
@@ -47,8 +54,13 @@ typedef struct variant {
     hspmv_dist_info in;
     hspmv_real *x, *y;
     int caller_x;      /* x in the program's memory (--caller-x, or the word caller-x in env) */
-    double t_create;   /* making the matrix (PETSc files: less the read), max over ranks */
-    double t_read;     /* PETSc files: the read inside the library, max over ranks; else 0 */
+    double t_create;   /* making the matrix (less a read inside the library), max over ranks */
+    double su_max[4];  /* setup: read, partition, distribute, prepare seconds, max over ranks */
+    double read_bytes; /* bytes read, all ranks */
+    const char *read_note; /* why a parallel read fell back to rank 0, or what read it ("" when none) */
+    int read_mode;     /* HSPMV_READ_ROOT or _PARALLEL: as it was read */
+    double mem_max[2], rp_root; /* peak once the rows were in place above the start (max), and that
+                                   over the rank's own CSR bytes (max); rank 0's peak */
     double huge_mb, rss_mb, shm_mb; /* all ranks: memory it added, of it on huge pages; shared memory */
     double *t;         /* reps * passes product times (max over ranks) */
     double pass_med[64];
@@ -109,10 +121,14 @@ static int has_word(const char *spec, const char *w)
     return 0;
 }
 
-/* Makes v's matrix from A on rank 0, or, with petsc_path, by reading that
-   PETSc binary file with MPI-IO on every rank; x is scattered later. */
-static void make_variant(variant *v, const hspmv_csr *A, const char *petsc_path, hspmv_opts o, int caller_x,
-                         int nt)
+static double rss0; /* peak resident memory at the start */
+
+/* Makes v's matrix from A on rank 0 (read by the program in t_read
+   seconds, bytes_read bytes), or, with read_path, by hspmv_dist_read of that
+   file (o.read: every rank a byte range; a PETSc file with MPI-IO);
+   x is scattered later. */
+static void make_variant(variant *v, const hspmv_csr *A, const char *read_path, double t_read, double bytes_read,
+                         hspmv_opts o, int caller_x, int nt)
 {
     char saved[16][2][128];
     int ns = 0;
@@ -122,15 +138,33 @@ static void make_variant(variant *v, const hspmv_csr *A, const char *petsc_path,
     set_env(v->env, saved, &ns, 0);
     mem_now(kb0);
     double t0 = MPI_Wtime();
-    int rc = petsc_path ? hspmv_dist_read_petsc(petsc_path, MPI_COMM_WORLD, &o, &v->D, &e)
-                        : hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, &v->D, &e);
-    double dt[2] = {MPI_Wtime() - t0, 0}, dm[2];
+    int rc = read_path ? hspmv_dist_read(read_path, MPI_COMM_WORLD, &o, &v->D, &e)
+                       : hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, &v->D, &e);
+    double dt = MPI_Wtime() - t0;
     if (rc) mp_die(&e);
     hspmv_dist_get_info(v->D, &v->in);
-    dt[1] = v->in.read_s;
-    MPI_Allreduce(dt, dm, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    v->t_read = dm[1];
-    v->t_create = dm[0] - dm[1];
+    hspmv_dist_setup su;
+    hspmv_dist_get_setup(v->D, &su);
+    if (!read_path) { /* this program read the file itself */
+        su.read = HSPMV_READ_ROOT;
+        su.read_s = me == 0 ? t_read : 0;
+        su.read_bytes = me == 0 ? (int64_t)bytes_read : 0;
+    } else dt -= su.read_s;
+    /* setup phases, max over ranks; memory once the rows were in place,
+       above each rank's start, against the CSR bytes of its own rows */
+    double mine[6] = {su.read_s, su.partition_s, su.distribute_s, su.prepare_s, dt, 0}, mx[6];
+    MPI_Allreduce(mine, mx, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    memcpy(v->su_max, mx, sizeof(v->su_max));
+    v->t_create = mx[4];
+    double b = (double)su.read_bytes;
+    MPI_Allreduce(&b, &v->read_bytes, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    v->read_note = su.read_note ? su.read_note : "";
+    v->read_mode = su.read;
+    double own = (double)(v->in.nrows_local + 1) * 8 + (double)v->in.nnz_local * (4.0 + sizeof(hspmv_real));
+    double rp = su.peak_read_bytes > rss0 ? su.peak_read_bytes - rss0 : 0;
+    double mem_mine[2] = {rp, own > 0 ? rp / own : 0};
+    MPI_Allreduce(mem_mine, v->mem_max, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    v->rp_root = rp;
     v->caller_x = caller_x = caller_x || has_word(v->env, "caller-x");
     v->x = caller_x ? hspmv_malloc(((size_t)v->in.ncols_local + 1) * sizeof(hspmv_real))
                     : hspmv_dist_vec_alloc(v->D, HSPMV_VEC_COLS);
@@ -206,6 +240,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--format") && v) {
             if ((o.format = bu_format_of(v)) < 0) mp_die_msg("--format takes auto, csr, csrl, bcoo, csr16 or csrvi");
             i++;
+        } else if (!strcmp(a, "--read") && v) {
+            if (!strcmp(v, "parallel")) o.read = HSPMV_READ_PARALLEL;
+            else if (!strcmp(v, "root")) o.read = HSPMV_READ_ROOT;
+            else mp_die_msg("--read takes root or parallel");
+            i++;
         } else if (!strcmp(a, "--halo") && v) {
             if (!strcmp(v, "node")) halos[0] = HSPMV_HALO_NODE, nhalo = 1;
             else if (!strcmp(v, "p2p")) halos[0] = HSPMV_HALO_P2P, nhalo = 1;
@@ -227,17 +266,20 @@ int main(int argc, char **argv)
     if (passes > 64) mp_die_msg("--passes: at most 64");
     if (nenv == 0) envs[nenv++] = "";
 
-    /* a PETSc binary file: every rank reads its rows (MPI-IO) inside hspmv_dist_read_petsc
-       (METIS: rank 0 reads it there); else rank 0 reads, and the status is everyone's
-       before anyone waits */
+    /* A PETSc binary file: every rank reads its rows with MPI-IO inside
+       hspmv_dist_read (METIS: rank 0 reads it there); --read parallel: every
+       rank a byte range there; else rank 0 reads here, and the status is
+       everyone's before anyone waits. */
+    rss0 = bu_peak_rss();
     int petsc = me == 0 ? hspmv_petsc_is_matrix_file(path) : 0;
     MPI_Bcast(&petsc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    const char *read_how = !petsc ? "root" : o.partition == HSPMV_PART_METIS ? "petsc-root" : "mpiio";
+    int lib_reads = petsc || o.read == HSPMV_READ_PARALLEL;
     double t0 = MPI_Wtime(), t_read = 0, peak_read = 0, read_bytes = 0;
     int rc = HSPMV_OK;
-    if (!petsc && me == 0) {
+    if (!lib_reads && me == 0) {
         hspmv_read_opts ro = bu_progress_opts(path);
         hspmv_read_info ri;
+        ro.threads = o.threads;
         rc = hspmv_csr_read(path, &A, &ro, &ri, &e);
         t_read = MPI_Wtime() - t0;
         read_bytes = rc ? 0 : (double)ri.bytes;
@@ -262,28 +304,34 @@ int main(int argc, char **argv)
             variant *v = &V[h * nenv + k];
             v->halo = halos[h];
             snprintf(v->env, sizeof(v->env), "%s", envs[k]);
-            make_variant(v, &A, petsc ? path : NULL, o, caller_x, (int)(reps * passes));
+            make_variant(v, &A, lib_reads ? path : NULL, t_read, read_bytes, o, caller_x, (int)(reps * passes));
         }
     double peak = bu_peak_rss(), peak_others = 0, zero = 0;
     MPI_Reduce(me == 0 ? &zero : &peak, &peak_others, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (petsc) { /* the file's GB/s; the check needs the whole matrix on rank 0 (untimed, after the peaks) */
-        struct stat fst;
-        t_read = V[0].t_read;
-        read_bytes = me == 0 && stat(path, &fst) == 0 ? (double)fst.st_size : 0;
+    /* the check, untimed and after the peaks: a PETSc file is read again on
+       rank 0; after a parallel read every rank reads its rows again */
+    const hspmv_dist_info *in0 = &V[0].in;
+    mc_rows R = {0};
+    int rows_check = 0;
+    if (petsc) {
         peak_read = peak;
         rc = me == 0 ? hspmv_petsc_read(path, &A, &e) : HSPMV_OK;
         MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
         if (rc) mp_die_msg("rank 0 could not read the matrix again for the check");
+    } else if (lib_reads) {
+        peak_read = peak;
+        rows_check = 1;
+        if (mc_rows_read(path, o.threads, &R, &e)) mp_die(&e);
     }
 
     /* x in the file ordering on rank 0, scattered; y gathered back */
     hspmv_real *xg = NULL, *yg = NULL;
     int nomem = 0;
     if (me == 0) {
-        xg = hspmv_malloc(((size_t)A.ncols + 1) * sizeof(hspmv_real));
-        yg = hspmv_malloc(((size_t)A.nrows + 1) * sizeof(hspmv_real));
+        xg = hspmv_malloc(((size_t)in0->ncols + 1) * sizeof(hspmv_real));
+        yg = hspmv_malloc(((size_t)in0->nrows + 1) * sizeof(hspmv_real));
         nomem |= !xg || !yg;
-        if (xg) bu_fill_x(xg, A.ncols);
+        if (xg) bu_fill_x(xg, in0->ncols);
     }
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (nomem) mp_die_msg("out of memory for the vectors");
@@ -307,7 +355,13 @@ int main(int argc, char **argv)
         variant *va = &V[vi];
         hspmv_dist_info in = va->in;
         long nt = reps * passes;
-        if (hspmv_dist_gather(va->D, HSPMV_VEC_ROWS, va->y, yg, &e)) mp_die(&e);
+        hspmv_check chk;
+        if (rows_check) {
+            if (mc_check(&R, va->D, va->y, yg, bu_x_at, &chk, &e)) mp_die(&e);
+        } else {
+            if (hspmv_dist_gather(va->D, HSPMV_VEC_ROWS, va->y, yg, &e)) mp_die(&e);
+            if (me == 0) hspmv_ref_check(&A, xg, yg, 2.0, &chk);
+        }
         /* per call, this rank; then max and average over ranks */
         hspmv_dist_timing tm = va->tm;
         double mine[6] = {tm.post_s / nt, tm.owned_s / nt, tm.wait_s / nt, tm.ghost_s / nt, tm.total_s / nt,
@@ -340,18 +394,19 @@ int main(int argc, char **argv)
         if (me == 0) {
             double med, mn, mx;
             bu_stats(va->t, (int)nt, &med, &mn, &mx);
-            hspmv_check chk;
-            hspmv_ref_check(&A, xg, yg, 2.0, &chk);
             int vbad = chk.violations != 0;
             bad |= vbad;
             double ysum, ychk;
-            bu_ysums(yg, A.nrows, &ysum, &ychk);
-            double bytes = bu_csr_bytes(&A), flops = 2.0 * A.nnz, rs = (double)sizeof(hspmv_real);
+            bu_ysums(yg, in.nrows, &ysum, &ychk);
+            hspmv_csr sizes = {in.nrows, in.ncols, in.nnz, NULL, NULL, NULL};
+            double bytes = bu_csr_bytes(&sizes), flops = 2.0 * in.nnz, rs = (double)sizeof(hspmv_real);
             double imb = in.nnz > 0 ? (double)in.nnz_max / ((double)in.nnz / P) : 1;
             double halo_b = (double)in.halo_total * rs, halo_mx = (double)in.halo_max * rs;
             double wait_share = tmax[4] > 0 ? tmax[2] / tmax[4] : 0;
             const char *prec = sizeof(hspmv_real) == 8 ? "double" : "single";
-            double read_gbs = t_read > 0 ? read_bytes / t_read / 1e9 : 0;
+            double read_gbs = va->su_max[0] > 0 ? va->read_bytes / va->su_max[0] / 1e9 : 0;
+            const char *read_how = petsc ? (va->read_mode == HSPMV_READ_PARALLEL ? "mpiio" : "petsc-root")
+                                         : va->read_mode == HSPMV_READ_PARALLEL ? "parallel" : "root";
             int thr = in.owned.threads > 0 ? in.owned.threads : in.ghost.threads;
             const char *halo_name = in.halo == HSPMV_HALO_NODE ? "node" : "p2p";
             const char *gather_name = in.halo != HSPMV_HALO_NODE ? "-" : in.gather == HSPMV_GATHER_COPY ? "copy"
@@ -361,9 +416,11 @@ int main(int argc, char **argv)
             for (long p = 0; p < passes && p < 64; p++)
                 snprintf(pm + strlen(pm), sizeof(pm) - strlen(pm), "%s%.4f", p ? "/" : "", va->pass_med[p] * 1e3);
             if (!json) {
-                printf("matrix=%s rows=%lld cols=%lld nnz=%lld precision=%s read=%s read_s=%.3f read_gbs=%.3f "
-                       "distribute_s=%.3f\n", path, (long long)A.nrows, (long long)A.ncols, (long long)A.nnz, prec,
-                       read_how, t_read, read_gbs, va->t_create);
+                printf("matrix=%s rows=%lld cols=%lld nnz=%lld precision=%s read=%s\n", path, (long long)in.nrows,
+                       (long long)in.ncols, (long long)in.nnz, prec, read_how);
+                printf("  setup, max over ranks: read %.3f s (%.3f GB/s)%s%s%s, partition %.3f s, distribute %.3f s, "
+                       "prepare %.3f s\n", va->su_max[0], read_gbs, *va->read_note ? " (" : "", va->read_note,
+                       *va->read_note ? ")" : "", va->su_max[1], va->su_max[2], va->su_max[3]);
                 if (nv > 1 || va->env[0]) printf("  variant %d of %d: halo %s, environment %s\n", vi + 1, nv,
                                                  halo_name, env);
                 printf("  ranks %d x threads %d, partition %s%s, nnz imbalance (max/avg) %.3f, kernels %s%s\n", P,
@@ -420,13 +477,22 @@ int main(int argc, char **argv)
                        sizeof(hspmv_real), triad > 0 ? "" : "\n");
                 if (triad > 0)
                     printf(", %.1f%% of a %.1f GB/s triad on all ranks\n", 100 * bytes / med / 1e9 / triad, triad);
-                printf("  peak memory: rank 0 %.1f MB after reading, %.1f MB after scattering; other ranks max %.1f "
-                       "MB\n", peak_read / 1e6, peak / 1e6, peak_others / 1e6);
+                if (lib_reads)
+                    printf("  peak memory after setup: rank 0 %.1f MB, other ranks max %.1f MB\n", peak / 1e6,
+                           peak_others / 1e6);
+                else
+                    printf("  peak memory: rank 0 %.1f MB after reading, %.1f MB after scattering; other ranks max "
+                           "%.1f MB\n", peak_read / 1e6, peak / 1e6, peak_others / 1e6);
+                printf("  peak memory once the rows were in place (above each rank's start): max %.1f MB, rank 0 "
+                       "%.1f MB; max over ranks of that / its own CSR rows %.2fx\n", va->mem_max[0] / 1e6,
+                       va->rp_root / 1e6, va->mem_max[1]);
                 printf("  check vs long-double reference: max_rel=%.3e avg_rel=%.3e rows_off_bound=%lld %s\n",
                        chk.max_rel, chk.avg_rel, (long long)chk.violations, vbad ? "FAILED" : "ok");
             }
             printf(json ? "{\"bench\":\"mpi\",\"matrix\":\"%s\",\"precision\":\"%s\",\"ranks\":%d,\"threads\":%d,"
-                          "\"partition\":\"%s\",\"rows\":%lld,\"cols\":%lld,\"nnz\":%lld,\"imbalance\":%.4f,"
+                          "\"partition\":\"%s\",\"read\":\"%s\",\"read_s\":%.4f,\"partition_s\":%.4f,"
+                          "\"distribute_s\":%.4f,\"prepare_s\":%.4f,\"read_peak_mb_max\":%.1f,"
+                          "\"read_peak_mb_root\":%.1f,\"read_peak_share_max\":%.3f,\"read_gbs\":%.3f,\"rows\":%lld,\"cols\":%lld,\"nnz\":%lld,\"imbalance\":%.4f,"
                           "\"formats\":{\"csr\":%d,\"csrl\":%d,\"bcoo\":%d,\"csr16\":%d,\"csrvi\":%d},"
                           "\"halo_bytes\":%.0f,\"halo_max_bytes\":%.0f,\"reps\":%ld,\"median_ms\":%.6f,"
                           "\"min_ms\":%.6f,\"max_ms\":%.6f,\"pass_medians_ms\":\"%s\",\"gflops\":%.4f,\"gbs\":%.3f,"
@@ -437,9 +503,10 @@ int main(int argc, char **argv)
                           "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
                           "\"shm_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
                           "\"peak_mb_others\":%.1f,\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,"
-                          "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"read\":\"%s\","
-                          "\"read_s\":%.4f,\"read_gbs\":%.3f,\"distribute_s\":%.4f"
-                        : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s rows=%lld cols=%lld "
+                          "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d"
+                        : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
+                          "partition_s=%.4f distribute_s=%.4f prepare_s=%.4f read_peak_mb_max=%.1f "
+                          "read_peak_mb_root=%.1f read_peak_share_max=%.3f read_gbs=%.3f rows=%lld cols=%lld "
                           "nnz=%lld imbalance=%.4f csr=%d csrl=%d bcoo=%d csr16=%d csrvi=%d halo_bytes=%.0f "
                           "halo_max_bytes=%.0f reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f pass_medians_ms=%s "
                           "gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f wait_ms=%.5f ghost_ms=%.5f sync_ms=%.5f "
@@ -447,10 +514,10 @@ int main(int argc, char **argv)
                           "gather_copy_ms=%.5f internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                           "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f triad_gbs=%.2f "
                           "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
-                          "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d read=%s read_s=%.4f "
-                          "read_gbs=%.3f distribute_s=%.4f",
-                   path, prec, P, thr, part_names[in.partition], (long long)A.nrows, (long long)A.ncols,
-                   (long long)A.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
+                          "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d",
+                   path, prec, P, thr, part_names[in.partition], read_how, va->su_max[0], va->su_max[1],
+                   va->su_max[2], va->su_max[3], va->mem_max[0] / 1e6, va->rp_root / 1e6, va->mem_max[1], read_gbs,
+                   (long long)in.nrows, (long long)in.ncols, (long long)in.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
                    in.format_counts[4], in.format_counts[5], halo_b, halo_mx, nt, med * 1e3, mn * 1e3, mx * 1e3,
                    passes > 1 ? pm : "-", flops / med / 1e9, bytes / med / 1e9, tmax[0] * 1e3, tmax[1] * 1e3,
                    tmax[2] * 1e3, tmax[3] * 1e3, tmax[5] * 1e3, wait_share, halo_name, env, in.nnodes,
@@ -459,8 +526,7 @@ int main(int argc, char **argv)
                    (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p,
                    va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, triad, peak_read / 1e6,
                    peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk,
-                   in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa, in.owned_in_node, read_how, t_read, read_gbs,
-                   va->t_create);
+                   in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa, in.owned_in_node);
             if (json && verbose) {
                 printf(",\"per_rank\":[");
                 for (int p = 0; p < P; p++)
@@ -487,6 +553,7 @@ int main(int argc, char **argv)
     hspmv_free(xg);
     hspmv_free(yg);
     hspmv_csr_free(&A);
+    if (rows_check) mc_rows_free(&R);
     MPI_Finalize();
     return bad ? 1 : 0;
 }

@@ -85,6 +85,8 @@ typedef void (*hspmv_progress_fn)(int64_t bytes_done, int64_t bytes_total, void 
 typedef struct hspmv_read_opts {
     hspmv_progress_fn progress; /* NULL: no progress calls */
     void *progress_ctx;         /* passed to progress */
+    int threads;                /* hspmv_csr_read: threads that parse a plain file in byte ranges;
+                                   0 (default) = omp_get_max_threads(), 1 = one thread */
 } hspmv_read_opts;
 
 /* What the reader saw besides the entries. */
@@ -115,16 +117,20 @@ void hspmv_coo_free(hspmv_coo *coo);
 /* ---- CSR ---------------------------------------------------------------- */
 
 /* Builds the general CSR of *coo in O(nnz + nrows): counting sort by row,
-   columns sorted within rows, duplicates summed, symmetric and
-   skew-symmetric triangles mirrored. *coo is left as it was. Duplicates
-   whose sum is not finite: HSPMV_ERR_FORMAT naming the entry. */
+   columns sorted within rows, duplicates summed (in ascending order of their
+   values, so the bits do not depend on the order of the triplets),
+   symmetric and skew-symmetric triangles mirrored. *coo is left as it was.
+   Duplicates whose sum is not finite: HSPMV_ERR_FORMAT naming the entry. */
 int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *csr, hspmv_error *err);
 
 /* Reads a file straight to CSR, freeing the triplets as soon as they are
    no longer needed (peak about 2.3x the CSR size). A PETSc binary matrix
    (told by its class id, not its name) is read with hspmv_petsc_read
-   (info: bytes read, array = 1 for a dense file). On failure *csr is
-   zeroed (whatever it held is not freed) and err names the file. */
+   (info: bytes read, array = 1 for a dense file). A plain regular file is
+   parsed in byte ranges by opts->threads OpenMP threads (0 or NULL opts:
+   omp_get_max_threads()); gzip and pipes by one. The CSR and every message
+   are the one-thread read's. On failure *csr is zeroed (whatever it held is
+   not freed) and err names the file. */
 int hspmv_csr_read(const char *path, hspmv_csr *csr, const hspmv_read_opts *opts,
                    hspmv_read_info *info, hspmv_error *err);
 
@@ -207,6 +213,8 @@ enum { HSPMV_HALO_AUTO = 0, /* node where the MPI library gives shared-memory wi
        HSPMV_HALO_NODE,     /* node-aware: ranks of a node read each other's x in a shared window;
                                only off-node entries travel, once per node pair */
        HSPMV_HALO_P2P };    /* every ghost entry by message from its owner (PETSc MPIAIJ style) */
+/* How hspmv_dist_read reads a Matrix Market file. */
+enum { HSPMV_READ_ROOT = 0, HSPMV_READ_PARALLEL };
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
@@ -221,6 +229,9 @@ typedef struct hspmv_opts {
     int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads() */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
     int halo;              /* HSPMV_HALO_AUTO (node-aware where possible), _NODE or _P2P */
+    int read;              /* hspmv_dist_read: HSPMV_READ_ROOT (rank 0 reads the file and sends the
+                              slices) or HSPMV_READ_PARALLEL (every rank reads a byte range; gzip
+                              and pipes are still read by rank 0) */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
@@ -327,11 +338,20 @@ typedef struct hspmv_dist hspmv_dist;
 enum { HSPMV_VEC_COLS = 0, /* x-like: ncols entries, split by col_start */
        HSPMV_VEC_ROWS = 1  /* y-like: nrows entries, split by row_start */ };
 
-/* Collective. Rank 0 of comm reads the Matrix Market file (plain or gzip)
-   and builds its CSR; the status is agreed; rank 0 partitions the rows by
-   o->partition (NULL o: hspmv_opts_default), sends each rank its slice with
-   MPI_Send, and every rank builds its blocks and the halo plan and prepares
-   them with hspmv_local_create (o->format, csrl_threshold, kernel, threads).
+/* Collective. With o->read == HSPMV_READ_ROOT (the default; NULL o:
+   hspmv_opts_default), rank 0 of comm reads the Matrix Market file (plain or
+   gzip) and builds its CSR; the status is agreed; rank 0 partitions the rows
+   by o->partition, sends each rank its slice with MPI_Send, and every rank
+   builds its blocks and the halo plan and prepares them with
+   hspmv_local_create (o->format, csrl_threshold, kernel, threads).
+   With HSPMV_READ_PARALLEL every rank reads a byte range of a plain file
+   (the file must be the same on every rank: a shared file system) with
+   o->threads threads, the ranks agree the row counts and the partition (nnz
+   or rows; METIS: the rows are gathered on rank 0, which partitions and
+   scatters them as the root read does), and the entries move to their
+   owners in bounded all-to-all rounds; the matrix, the partition and every
+   error message are the root read's. A gzip file or a pipe cannot be split:
+   rank 0 reads it (hspmv_dist_get_setup says so).
    path only matters on rank 0. On failure *D is NULL on every rank and every
    rank has the same err. METIS needs a square matrix (HSPMV_ERR_UNSUPPORTED
    otherwise). A PETSc binary file (class id in its first bytes, whatever its
@@ -364,6 +384,17 @@ int hspmv_dist_read_petsc(const char *path, MPI_Comm comm, const hspmv_opts *o, 
    On failure the file is removed and every rank has the same err. */
 int hspmv_dist_write_petsc(const char *path, MPI_Comm comm, const hspmv_csr *rows, int index_bytes,
                            hspmv_error *err);
+
+/* Collective. This rank's rows of a Matrix Market file read with every
+   rank reading a byte range (as hspmv_dist_read with HSPMV_READ_PARALLEL;
+   gzip and pipes by rank 0): CSR with GLOBAL 0-based columns in the file
+   ordering (rows->ncols = the global column count), columns ascending,
+   duplicates summed, under o->partition (HSPMV_PART_NNZ or _ROWS: the rows
+   hspmv_dist_read would give this rank; METIS: HSPMV_ERR_UNSUPPORTED).
+   row_start gets nranks+1 entries (this rank: rows [row_start[me],
+   row_start[me+1])). Free rows with hspmv_csr_free. path matters on rank 0. */
+int hspmv_dist_read_rows(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_csr *rows,
+                         int64_t *row_start, hspmv_error *err);
 
 /* Collective. The same from a CSR that rank 0 already holds (A is read on
    rank 0 only; other ranks pass NULL). The caller keeps A. A NULL A on rank 0
@@ -463,9 +494,6 @@ typedef struct hspmv_dist_info {
     int64_t internode_msgs_node;    /* global: messages between nodes per SpMV, node-aware plan */
     int64_t internode_entries_p2p;  /* global: the same for the p2p plan (each rank's ghosts from ranks */
     int64_t internode_msgs_p2p;     /*   of other nodes); both pairs are filled in either mode */
-    double read_s;                /* seconds this rank spent reading the file in hspmv_dist_read_petsc
-                                     (MPI-IO: header, row lengths, partition, columns, values); 0 otherwise */
-    int64_t read_bytes;           /* file bytes this rank read there */
 } hspmv_dist_info;
 
 /* How halo "node" reads the x entries of other ranks of the node and the
@@ -517,6 +545,23 @@ typedef struct hspmv_dist_timing {
 
 /* Not collective. */
 void hspmv_dist_get_timing(const hspmv_dist *D, hspmv_dist_timing *t);
+
+/* How the matrix was set up, this rank's view (MPI_Wtime seconds). */
+typedef struct hspmv_dist_setup {
+    int read;              /* HSPMV_READ_ROOT or _PARALLEL: how the file was read (0 when no file) */
+    const char *read_note; /* "" or why a parallel read fell back to rank 0 ("gzip: ...") */
+    double read_s;         /* reading the file (root: rank 0's read; parallel: this rank's range;
+                              PETSc binary with MPI-IO: header, row lengths, partition, columns, values) */
+    double partition_s;    /* counting rows and agreeing the partition (METIS included) */
+    double distribute_s;   /* moving the rows to their owners (root: the scatter) */
+    double prepare_s;      /* blocks, halo plan, formats and kernels (hspmv_local_create) */
+    int64_t read_bytes;    /* text bytes this rank parsed (PETSc binary: file bytes it read) */
+    double peak_read_bytes; /* this rank's peak resident memory once its rows were in place
+                              (before the blocks were prepared); 0 if unknown */
+} hspmv_dist_setup;
+
+/* Not collective. */
+void hspmv_dist_get_setup(const hspmv_dist *D, hspmv_dist_setup *s);
 void hspmv_dist_reset_timing(hspmv_dist *D);
 
 /* ---- iterative solvers (src/solver) ---------------------------------------

@@ -650,7 +650,7 @@ static void progress_is_reported_every_16_mb_and_at_the_end(void)
     const int n = 5000000; /* "1 1\n" x 5M: 20 MB of entries */
     size_t len = 0, cap = (size_t)n * 4 + 128;
     char *text = malloc(cap), *p = temp_path("progress");
-    hspmv_read_opts opts = {note_progress, NULL};
+    hspmv_read_opts opts = {note_progress, NULL, 1};
     progress_log log = {0, 0, 0, 1};
     hspmv_coo c;
     hspmv_error e;

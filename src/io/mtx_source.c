@@ -51,7 +51,9 @@ static ptrdiff_t raw_read(mtx_source *s, unsigned char *dst, size_t n)
     }
     while (s->peek_pos < s->peek_len && got < n) dst[got++] = s->peek[s->peek_pos++];
     while (got < n) {
-        ssize_t r = read(s->fd, dst + got, n - got > ((size_t)1 << 30) ? (size_t)1 << 30 : n - got);
+        size_t want = n - got > ((size_t)1 << 30) ? (size_t)1 << 30 : n - got;
+        ssize_t r = s->pread_mode ? pread(s->fd, dst + got, want, (off_t)s->pos) : read(s->fd, dst + got, want);
+        if (r > 0 && s->pread_mode) s->pos += r;
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             src_fail(s, s->buf && dst == (unsigned char *)s->buf + s->len ? got : 0, HSPMV_ERR_IO, "read failed: %s", strerror(errno));
@@ -217,6 +219,7 @@ static void source_init(mtx_source *s, const char *name, hspmv_error *err)
     s->fd = -1;
     s->raw_total = -1;
     s->next_report = PROGRESS_STEP;
+    s->range_cut = -1;
 }
 
 /* What a path names when it is neither a regular file nor a pipe. */
@@ -324,8 +327,62 @@ void mtx_source_close(mtx_source *s)
 #endif
     hspmv_free(s->buf);
     s->buf = NULL;
-    if (s->fd >= 0) close(s->fd);
+    if (s->fd >= 0 && !s->borrowed_fd) close(s->fd);
     s->fd = -1;
+}
+
+/* Offset of the first line that starts at or after `at` (at > 0): just
+   after the first newline at or after at-1; file_size when there is none.
+   -1 after a read error (err says why). */
+static int64_t next_line_start(mtx_source *s, int64_t at, int64_t file_size)
+{
+    char blk[1 << 16];
+    int64_t off = at - 1;
+    while (off < file_size) {
+        ssize_t r = pread(s->fd, blk, sizeof(blk), (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            hspmv_err_file(s->err, HSPMV_ERR_IO, s->name, 0, "read failed: %s", strerror(errno));
+            return -1;
+        }
+        if (r == 0) break;
+        const char *nl = memchr(blk, '\n', (size_t)r);
+        if (nl) return off + (nl - blk) + 1;
+        off += r;
+    }
+    return file_size;
+}
+
+int mtx_source_open_range(mtx_source *s, const char *name, int fd, int64_t begin, int64_t end,
+                          int at_line_start, int64_t file_size, hspmv_error *err)
+{
+    source_init(s, name, err);
+    s->fd = fd;
+    s->borrowed_fd = 1;
+    s->pread_mode = 1;
+    s->raw_total = s->raw_size = file_size;
+    if (end > file_size) end = file_size;
+    int64_t start = begin;
+    if (!at_line_start && begin > 0 && begin < end && (start = next_line_start(s, begin, file_size)) < 0) {
+        mtx_source_close(s);
+        return HSPMV_ERR_IO;
+    }
+    s->pos = s->base = start;
+    s->range_cut = end - 1;
+    if (start >= end) s->eof = 1; /* no line starts in the range */
+    s->next_report = start + PROGRESS_STEP;
+    /* blocks as a whole-file read of this file makes them, so that a line is
+       too long at the same length */
+    s->cap = hspmv_io_chunk_bytes ? hspmv_io_chunk_bytes : 1;
+    uint64_t guess = (uint64_t)file_size + 1;
+    if (guess < 4096) guess = 4096;
+    if (guess < s->cap) s->cap = (size_t)guess;
+    s->buf = hspmv_malloc(s->cap + 1);
+    if (!s->buf) {
+        mtx_source_close(s);
+        return hspmv_err_file(err, HSPMV_ERR_NOMEM, name, 0, "out of memory for the read buffer");
+    }
+    return HSPMV_OK;
 }
 
 /* Appends text to buf[len, cap); sets eof when there is no more. */
@@ -371,6 +428,15 @@ int mtx_source_next(mtx_source *s, const char **p, const char **end)
         if (!s->eof && s->len < s->cap && (rc = source_fill(s)) != HSPMV_OK) return rc;
         /* the carried-over tail holds no newline: look in the new text only */
         if (s->len > scanned) nl = last_newline(s->buf + scanned, s->buf + s->len);
+        if (nl && s->range_cut >= 0 && s->base + (nl - s->buf) >= s->range_cut) {
+            /* a range ends with the line that holds byte range_cut: hand out
+               up to its newline and nothing after it (base <= range_cut: the
+               lines handed out so far all ended before it) */
+            char *from = s->buf + (s->range_cut - s->base);
+            nl = memchr(from, '\n', (size_t)(s->buf + s->len - from));
+            s->len = (size_t)(nl + 1 - s->buf);
+            s->eof = 1;
+        }
         if (nl) break;
         if (s->eof) {
             if (s->len > 0) { /* a last line without newline */

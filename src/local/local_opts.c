@@ -9,4 +9,5 @@ void hspmv_opts_default(hspmv_opts *o)
     o->threads = 0;
     o->partition = HSPMV_PART_NNZ;
     o->halo = HSPMV_HALO_AUTO;
+    o->read = HSPMV_READ_ROOT;
 }

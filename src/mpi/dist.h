@@ -60,6 +60,7 @@ struct hspmv_dist {
     int threads;                /* threads used by the blocks (packing too) */
     hspmv_dist_info info;       /* filled at creation */
     hspmv_dist_timing timing;   /* cumulative */
+    hspmv_dist_setup setup;     /* how it was read and set up */
 };
 
 /* One rank's rows before they are split: CSR with nrows local rows, ncols
@@ -68,6 +69,9 @@ struct hspmv_dist {
 /* Agrees on a status across comm: if any rank's code is not HSPMV_OK, every
    rank gets the code and message of the lowest such rank. Collective. */
 int hspmv_dist_agree(MPI_Comm comm, int code, hspmv_error *err);
+
+/* x's split: the rows' when square, else the columns evenly (D->row_start, nrows, ncols set). */
+void hspmv_dist_column_layout(hspmv_dist *D);
 
 /* Row partitions (rank-0 work, no MPI): start gets P+1 entries. */
 void hspmv_partition_rows(int64_t nrows, int P, int64_t *start);
@@ -88,6 +92,12 @@ void hspmv_dist_sort_rows(hspmv_csr *S);
    rank's slice S (global columns, sorted rows) and D->row_start/col_start;
    frees S. */
 int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_error *err);
+
+/* hspmv_dist_read with rank 0 reading the file (dist_create.c), and with
+   every rank reading a byte range (dist_read_parallel.c). */
+int hspmv_dist_read_root(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D, hspmv_error *err);
+int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D,
+                             hspmv_error *err);
 
 /* Allocates a zeroed hspmv_dist with comm duplicated; collective. */
 int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **D, hspmv_error *err);

@@ -7,6 +7,7 @@
 #include "dist.h"
 #include "dist_petsc.h"
 #include "node.h"
+#include "read_parallel.h"
 #include "util.h"
 
 enum { TAG_ROWPTR = 1, TAG_COLIND, TAG_VAL, TAG_PERM };
@@ -73,7 +74,7 @@ void hspmv_dist_destroy(hspmv_dist **Dp)
 }
 
 /* Even split of the columns of a rectangular matrix; the rows' split when square. */
-static void column_layout(hspmv_dist *D)
+void hspmv_dist_column_layout(hspmv_dist *D)
 {
     if (D->nrows == D->ncols) memcpy(D->col_start, D->row_start, sizeof(int64_t) * (size_t)(D->size + 1));
     else hspmv_partition_rows(D->ncols, D->size, D->col_start);
@@ -150,6 +151,7 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     if (!nnzs) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
 
     /* rank 0 checks, partitions and tells everyone the sizes */
+    double t0 = MPI_Wtime(), t1;
     if (me == 0 && !rc) {
         if (!A) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: no matrix given to hspmv_dist_create_root");
         else if (o->partition < HSPMV_PART_NNZ || o->partition > HSPMV_PART_METIS)
@@ -187,6 +189,8 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
         }
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    t1 = MPI_Wtime();
+    D->setup.partition_s = t1 - t0;
     if (MPI_Bcast(hdr, 4, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
         MPI_Bcast(D->row_start, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
         MPI_Bcast(nnzs, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS)
@@ -197,7 +201,7 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     D->nnz = hdr[2];
     D->permuted = (int)hdr[3];
     D->partition = o->partition;
-    column_layout(D);
+    hspmv_dist_column_layout(D);
 
     /* every rank makes room for its slice; agreed before rank 0 sends */
     int64_t nl = D->row_start[me + 1] - D->row_start[me], zl = nnzs[me + 1] - nnzs[me];
@@ -242,7 +246,11 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     if (D->permuted) hspmv_dist_sort_rows(&S); /* renumbered columns are out of order */
     D->perm = perm;
     perm = NULL;
+    t0 = MPI_Wtime();
+    D->setup.distribute_s = t0 - t1;
+    D->setup.peak_read_bytes = hspmv_peak_rss();
     rc = hspmv_dist_build(D, &S, o, err);
+    D->setup.prepare_s = MPI_Wtime() - t0;
 out:
     hspmv_csr_free(&S);
     hspmv_free(perm);
@@ -256,25 +264,45 @@ out:
     return rc;
 }
 
-int hspmv_dist_read(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **Dout, hspmv_error *err)
+int hspmv_dist_read_root(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **Dout, hspmv_error *err)
 {
     int me, rc = HSPMV_OK;
     hspmv_csr A = {0};
+    hspmv_read_info info = {0, 0, 0, 0};
     if (!Dout) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_read: D is NULL");
     *Dout = NULL;
     if (comm == MPI_COMM_NULL) return hspmv_err(err, HSPMV_ERR_ARG, "MPI_COMM_NULL given as communicator");
     if (MPI_Comm_rank(comm, &me) != MPI_SUCCESS) return hspmv_err(err, HSPMV_ERR_MPI, "MPI_Comm_rank failed");
-    /* PETSc binary files: every rank reads its own rows (MPI-IO) */
-    if (hspmv_dist_is_petsc_file(path, comm)) return hspmv_dist_read_petsc(path, comm, o, Dout, err);
+    double t0 = MPI_Wtime();
     if (me == 0) {
+        hspmv_read_opts ro = {NULL, NULL, o ? o->threads : 0};
         if (!path) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: no file name given");
-        else rc = hspmv_csr_read(path, &A, NULL, NULL, err);
+        else rc = hspmv_csr_read(path, &A, &ro, &info, err);
     }
     /* a bad file is everyone's error before anyone waits for a slice */
     if ((rc = hspmv_dist_agree(comm, rc, err))) return rc;
+    double t_read = MPI_Wtime() - t0;
     rc = hspmv_dist_create_root(comm, me == 0 ? &A : NULL, o, Dout, err);
     hspmv_csr_free(&A);
+    if (!rc) {
+        (*Dout)->setup.read = HSPMV_READ_ROOT;
+        (*Dout)->setup.read_s = t_read;
+        (*Dout)->setup.read_bytes = info.bytes;
+    }
     return rc;
+}
+
+int hspmv_dist_read(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **Dout, hspmv_error *err)
+{
+    /* PETSc binary files: every rank reads its own rows (MPI-IO), whatever o->read says */
+    if (Dout && comm != MPI_COMM_NULL && hspmv_dist_is_petsc_file(path, comm))
+        return hspmv_dist_read_petsc(path, comm, o, Dout, err);
+    if (o && o->read == HSPMV_READ_PARALLEL) return hspmv_dist_read_parallel(path, comm, o, Dout, err);
+    if (o && o->read != HSPMV_READ_ROOT) {
+        if (Dout) *Dout = NULL;
+        return hspmv_err(err, HSPMV_ERR_ARG, "unknown read method %d", o->read);
+    }
+    return hspmv_dist_read_root(path, comm, o, Dout, err);
 }
 
 /* Checks and copies this rank's rows into S (int32 global columns, rows sorted). */
@@ -367,7 +395,7 @@ int hspmv_dist_create(MPI_Comm comm, int64_t nrows_local, int64_t ncols, int64_t
             rc = hspmv_err(err, HSPMV_ERR_ARG, "the ranks' ncols_local add up to %lld, not ncols = %lld",
                            (long long)D->col_start[P], (long long)ncols);
     } else if (!rc) {
-        column_layout(D);
+        hspmv_dist_column_layout(D);
     }
     if (rc) goto out; /* the same rc on every rank */
     D->partition = HSPMV_PART_ROWS;

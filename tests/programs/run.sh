@@ -90,6 +90,44 @@ if [ "$have_mpi" = 1 ]; then
             sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/big.mtx"
     done
 else skip "mpi programs under ulimit -v (no MPI)"; fi
+# ---- item: --read parallel in the MPI programs (issue 14) ------------------------
+# benchmark-mpi reads with every rank and prints the setup phases; the
+# product is the root read's (same ysum); gzip falls back to rank 0 and says
+# so; solve with --jacobi converges in the root read's iterations.
+if [ "$have_mpi" = 1 ]; then
+    m=matrices/lap3d_12_sym.mtx
+    t=benchmark_mpi_read_parallel_gives_the_root_product_and_setup_times
+    ysum() { sed -n 's/^bench=mpi .* ysum=\([^ ]*\) .*/\1/p' "$1"; }
+    if timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" $m --reps 3 > "$tmp/root.txt" 2>&1 &&
+       timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" $m --reps 3 --read parallel > "$out" 2>&1 &&
+       grep -q '^bench=mpi .* read=parallel read_s=[0-9.]* partition_s=[0-9.]* distribute_s=[0-9.]* prepare_s=[0-9.]* read_peak_mb_max=[0-9.]* read_peak_mb_root=[0-9.]* read_peak_share_max=[0-9.]* .*violations=0 ' "$out" &&
+       [ -n "$(ysum "$out")" ] && [ "$(ysum "$out")" = "$(ysum "$tmp/root.txt")" ]; then pass "$t"
+    else fail "$t" "$out"; fi
+    t=benchmark_mpi_read_parallel_on_gzip_reads_on_rank_0_and_says_so
+    if gzip -c $m > "$tmp/m.mtx.gz" 2>/dev/null &&
+       timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$tmp/m.mtx.gz" --reps 3 --read parallel > "$out" 2>&1 &&
+       grep -q '^bench=mpi .* read=root ' "$out" && grep -q 'gzip: a compressed stream cannot be split' "$out"; then pass "$t"
+    else fail "$t" "$out"; fi
+    t=solve_read_parallel_jacobi_converges_as_the_root_read
+    it() { sed -n 's/^bench=solve .* status=0 iterations=\([0-9]*\) .*/\1/p' "$1"; }
+    if timeout "$tmo" $MPIRUN -n 3 "$bin/solve" $m --jacobi > "$tmp/root.txt" 2>&1 &&
+       timeout "$tmo" $MPIRUN -n 3 "$bin/solve" $m --jacobi --read parallel > "$out" 2>&1 &&
+       [ -n "$(it "$out")" ] && [ "$(it "$out")" = "$(it "$tmp/root.txt")" ]; then pass "$t"
+    else fail "$t" "$out"; fi
+    t=benchmark_mpi_refuses_an_unknown_read_method
+    timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" $m --read sideways > "$out" 2>&1; rc=$?
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q -- '--read takes root or parallel' "$out"; then pass "$t"
+    else fail "$t (exit $rc)" "$out"; fi
+else
+    skip "benchmark_mpi_read_parallel (no MPI)"
+fi
+t=benchmark_naive_read_only_reads_with_threads_the_same_matrix
+if OMP_NUM_THREADS=2 timeout "$tmo" "$bin/benchmark-naive" matrices/banded_2000_w16.mtx --read-only > "$out" 2>&1 &&
+   OMP_NUM_THREADS=1 timeout "$tmo" "$bin/benchmark-naive" matrices/banded_2000_w16.mtx --read-only > "$tmp/one.txt" 2>&1 &&
+   grep -q '^bench=naive-read .* threads=2 .*nnz=' "$out" &&
+   [ "$(sed -n 's/^bench=naive-read .*nnz=\([0-9]*\) .*/\1/p' "$out")" = "$(sed -n 's/^bench=naive-read .*nnz=\([0-9]*\) .*/\1/p' "$tmp/one.txt")" ]; then
+    pass "$t"
+else fail "$t" "$out"; fi
 
 if [ -n "$record" ]; then mkdir -p "$(dirname "$record")"; echo "$P $F $S" > "$record"; fi
 echo "programs: $P passed, $F failed, $S skipped"
