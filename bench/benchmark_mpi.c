@@ -38,24 +38,25 @@ int main(int argc, char **argv)
     mp_start(&argc, &argv, prog, usage, &me, &P);
     hspmv_opts_default(&o);
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--reps")) reps = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--warmup")) warmup = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--threads")) o.threads = (int)bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--triad")) triad_mib = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--kernel") && v) o.kernel = v, i++;
-        else if (!strcmp(a, "--threshold") && v) o.csrl_threshold = atof(v), i++;
-        else if (!strcmp(a, "--partition") && v) {
-            if ((o.partition = bu_partition_of(v)) < 0) mp_die_msg("--partition takes nnz, rows or metis");
-            i++;
-        } else if (!strcmp(a, "--format") && v) {
-            if ((o.format = bu_format_of(v)) < 0) mp_die_msg("--format takes auto, csr, csrl, bcoo, csr16 or csrvi");
-            i++;
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--reps")) reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
+        else if (!strcmp(a, "--warmup")) warmup = bu_parse_int(a, bu_value(argc, argv, &i), 0, BU_MAX_REPS);
+        else if (!strcmp(a, "--threads")) o.threads = mp_parse_threads(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--triad")) triad_mib = (long)(bu_parse_mib(a, bu_value(argc, argv, &i)) >> 20);
+        else if (!strcmp(a, "--kernel")) o.kernel = bu_parse_kernel(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--threshold")) o.csrl_threshold = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
+        else if (!strcmp(a, "--partition")) {
+            if ((o.partition = bu_partition_of(v = bu_value(argc, argv, &i))) < 0)
+                bu_fail("--partition takes nnz, rows or metis, not '%.40s'", v);
+        } else if (!strcmp(a, "--format")) {
+            if ((o.format = bu_format_of(v = bu_value(argc, argv, &i))) < 0)
+                bu_fail("--format takes auto, csr, csrl, bcoo, csr16 or csrvi, not '%.40s'", v);
         } else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
         else mp_other_arg(a, &path);
     }
     mp_need_path(path);
+    mp_check_threads(o.threads);
 
     /* rank 0 reads; the status is everyone's before anyone waits */
     double t0 = MPI_Wtime(), t_read = 0, peak_read = 0;

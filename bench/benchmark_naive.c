@@ -23,16 +23,18 @@ int main(int argc, char **argv)
     hspmv_csr A;
     hspmv_read_info info;
 
+    bu_set_prog(prog);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps")) reps = bu_parse_long(prog, "--reps", i + 1 < argc ? argv[++i] : NULL);
-        else if (!strcmp(argv[i], "--warmup")) warmup = bu_parse_long(prog, "--warmup", i + 1 < argc ? argv[++i] : NULL);
-        else if (!strcmp(argv[i], "--read-only")) read_only = 1;
-        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(stdout); return 0; }
-        else if (argv[i][0] == '-' && argv[i][1]) { fprintf(stderr, "%s: error: unknown option '%s'\n", prog, argv[i]); usage(stderr); return 2; }
-        else if (!path) path = argv[i];
-        else { fprintf(stderr, "%s: error: more than one matrix given ('%s')\n", prog, argv[i]); return 2; }
+        const char *a = argv[i];
+        if (!strcmp(a, "--reps")) reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
+        else if (!strcmp(a, "--warmup")) warmup = bu_parse_int(a, bu_value(argc, argv, &i), 0, BU_MAX_REPS);
+        else if (!strcmp(a, "--read-only")) read_only = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (a[0] == '-' && a[1]) bu_fail("unknown option '%s' (see %s --help)", a, prog);
+        else if (!path) path = a;
+        else bu_fail("more than one matrix given ('%s' after '%s')", a, path);
     }
-    if (!path) { usage(stderr); return 2; }
+    if (!path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [options]; see --help)", prog);
 
     double rss0 = bu_peak_rss(); /* the process before any matrix */
     hspmv_read_opts ro = bu_progress_opts(path);

@@ -2,6 +2,7 @@
    each format (CSR, CSRL, blocked COO, CSR16, CSRVI) and in the automatic choice, time
    y = A*x with OpenMP threads, and quote every rate as a fraction of the
    STREAM-triad bandwidth measured in the same run on the same threads. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,24 +79,6 @@ static int parse_format(const char *s, int *list)
     return n;
 }
 
-static void die_msg(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s: error: ", prog);
-    fprintf(stderr, fmt, arg);
-    fputc('\n', stderr);
-    exit(2);
-}
-
-static double parse_double(const char *opt, const char *s)
-{
-    char *end;
-    double v;
-    if (!s) die_msg("%s needs a value", opt);
-    v = strtod(s, &end);
-    if (end == s || *end || !(v >= 0)) die_msg("bad value for option: '%s'", s);
-    return v;
-}
-
 /* Times one round of run r: warmup calls, then `calls` timed calls. */
 static void time_round(run *r, const hspmv_real *x, hspmv_real *y, long warmup, long calls)
 {
@@ -109,11 +92,9 @@ static void time_round(run *r, const hspmv_real *x, hspmv_real *y, long warmup, 
 
 static void probe(int threads, size_t bytes, int reps, bs_triad_result *p, const char *when)
 {
-    if (bs_triad(threads, bytes, reps, p) != 0) {
-        fprintf(stderr, "%s: error: out of memory for the triad probe (%zu MiB x 3); try --bw-mib\n",
-                prog, bytes >> 20);
-        exit(2);
-    }
+    if (bs_triad(threads, bytes, reps, p) != 0)
+        bu_fail("out of memory for the triad probe (3 arrays of %zu MiB); try a smaller --bw-mib",
+                (bytes ? bytes : bs_default_array_bytes()) >> 20);
     printf("  triad (%s): %.2f GB/s median (min %.2f, max %.2f) over %d passes, %d threads, "
            "3 x %.0f MiB\n",
            when, p->median_gbs, p->min_gbs, p->max_gbs, p->reps, p->threads,
@@ -123,7 +104,8 @@ static void probe(int threads, size_t bytes, int reps, bs_triad_result *p, const
 /* What the command line asked for. */
 typedef struct cfg {
     const char *path, *csv, *kernel;
-    long reps, warmup, bw_mib;
+    long reps, warmup;
+    size_t bw_bytes;
     int bw, nfmt, fmts[MAXRUN];
     double threshold;
 } cfg;
@@ -205,7 +187,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
 
     /* bandwidth probe, SpMV rounds cycling through the formats, probe again */
     bs_triad_result p0 = {0}, p1 = {0};
-    size_t bw_bytes = c->bw_mib > 0 ? (size_t)c->bw_mib << 20 : 0;
+    size_t bw_bytes = c->bw_bytes;
     if (c->bw) probe(threads, bw_bytes, 10, &p0, "before");
     for (int round = 0; round < ROUNDS; round++)
         for (int f = 0; f < nfmt; f++)
@@ -217,7 +199,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
     FILE *cf = NULL;
     if (c->csv) {
         cf = fopen(c->csv, "a");
-        if (!cf) die_msg("cannot open CSV file '%s' for appending", c->csv);
+        if (!cf) bu_fail("--csv %s: cannot open for appending: %s", c->csv, strerror(errno));
         if (ftell(cf) == 0)
             fprintf(cf, "matrix,rows,cols,nnz,precision,threads,format,asked,isa,seg_ratio,reps,median_ms,"
                         "min_ms,max_ms,gflops,gbs,triad_gbs,frac_triad,max_rel,avg_rel,violations\n");
@@ -291,19 +273,20 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
     return bad;
 }
 
-/* "4" or "1,2,4,8": fills list, returns the count (dies on a bad one). */
+/* "4" or "1,2,4,8": fills list, returns the count (refuses a bad one). */
 static int parse_threads(const char *s, int *list)
 {
+    char tok[64];
     int n = 0;
-    while (*s) {
-        char *end;
-        long t = strtol(s, &end, 10);
-        if (end == s || t < 1 || t > 100000 || (*end && *end != ',') || n == MAXTHR)
-            die_msg("threads must be a positive number or a comma list of them, not '%s'", s);
-        list[n++] = (int)t;
-        s = *end ? end + 1 : end;
+    if (!*s) bu_fail("threads: an empty count");
+    for (;;) {
+        size_t len = strcspn(s, ",");
+        if (n == MAXTHR) bu_fail("threads: at most %d counts in a list, not '%s'", MAXTHR, s);
+        snprintf(tok, sizeof(tok), "%.*s", (int)(len < sizeof(tok) - 1 ? len : sizeof(tok) - 1), s);
+        list[n++] = (int)bu_parse_int("threads", tok, 1, hspmv_max_threads());
+        if (!s[len]) return n;
+        s += len + 1;
     }
-    return n;
 }
 
 int main(int argc, char **argv)
@@ -314,42 +297,38 @@ int main(int argc, char **argv)
     hspmv_csr A;
     hspmv_read_info rinfo;
 
+    bu_set_prog(prog);
     c.nfmt = parse_format("all", c.fmts); /* the default the usage states: every format, then auto */
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--reps")) c.reps = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--warmup")) c.warmup = bu_parse_long(prog, a, v), i++;
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--reps")) c.reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
+        else if (!strcmp(a, "--warmup")) c.warmup = bu_parse_int(a, bu_value(argc, argv, &i), 0, BU_MAX_REPS);
         else if (!strcmp(a, "--format")) {
-            if (!(c.nfmt = parse_format(v, c.fmts)))
-                die_msg("--format takes all or a comma list of auto, csr, csrl, bcoo, csr16, csrvi, not '%s'", v ? v : "");
-            i++;
-        } else if (!strcmp(a, "--threshold")) c.threshold = parse_double(a, v), i++;
-        else if (!strcmp(a, "--kernel")) {
-            if (!v) die_msg("%s needs a value", a);
-            c.kernel = v, i++;
-        } else if (!strcmp(a, "--bw")) c.bw = 1;
+            if (!(c.nfmt = parse_format(v = bu_value(argc, argv, &i), c.fmts)))
+                bu_fail("--format takes all or a comma list of at most %d of auto, csr, csrl, bcoo, csr16, csrvi, "
+                        "not '%.40s'", MAXRUN, v);
+        } else if (!strcmp(a, "--threshold")) c.threshold = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
+        else if (!strcmp(a, "--kernel")) c.kernel = bu_parse_kernel(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--bw")) c.bw = 1;
         else if (!strcmp(a, "--no-bw")) c.bw = 0;
-        else if (!strcmp(a, "--bw-mib")) c.bw_mib = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--csv")) {
-            if (!v) die_msg("%s needs a file name", a);
-            c.csv = v, i++;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        else if (!strcmp(a, "--bw-mib")) c.bw_bytes = bu_parse_mib(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--csv")) c.csv = bu_value(argc, argv, &i);
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "%s: error: unknown option '%s'\n", prog, a);
-            usage(stderr);
-            return 2;
-        } else if (!c.path) c.path = a;
+        } else if (a[0] == '-' && a[1]) bu_fail("unknown option '%s' (see %s --help)", a, prog);
+        else if (!c.path) c.path = a;
         else if (!nthr) nthr = parse_threads(a, thr);
-        else die_msg("unexpected argument '%s'", a);
+        else bu_fail("unexpected argument '%.40s' after the thread counts", a);
     }
-    if (!c.path) {
-        usage(stderr);
-        return 2;
-    }
+    if (!c.path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [threads] [options]; see --help)", prog);
     if (c.reps < ROUNDS) c.reps = ROUNDS;
-    if (!nthr) thr[nthr++] = omp_get_max_threads();
+    if (!nthr) {
+        thr[nthr++] = omp_get_max_threads();
+        if (thr[0] > hspmv_max_threads())
+            bu_fail("OMP_NUM_THREADS asks for %d threads, more than the %d allowed (8 per processor, at least 256)",
+                    thr[0], hspmv_max_threads());
+    }
 
     hspmv_read_opts ro = bu_progress_opts(c.path);
     double t0 = bu_now();

@@ -176,11 +176,18 @@ typedef struct hspmv_opts {
     double csrl_threshold; /* 0.3 (DESIGN.md) */
     const char *kernel;    /* "auto": on matrices of >= 2^20 nonzeros the fastest set timed at
                               creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
-    int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads() */
+    int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads(); at most
+                              hspmv_max_threads() */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
+
+/* The most OpenMP threads a call may be given (hspmv_opts.threads, or
+   omp_get_max_threads() when that is 0): 8 per processor this process may
+   run on (omp_get_num_procs()), and never fewer than 256. More is refused
+   with HSPMV_ERR_ARG: the OpenMP runtime crashes or exits on absurd counts. */
+int hspmv_max_threads(void);
 
 /* A matrix prepared for repeated y = A*x on one rank: converted to its
    format, arrays first-touched by the threads that use them, rows split
