@@ -83,6 +83,13 @@ void bu_die(const char *prog, const hspmv_error *e)
     exit(1);
 }
 
+void bu_check_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) /* errno is 0 when an earlier write already failed */
+        bu_fail_status(1, "writing standard output failed: %s", errno ? strerror(errno) : "an earlier write failed");
+}
+
 void bu_fill_x(hspmv_real *x, int64_t n)
 {
     for (int64_t j = 0; j < n; j++) x[j] = (hspmv_real)(1 + 0.001 * (double)(j % 1000));

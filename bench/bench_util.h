@@ -22,6 +22,10 @@ hspmv_read_opts bu_progress_opts(const char *path);
 /* Prints "prog: error: message" and exits 1. */
 void bu_die(const char *prog, const hspmv_error *e) __attribute__((noreturn));
 
+/* Flushes stdout; a failed write (full disk, /dev/full) is an error
+   (bu_fail_status 1): results that did not arrive must not exit 0. */
+void bu_check_stdout(void);
+
 /* The peers' input vector: x[j] = 1 + 0.001*(j % 1000). */
 void bu_fill_x(hspmv_real *x, int64_t n);
 

@@ -243,6 +243,7 @@ int main(int argc, char **argv)
     hspmv_free(yg);
     hspmv_dist_destroy(&D);
     hspmv_csr_free(&A);
+    if (me == 0) bu_check_stdout(); /* results lost on a full disk are a failure */
     MPI_Finalize();
     return bad ? 1 : 0;
 }

@@ -46,6 +46,7 @@ int main(int argc, char **argv)
            (long long)coo.nnz);
     if (read_only) {
         hspmv_coo_free(&coo);
+        bu_check_stdout();
         return 0;
     }
     t0 = bu_now();
@@ -97,5 +98,6 @@ int main(int argc, char **argv)
     hspmv_free(y);
     free(t);
     hspmv_csr_free(&A);
+    bu_check_stdout();
     return chk.violations ? 1 : 0;
 }

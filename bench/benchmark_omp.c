@@ -104,6 +104,7 @@ static void probe(int threads, size_t bytes, int reps, bs_triad_result *p, const
 /* What the command line asked for. */
 typedef struct cfg {
     const char *path, *csv, *kernel;
+    FILE *cf;          /* the --csv file, opened before anything is measured */
     long reps, warmup;
     size_t bw_bytes;
     int bw, nfmt, fmts[MAXRUN];
@@ -196,14 +197,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
     double triad = c->bw ? (p0.median_gbs + p1.median_gbs) / 2 : 0;
 
     /* check and report */
-    FILE *cf = NULL;
-    if (c->csv) {
-        cf = fopen(c->csv, "a");
-        if (!cf) bu_fail("--csv %s: cannot open for appending: %s", c->csv, strerror(errno));
-        if (ftell(cf) == 0)
-            fprintf(cf, "matrix,rows,cols,nnz,precision,threads,format,asked,isa,seg_ratio,reps,median_ms,"
-                        "min_ms,max_ms,gflops,gbs,triad_gbs,frac_triad,max_rel,avg_rel,violations\n");
-    }
+    FILE *cf = c->cf;
     int bad = 0, best = -1, autoi = -1;
     for (int f = 0; f < nfmt; f++) {
         run *r = &runs[f];
@@ -263,7 +257,8 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
                runs[best].med * 1e3, runs[best].med / runs[autoi].med,
                triad > 0 ? runs[autoi].info.bytes / runs[autoi].med / 1e9 / triad : 0.0, triad,
                p0.median_gbs, p1.median_gbs);
-    if (cf) fclose(cf);
+    if (cf && (fflush(cf) != 0 || ferror(cf)))
+        bu_fail_status(1, "--csv %s: writing failed: %s", c->csv, strerror(errno));
     for (int f = 0; f < nfmt; f++) {
         hspmv_local_destroy(&runs[f].L);
         free(runs[f].t);
@@ -322,6 +317,16 @@ int main(int argc, char **argv)
         else bu_fail("unexpected argument '%.40s' after the thread counts", a);
     }
     if (!c.path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [threads] [options]; see --help)", prog);
+    if (c.csv) { /* an unwritable CSV is found now, not after all the timings */
+        if (!(c.cf = fopen(c.csv, "a")))
+            bu_fail_status(1, "--csv %s: cannot open for appending: %s", c.csv, strerror(errno));
+        errno = 0;
+        if (fseek(c.cf, 0, SEEK_END) == 0 && ftell(c.cf) == 0 &&
+            (fprintf(c.cf, "matrix,rows,cols,nnz,precision,threads,format,asked,isa,seg_ratio,reps,median_ms,"
+                           "min_ms,max_ms,gflops,gbs,triad_gbs,frac_triad,max_rel,avg_rel,violations\n") < 0 ||
+             fflush(c.cf) != 0))
+            bu_fail_status(1, "--csv %s: writing failed: %s", c.csv, strerror(errno));
+    }
     if (c.reps < ROUNDS) c.reps = ROUNDS;
     if (!nthr) {
         thr[nthr++] = omp_get_max_threads();
@@ -341,5 +346,8 @@ int main(int argc, char **argv)
     for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
     if (bad) fprintf(stderr, "%s: %s: result off the reference bound (see the check column)\n", prog, c.path);
     hspmv_csr_free(&A);
+    errno = 0;
+    if (c.cf && fclose(c.cf) != 0) bu_fail_status(1, "--csv %s: writing failed: %s", c.csv, strerror(errno));
+    bu_check_stdout();
     return bad ? 1 : 0;
 }

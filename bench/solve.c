@@ -209,6 +209,7 @@ int main(int argc, char **argv)
     hspmv_free(yg);
     hspmv_free(onesg);
     hspmv_dist_destroy(&D);
+    if (me == 0) bu_check_stdout(); /* results lost on a full disk are a failure */
     if (status) mp_die(&se);
     MPI_Finalize();
     return 0;

@@ -165,6 +165,64 @@ for prog in benchmark-naive benchmark-omp genmat; do
     else fail "$prog --help" "$out"; fi
 done
 
+# ---- item: lost output is an error -------------------------------------------
+# A full disk (/dev/full) or an unwritable path: exit non-zero with the
+# system's reason, never 0 with a truncated file; the CSV is opened before
+# anything is measured.
+expect_error "genmat_to_a_full_stdout_fails" "writing standard output: No space left on device" \
+    sh -c 'exec "$0" lap2d 300 > /dev/full' "$bin/genmat"
+expect_error "genmat_small_output_to_a_full_stdout_fails_at_the_close" "No space left on device" \
+    sh -c 'exec "$0" lap2d 3 > /dev/full' "$bin/genmat"
+expect_error "genmat_-o_dev_full_fails" "writing /dev/full: No space left on device" "$bin/genmat" lap2d 300 -o /dev/full
+expect_error "genmat_-o_unwritable_path_fails" "cannot create $tmp/none/m.mtx: No such file or directory" \
+    "$bin/genmat" lap2d 3 -o "$tmp/none/m.mtx"
+if [ -c /dev/full ]; then pass "genmat_left_dev_full_a_device"; else fail "genmat_left_dev_full_a_device"; fi
+t=benchmark_omp_unwritable_csv_fails_before_measuring
+expect_error "$t" "--csv $tmp/none/x.csv: cannot open for appending: No such file or directory" \
+    "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --csv "$tmp/none/x.csv"
+if grep -q '^threads=' "$out"; then fail "$t: it measured first" "$out"; fi
+expect_error "benchmark_omp_csv_on_a_full_disk_fails" "--csv /dev/full: writing failed: No space left on device" \
+    "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --csv /dev/full
+for prog in benchmark-naive benchmark-omp; do
+    expect_error "${prog}_to_a_full_stdout_fails" "writing standard output failed: No space left on device" \
+        sh -c 'exec "$0" "$1" --reps 5 > /dev/full' "$bin/$prog" "$M"
+done
+if [ "$have_mpi" = 1 ]; then
+    for prog in benchmark-mpi solve; do
+        expect_error_np 2 "${prog}_to_a_full_stdout_fails" "writing standard output failed" \
+            sh -c 'exec "$0" "$1" --reps 2 > /dev/full' "$bin/$prog" "$M"
+    done
+fi
+rm -f "$tmp/ok.csv"
+if timeout "$tmo" "$bin/benchmark-omp" "$M" 1,2 --no-bw --reps 5 --format csr,auto --csv "$tmp/ok.csv" > "$out" 2>&1 &&
+   timeout "$tmo" "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --format csr --csv "$tmp/ok.csv" >> "$out" 2>&1 &&
+   [ "$(grep -c '^matrix,rows' "$tmp/ok.csv")" = 1 ] && [ "$(wc -l < "$tmp/ok.csv")" = 6 ]; then
+    pass "benchmark_omp_csv_appends_rows_under_one_header"
+else fail "benchmark_omp_csv_appends_rows_under_one_header" "$tmp/ok.csv"; fi
+
+# ---- item: genmat's blocks are symmetric as documented ------------------------
+symmetric() { # FILE: 1 when every (i,j,v) has its (j,i,v)
+    awk 'BEGIN { h = 0 } /^%/ { next } !h { h = 1; next } { a[$1 " " $2] = $3 }
+         END { for (k in a) { split(k, ij, " "); if (a[ij[2] " " ij[1]] != a[k]) { print "asymmetric at " k; exit 1 } } }' "$1"
+}
+ok=1
+for spec in "1200 --width 12" "50 --width 7" "10 --width 3 --values random" "9 --width 9" "17 --width 1"; do
+    # shellcheck disable=SC2086
+    "$bin/genmat" blocks $spec -o "$tmp/b.mtx" && symmetric "$tmp/b.mtx" > "$out" || { ok=0; echo "  blocks $spec"; cat "$out"; }
+done
+symmetric matrices/blocks_1200_b12.mtx > "$out" || { ok=0; echo "  matrices/blocks_1200_b12.mtx"; cat "$out"; }
+if [ "$ok" = 1 ]; then pass "genmat_blocks_is_symmetric_and_the_bundled_one_too"
+else fail "genmat_blocks_is_symmetric_and_the_bundled_one_too"; fi
+# its --symmetric form is the lower triangle of the general one
+"$bin/genmat" blocks 50 --width 7 -o "$tmp/g.mtx" && "$bin/genmat" blocks 50 --width 7 --symmetric -o "$tmp/s.mtx"
+if awk '/^%/ { next } FNR == NR { if (!h1) { h1 = 1; next } if ($1 >= $2) g[$1 " " $2] = $3; next }
+        !h2 { h2 = 1; next } { if (g[$1 " " $2] != $3) exit 1; n++ } END { m = 0; for (k in g) m++; exit n != m }' \
+       "$tmp/g.mtx" "$tmp/s.mtx"; then pass "genmat_blocks_symmetric_form_is_the_lower_triangle"
+else fail "genmat_blocks_symmetric_form_is_the_lower_triangle"; fi
+if [ "$have_mpi" = 1 ] && timeout "$tmo" $MPIRUN -n 2 "$bin/solve" matrices/blocks_1200_b12.mtx > "$out" 2>&1 &&
+   grep -q '^  status: converged' "$out"; then pass "cg_converges_on_the_bundled_blocks_matrix"
+elif [ "$have_mpi" = 1 ]; then fail "cg_converges_on_the_bundled_blocks_matrix" "$out"; fi
+
 if [ -n "$record" ]; then mkdir -p "$(dirname "$record")"; echo "$P $F $S" > "$record"; fi
 echo "programs: $P passed, $F failed, $S skipped"
 [ -n "$record" ] || [ "$F" -eq 0 ]
