@@ -90,6 +90,26 @@ void bu_check_stdout(void)
         bu_fail_status(1, "writing standard output failed: %s", errno ? strerror(errno) : "an earlier write failed");
 }
 
+const char *bu_check_word(const hspmv_check *c)
+{
+    return c->violations ? "FAILED" : c->overflows ? "OVERFLOW" : "ok";
+}
+
+int bu_check_report(const char *path, const hspmv_check *c)
+{
+    const char *prec = sizeof(hspmv_real) == sizeof(float) ? "float" : "double";
+    if (c->violations)
+        fprintf(stderr, "%s: error: %s: result off the reference bound in %lld rows (first row %lld, worst %.3g x "
+                "the bound): a wrong kernel\n", bu_prog(), path, (long long)c->violations, (long long)c->first_bad + 1,
+                c->worst);
+    if (c->overflows)
+        fprintf(stderr, "%s: error: %s: the product overflows the %s range in %lld rows (first row %lld): "
+                "|A|*|x| is beyond %.3g there; a fault of the matrix's values, not of the kernel\n", bu_prog(), path,
+                prec, (long long)c->overflows, (long long)c->first_overflow + 1,
+                sizeof(hspmv_real) == sizeof(float) ? 3.4028234663852886e38 : 1.7976931348623157e308);
+    return c->violations || c->overflows;
+}
+
 void bu_fill_x(hspmv_real *x, int64_t n)
 {
     for (int64_t j = 0; j < n; j++) x[j] = (hspmv_real)(1 + 0.001 * (double)(j % 1000));

@@ -26,6 +26,14 @@ void bu_die(const char *prog, const hspmv_error *e) __attribute__((noreturn));
    (bu_fail_status 1): results that did not arrive must not exit 0. */
 void bu_check_stdout(void);
 
+/* The check column's word: "FAILED" (a kernel off the reference bound),
+   "OVERFLOW" (the product is not representable: the data's fault) or "ok". */
+const char *bu_check_word(const hspmv_check *c);
+
+/* "PROG: error: PATH: ..." on stderr for each way the check failed, telling
+   a wrong kernel from an overflowing product; returns 1 when it failed. */
+int bu_check_report(const char *path, const hspmv_check *c);
+
 /* The peers' input vector: x[j] = 1 + 0.001*(j % 1000). */
 void bu_fill_x(hspmv_real *x, int64_t n);
 

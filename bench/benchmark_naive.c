@@ -87,17 +87,18 @@ int main(int argc, char **argv)
     printf("  %.3f GFLOP/s (2*nnz/t), %.2f GB/s (bytes = nnz*(%zu+4) + (rows+1)*8 + cols*%zu + rows*%zu)\n",
            flops / med / 1e9, bytes / med / 1e9, sizeof(hspmv_real), sizeof(hspmv_real), sizeof(hspmv_real));
     printf("  check vs long-double reference: max_rel=%.3e avg_rel=%.3e rows_off_bound=%lld %s\n",
-           chk.max_rel, chk.avg_rel, (long long)chk.violations, chk.violations ? "FAILED" : "ok");
+           chk.max_rel, chk.avg_rel, (long long)chk.violations, bu_check_word(&chk));
     printf("bench=naive matrix=%s precision=%s rows=%lld cols=%lld nnz=%lld reps=%ld median_ms=%.6f "
            "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f read_mbs=%.1f peak_mb=%.1f max_rel=%.3e "
-           "avg_rel=%.3e violations=%lld ysum=%.10g ychk=%.10g\n",
+           "avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g ychk=%.10g\n",
            path, sizeof(hspmv_real) == 8 ? "double" : "single", (long long)A.nrows, (long long)A.ncols,
            (long long)A.nnz, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9, mbs,
-           peak_mb, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk);
+           peak_mb, chk.max_rel, chk.avg_rel, (long long)chk.violations, (long long)chk.overflows, ysum, ychk);
     hspmv_free(x);
     hspmv_free(y);
     free(t);
     hspmv_csr_free(&A);
+    int bad = bu_check_report(path, &chk);
     bu_check_stdout();
-    return chk.violations ? 1 : 0;
+    return bad;
 }

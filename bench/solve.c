@@ -137,10 +137,16 @@ int main(int argc, char **argv)
         hspmv_ref_check(&A, onesg, yg, 2.0, &chk);
     }
     MPI_Bcast(&chk, (int)sizeof(chk), MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (chk.violations) {
-        if (me == 0) fprintf(stderr, "%s: y = A*1 violates the DESIGN.md bound in %lld rows (first %lld)\n",
-                             prog, (long long)chk.violations, (long long)chk.first_bad);
-        mp_die_msg("SpMV validation failed");
+    if (chk.violations || chk.overflows) {
+        char m[300];
+        if (chk.violations)
+            snprintf(m, sizeof(m), "SpMV validation failed: y = A*1 violates the DESIGN.md bound in %lld rows (first row %lld)",
+                     (long long)chk.violations, (long long)chk.first_bad + 1);
+        else
+            snprintf(m, sizeof(m), "y = A*1 overflows the %s range in %lld rows (first row %lld): the matrix's row sums "
+                     "are not representable; scale the matrix", sizeof(hspmv_real) == 4 ? "float" : "double",
+                     (long long)chk.overflows, (long long)chk.first_overflow + 1);
+        mp_die_msg(m);
     }
     if (rhs && hspmv_dist_scatter(D, HSPMV_VEC_ROWS, bg, b, &e)) mp_die(&e); /* else b = A*1 */
     if (jacobi && hspmv_solver_diag_root(D, me == 0 ? &A : NULL, diag, &e)) mp_die(&e);

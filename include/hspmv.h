@@ -143,19 +143,29 @@ void hspmv_ref_spmv(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y);
 
 /* Outcome of comparing a y with the reference. */
 typedef struct hspmv_check {
-    int64_t violations; /* rows with |y_i - ref_i| > c*k_i*eps*(|A||x|)_i */
+    int64_t violations; /* rows with |y_i - ref_i| > c*k_i*eps*(|A||x|)_i + k_i*eta */
     int64_t first_bad;  /* first such row, -1 when none */
     double worst;       /* max over rows of |y_i - ref_i| / bound_i (0/0 = 0) */
     double max_rel;     /* max over rows of |y_i-ref_i| / (|A||x|)_i (the seed divided
                            by |ref_i|, meaningless where a row cancels to ~0) */
     double avg_rel;     /* the same, averaged over rows */
+    int64_t overflows;  /* rows whose (|A||x|)_i exceeds the working precision's range: the
+                           product is not representable there (y_i may be inf); not checked,
+                           not violations: a fault of the data, not of the kernel */
+    int64_t first_overflow; /* first such row, -1 when none */
 } hspmv_check;
 
 /* Unit roundoff of the working precision. */
 double hspmv_eps(void);
 
+/* Smallest normal number of the working precision (DBL_MIN or FLT_MIN):
+   eta in the bound's absolute term, for products in the subnormal range. */
+double hspmv_eta(void);
+
 /* Compares y with the long double reference of A*x under the DESIGN.md bound
-   with constant c (2 is the project's default). Returns the violation count. */
+   with constant c (2 is the project's default):
+   |y_i - ref_i| <= c*k_i*eps*(|A||x|)_i + k_i*eta. Returns the violation
+   count; rows whose product overflows are counted in out->overflows instead. */
 int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_real *y,
                         double c, hspmv_check *out);
 
