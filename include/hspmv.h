@@ -471,8 +471,11 @@ void hspmv_solver_opts_default(hspmv_solver_opts *o);
    HSPMV_OK when converged, HSPMV_ERR_NOCONV at the iteration limit,
    HSPMV_ERR_BREAKDOWN when p'Ap <= 0 or r'M^-1r <= 0 (A or M not SPD) or a
    residual is not finite, HSPMV_ERR_ARG (non-square matrix, zero in diag,
-   bad opts), HSPMV_ERR_NOMEM, HSPMV_ERR_MPI; err says which and where.
-   b = 0 gives x = 0 and HSPMV_OK after 0 iterations. */
+   bad opts, an inf or nan in b), HSPMV_ERR_NOMEM, HSPMV_ERR_MPI; err says
+   which and where. b = 0 gives x = 0 and HSPMV_OK after 0 iterations. A b
+   whose largest entry is beyond 2^400 or below 2^-400 (squares out of the
+   double range) is solved with b and x scaled by a power of two, exactly,
+   x scaled back on return. */
 int hspmv_cg_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_solver_opts *o,
                    hspmv_solver_result *res, hspmv_error *err);
 

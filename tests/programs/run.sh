@@ -235,6 +235,16 @@ if [ "$have_mpi" = 1 ]; then
     else fail "benchmark-mpi_accepts_subnormal_products at 2 ranks" "$out"; fi
 fi
 
+# solve --rhs with entries near 1e300: ||b||^2 overflowed ("||b|| is not
+# finite"); the solvers scale b and x by a power of two
+if [ "$have_mpi" = 1 ] && [ -z "$single" ]; then
+    awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print "4096 1";
+                 for (i = 0; i < 4096; i++) printf "%.17g\n", (1 + i % 7) * 1e300 }' > "$tmp/rhs_big.mtx"
+    if timeout "$tmo" $MPIRUN -n 2 "$bin/solve" "$M" --rhs "$tmp/rhs_big.mtx" > "$out" 2>&1 &&
+       grep -q '^  status: converged' "$out"; then pass "solve_with_a_rhs_near_1e300_converges at 2 ranks"
+    else fail "solve_with_a_rhs_near_1e300_converges at 2 ranks" "$out"; fi
+fi
+
 # ---- item: genmat's blocks are symmetric as documented ------------------------
 symmetric() { # FILE: 1 when every (i,j,v) has its (j,i,v)
     awk 'BEGIN { h = 0 } /^%/ { next } !h { h = 1; next } { a[$1 " " $2] = $3 }
