@@ -258,6 +258,9 @@ done
 symmetric matrices/blocks_1200_b12.mtx > "$out" || { ok=0; echo "  matrices/blocks_1200_b12.mtx"; cat "$out"; }
 if [ "$ok" = 1 ]; then pass "genmat_blocks_is_symmetric_and_the_bundled_one_too"
 else fail "genmat_blocks_is_symmetric_and_the_bundled_one_too"; fi
+# a row buffer the machine cannot give is refused, not written through
+expect_error "genmat_refuses_a_row_buffer_beyond_ulimit_v" "out of memory for a row of 2147483647 columns" \
+    sh -c 'ulimit -v 200000; exec "$0" powerlaw 2147483647' "$bin/genmat"
 # its --symmetric form is the lower triangle of the general one
 "$bin/genmat" blocks 50 --width 7 -o "$tmp/g.mtx" && "$bin/genmat" blocks 50 --width 7 --symmetric -o "$tmp/s.mtx"
 if awk '/^%/ { next } FNR == NR { if (!h1) { h1 = 1; next } if ($1 >= $2) g[$1 " " $2] = $3; next }
