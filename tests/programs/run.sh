@@ -134,7 +134,7 @@ sweep() { # PROG MPI? KIND PREFIX... -- OPTIONS: OPTION takes each value of KIND
                 case "$_v" in -*) continue ;; esac
                 eval "set -- $_pre"; set -- "$@" "$_v"; _w=$_pw
             else eval "set -- $_pre"; set -- "$@" "$_opt" "$_v"; _w=$_opt; fi
-            if [ "$_np" = 0 ]; then expect_error "sweep $_prog ${_opt#@pos} '$_v'" "$_w" "$bin/$_prog" "$@"
+            if [ "$_np" = 0 ]; then expect_error "sweep $_prog $([ "$_opt" = @pos ] && echo "$_pw" || echo "$_opt") '$_v'" "$_w" "$bin/$_prog" "$@"
             else expect_error_np "$_np" "sweep $_prog $_opt '$_v'" "$_w" "$bin/$_prog" "$@"; fi
             eval "set -- $_vals"
         done
