@@ -227,43 +227,43 @@ int main(int argc, char **argv)
     mp_start(&argc, &argv, prog, usage, &me, &P);
     hspmv_opts_default(&o);
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--reps")) reps = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--warmup")) warmup = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--threads")) o.threads = (int)bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--triad")) triad_mib = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--kernel") && v) o.kernel = v, i++;
-        else if (!strcmp(a, "--threshold") && v) o.csrl_threshold = atof(v), i++;
-        else if (!strcmp(a, "--partition") && v) {
-            if ((o.partition = bu_partition_of(v)) < 0) mp_die_msg("--partition takes nnz, rows or metis");
-            i++;
-        } else if (!strcmp(a, "--format") && v) {
-            if ((o.format = bu_format_of(v)) < 0) mp_die_msg("--format takes auto, csr, csrl, bcoo, csr16 or csrvi");
-            i++;
-        } else if (!strcmp(a, "--read") && v) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--reps")) reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
+        else if (!strcmp(a, "--warmup")) warmup = bu_parse_int(a, bu_value(argc, argv, &i), 0, BU_MAX_REPS);
+        else if (!strcmp(a, "--threads")) o.threads = mp_parse_threads(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--triad")) triad_mib = (long)(bu_parse_mib(a, bu_value(argc, argv, &i)) >> 20);
+        else if (!strcmp(a, "--kernel")) o.kernel = bu_parse_kernel(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--threshold")) o.csrl_threshold = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
+        else if (!strcmp(a, "--partition")) {
+            if ((o.partition = bu_partition_of(v = bu_value(argc, argv, &i))) < 0)
+                bu_fail("--partition takes nnz, rows or metis, not '%.40s'", v);
+        } else if (!strcmp(a, "--format")) {
+            if ((o.format = bu_format_of(v = bu_value(argc, argv, &i))) < 0)
+                bu_fail("--format takes auto, csr, csrl, bcoo, csr16 or csrvi, not '%.40s'", v);
+        } else if (!strcmp(a, "--read")) {
+            v = bu_value(argc, argv, &i);
             if (!strcmp(v, "parallel")) o.read = HSPMV_READ_PARALLEL;
             else if (!strcmp(v, "root")) o.read = HSPMV_READ_ROOT;
-            else mp_die_msg("--read takes root or parallel");
-            i++;
-        } else if (!strcmp(a, "--halo") && v) {
+            else bu_fail("--read takes root or parallel, not '%.40s'", v);
+        } else if (!strcmp(a, "--halo")) {
+            v = bu_value(argc, argv, &i);
             if (!strcmp(v, "node")) halos[0] = HSPMV_HALO_NODE, nhalo = 1;
             else if (!strcmp(v, "p2p")) halos[0] = HSPMV_HALO_P2P, nhalo = 1;
             else if (!strcmp(v, "node,p2p")) halos[0] = HSPMV_HALO_NODE, halos[1] = HSPMV_HALO_P2P, nhalo = 2;
             else if (!strcmp(v, "p2p,node")) halos[0] = HSPMV_HALO_P2P, halos[1] = HSPMV_HALO_NODE, nhalo = 2;
-            else mp_die_msg("--halo takes node, p2p or both (node,p2p)");
-            i++;
-        } else if (!strcmp(a, "--env") && v) {
-            if (nenv == 32 || strlen(v) >= 256) mp_die_msg("--env: at most 32, of under 256 characters each");
+            else bu_fail("--halo takes node, p2p or both (node,p2p), not '%.40s'", v);
+        } else if (!strcmp(a, "--env")) {
+            v = bu_value(argc, argv, &i);
+            if (nenv == 32 || strlen(v) >= 256) bu_fail("--env: at most 32, of under 256 characters each");
             envs[nenv++] = v;
-            i++;
-        } else if (!strcmp(a, "--passes")) passes = bu_parse_long(prog, a, v), i++;
+        } else if (!strcmp(a, "--passes")) passes = bu_parse_int(a, bu_value(argc, argv, &i), 1, 64);
         else if (!strcmp(a, "--caller-x")) caller_x = 1;
         else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
         else mp_other_arg(a, &path);
     }
     mp_need_path(path);
-    if (passes > 64) mp_die_msg("--passes: at most 64");
+    mp_check_threads(o.threads);
     if (nenv == 0) envs[nenv++] = "";
 
     /* A PETSc binary file: every rank reads its rows with MPI-IO inside
@@ -394,7 +394,7 @@ int main(int argc, char **argv)
         if (me == 0) {
             double med, mn, mx;
             bu_stats(va->t, (int)nt, &med, &mn, &mx);
-            int vbad = chk.violations != 0;
+            int vbad = chk.violations != 0 || chk.overflows != 0;
             bad |= vbad;
             double ysum, ychk;
             bu_ysums(yg, in.nrows, &ysum, &ychk);
@@ -487,7 +487,7 @@ int main(int argc, char **argv)
                        "%.1f MB; max over ranks of that / its own CSR rows %.2fx\n", va->mem_max[0] / 1e6,
                        va->rp_root / 1e6, va->mem_max[1]);
                 printf("  check vs long-double reference: max_rel=%.3e avg_rel=%.3e rows_off_bound=%lld %s\n",
-                       chk.max_rel, chk.avg_rel, (long long)chk.violations, vbad ? "FAILED" : "ok");
+                       chk.max_rel, chk.avg_rel, (long long)chk.violations, bu_check_word(&chk));
             }
             printf(json ? "{\"bench\":\"mpi\",\"matrix\":\"%s\",\"precision\":\"%s\",\"ranks\":%d,\"threads\":%d,"
                           "\"partition\":\"%s\",\"read\":\"%s\",\"read_s\":%.4f,\"partition_s\":%.4f,"
@@ -503,7 +503,7 @@ int main(int argc, char **argv)
                           "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
                           "\"shm_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
                           "\"peak_mb_others\":%.1f,\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,"
-                          "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d"
+                          "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld"
                         : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
                           "partition_s=%.4f distribute_s=%.4f prepare_s=%.4f read_peak_mb_max=%.1f "
                           "read_peak_mb_root=%.1f read_peak_share_max=%.3f read_gbs=%.3f rows=%lld cols=%lld "
@@ -514,7 +514,7 @@ int main(int argc, char **argv)
                           "gather_copy_ms=%.5f internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                           "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f triad_gbs=%.2f "
                           "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
-                          "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d",
+                          "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld",
                    path, prec, P, thr, part_names[in.partition], read_how, va->su_max[0], va->su_max[1],
                    va->su_max[2], va->su_max[3], va->mem_max[0] / 1e6, va->rp_root / 1e6, va->mem_max[1], read_gbs,
                    (long long)in.nrows, (long long)in.ncols, (long long)in.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
@@ -526,7 +526,7 @@ int main(int argc, char **argv)
                    (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p,
                    va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, triad, peak_read / 1e6,
                    peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk,
-                   in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa, in.owned_in_node);
+                   in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa, in.owned_in_node, (long long)chk.overflows);
             if (json && verbose) {
                 printf(",\"per_rank\":[");
                 for (int p = 0; p < P; p++)
@@ -538,7 +538,8 @@ int main(int argc, char **argv)
             }
             printf(json ? "}\n" : "\n");
             fflush(stdout);
-            if (vbad) fprintf(stderr, "%s: %s: result off the reference bound (variant %d)\n", prog, path, vi + 1);
+            if (vbad && nv > 1) fprintf(stderr, "%s: %s: variant %d:\n", prog, path, vi + 1);
+            bu_check_report(path, &chk); /* a wrong kernel, or a product that overflows */
         }
         free(all);
     }
@@ -554,6 +555,7 @@ int main(int argc, char **argv)
     hspmv_free(yg);
     hspmv_csr_free(&A);
     if (rows_check) mc_rows_free(&R);
+    if (me == 0) bu_check_stdout(); /* results lost on a full disk are a failure */
     MPI_Finalize();
     return bad ? 1 : 0;
 }

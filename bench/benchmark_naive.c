@@ -24,16 +24,18 @@ int main(int argc, char **argv)
     hspmv_csr A;
     hspmv_read_info info;
 
+    bu_set_prog(prog);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps")) reps = bu_parse_long(prog, "--reps", i + 1 < argc ? argv[++i] : NULL);
-        else if (!strcmp(argv[i], "--warmup")) warmup = bu_parse_long(prog, "--warmup", i + 1 < argc ? argv[++i] : NULL);
-        else if (!strcmp(argv[i], "--read-only")) read_only = 1;
-        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(stdout); return 0; }
-        else if (argv[i][0] == '-' && argv[i][1]) { fprintf(stderr, "%s: error: unknown option '%s'\n", prog, argv[i]); usage(stderr); return 2; }
-        else if (!path) path = argv[i];
-        else { fprintf(stderr, "%s: error: more than one matrix given ('%s')\n", prog, argv[i]); return 2; }
+        const char *a = argv[i];
+        if (!strcmp(a, "--reps")) reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
+        else if (!strcmp(a, "--warmup")) warmup = bu_parse_int(a, bu_value(argc, argv, &i), 0, BU_MAX_REPS);
+        else if (!strcmp(a, "--read-only")) read_only = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (a[0] == '-' && a[1]) bu_fail("unknown option '%s' (see %s --help)", a, prog);
+        else if (!path) path = a;
+        else bu_fail("more than one matrix given ('%s' after '%s')", a, path);
     }
-    if (!path) { usage(stderr); return 2; }
+    if (!path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [options]; see --help)", prog);
 
     double rss0 = bu_peak_rss(); /* the process before any matrix */
     hspmv_read_opts ro = bu_progress_opts(path);
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
                "peak_mb=%.1f\n", path, sizeof(hspmv_real) == 8 ? "double" : "single", threads, t_read, mbs,
                info.bytes / 1e6, (long long)A.nnz, peak_mb);
         hspmv_csr_free(&A);
+        bu_check_stdout();
         return 0;
     }
 
@@ -85,16 +88,18 @@ int main(int argc, char **argv)
     printf("  %.3f GFLOP/s (2*nnz/t), %.2f GB/s (bytes = nnz*(%zu+4) + (rows+1)*8 + cols*%zu + rows*%zu)\n",
            flops / med / 1e9, bytes / med / 1e9, sizeof(hspmv_real), sizeof(hspmv_real), sizeof(hspmv_real));
     printf("  check vs long-double reference: max_rel=%.3e avg_rel=%.3e rows_off_bound=%lld %s\n",
-           chk.max_rel, chk.avg_rel, (long long)chk.violations, chk.violations ? "FAILED" : "ok");
+           chk.max_rel, chk.avg_rel, (long long)chk.violations, bu_check_word(&chk));
     printf("bench=naive matrix=%s precision=%s rows=%lld cols=%lld nnz=%lld reps=%ld median_ms=%.6f "
            "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f read_mbs=%.1f peak_mb=%.1f max_rel=%.3e "
-           "avg_rel=%.3e violations=%lld ysum=%.10g ychk=%.10g\n",
+           "avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g ychk=%.10g\n",
            path, sizeof(hspmv_real) == 8 ? "double" : "single", (long long)A.nrows, (long long)A.ncols,
            (long long)A.nnz, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9, mbs,
-           peak_mb, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk);
+           peak_mb, chk.max_rel, chk.avg_rel, (long long)chk.violations, (long long)chk.overflows, ysum, ychk);
     hspmv_free(x);
     hspmv_free(y);
     free(t);
     hspmv_csr_free(&A);
-    return chk.violations ? 1 : 0;
+    int bad = bu_check_report(path, &chk);
+    bu_check_stdout();
+    return bad;
 }

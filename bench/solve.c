@@ -87,34 +87,31 @@ int main(int argc, char **argv)
     hspmv_solver_opts_default(&so);
     if (sizeof(hspmv_real) == 4) so.tol = 1e-5; /* 1e-8 is below single precision's reach */
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--rhs") && v) rhs = v, i++;
-        else if (!strcmp(a, "--maxit")) so.maxit = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--reps")) reps = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--threads")) o.threads = (int)bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--tol") && v) {
-            char *end;
-            so.tol = strtod(v, &end);
-            if (*end || !(so.tol >= 0)) mp_die_msg("--tol takes a number >= 0");
-            i++;
-        } else if (!strcmp(a, "--method") && v) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--rhs")) rhs = bu_value(argc, argv, &i);
+        else if (!strcmp(a, "--maxit")) so.maxit = bu_parse_int(a, bu_value(argc, argv, &i), 1, 1000000000);
+        else if (!strcmp(a, "--reps")) reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
+        else if (!strcmp(a, "--threads")) o.threads = mp_parse_threads(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--tol")) so.tol = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
+        else if (!strcmp(a, "--method")) {
+            v = bu_value(argc, argv, &i);
             if (!strcmp(v, "cg")) bicg = 0;
             else if (!strcmp(v, "bicgstab")) bicg = 1;
-            else mp_die_msg("--method takes cg or bicgstab");
-            i++;
-        } else if (!strcmp(a, "--partition") && v) {
-            if ((o.partition = bu_partition_of(v)) < 0) mp_die_msg("--partition takes nnz, rows or metis");
-            i++;
-        } else if (!strcmp(a, "--read") && v) {
+            else bu_fail("--method takes cg or bicgstab, not '%.40s'", v);
+        } else if (!strcmp(a, "--partition")) {
+            if ((o.partition = bu_partition_of(v = bu_value(argc, argv, &i))) < 0)
+                bu_fail("--partition takes nnz, rows or metis, not '%.40s'", v);
+        } else if (!strcmp(a, "--read")) {
+            v = bu_value(argc, argv, &i);
             if (!strcmp(v, "parallel")) par = 1;
             else if (!strcmp(v, "root")) par = 0;
-            else mp_die_msg("--read takes root or parallel");
-            i++;
+            else bu_fail("--read takes root or parallel, not '%.40s'", v);
         } else if (!strcmp(a, "--jacobi")) jacobi = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
         else mp_other_arg(a, &path);
     }
     mp_need_path(path);
+    mp_check_threads(o.threads);
 
     /* rank 0 reads matrix and right-hand side (the status is everyone's),
        or every rank reads a byte range of the matrix */
@@ -166,10 +163,16 @@ int main(int argc, char **argv)
     } else if (mc_rows_read(path, o.threads, &R, &e) || mc_check(&R, D, b, yg, one, &chk, &e)) {
         mp_die(&e);
     }
-    if (chk.violations) {
-        if (me == 0) fprintf(stderr, "%s: y = A*1 violates the DESIGN.md bound in %lld rows (first %lld)\n",
-                             prog, (long long)chk.violations, (long long)chk.first_bad);
-        mp_die_msg("SpMV validation failed");
+    if (chk.violations || chk.overflows) {
+        char m[300];
+        if (chk.violations)
+            snprintf(m, sizeof(m), "SpMV validation failed: y = A*1 violates the DESIGN.md bound in %lld rows (first row %lld)",
+                     (long long)chk.violations, (long long)chk.first_bad + 1);
+        else
+            snprintf(m, sizeof(m), "y = A*1 overflows the %s range in %lld rows (first row %lld): the matrix's row sums "
+                     "are not representable; scale the matrix", sizeof(hspmv_real) == 4 ? "float" : "double",
+                     (long long)chk.overflows, (long long)chk.first_overflow + 1);
+        mp_die_msg(m);
     }
     if (rhs && hspmv_dist_scatter(D, HSPMV_VEC_ROWS, bg, b, &e)) mp_die(&e); /* else b = A*1 */
     if (jacobi && (par ? mc_diag(&R, D, diag, &e) : hspmv_solver_diag_root(D, me == 0 ? &A : NULL, diag, &e)))
@@ -181,6 +184,9 @@ int main(int argc, char **argv)
 
     /* solve reps times from x0 = 0; median time per iteration */
     double *tpi = calloc((size_t)reps, sizeof(double)), share = 0;
+    nomem = !tpi;
+    MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (nomem) mp_die_msg("out of memory for the timings of --reps");
     hspmv_solver_result res = {0};
     hspmv_error se = {0, ""};
     int status = HSPMV_OK;
@@ -237,6 +243,7 @@ int main(int argc, char **argv)
     hspmv_free(yg);
     hspmv_free(onesg);
     hspmv_dist_destroy(&D);
+    if (me == 0) bu_check_stdout(); /* results lost on a full disk are a failure */
     if (status) mp_die(&se);
     MPI_Finalize();
     return 0;

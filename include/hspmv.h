@@ -186,19 +186,29 @@ void hspmv_ref_spmv(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y);
 
 /* Outcome of comparing a y with the reference. */
 typedef struct hspmv_check {
-    int64_t violations; /* rows with |y_i - ref_i| > c*k_i*eps*(|A||x|)_i */
+    int64_t violations; /* rows with |y_i - ref_i| > c*k_i*eps*(|A||x|)_i + k_i*eta */
     int64_t first_bad;  /* first such row, -1 when none */
     double worst;       /* max over rows of |y_i - ref_i| / bound_i (0/0 = 0) */
     double max_rel;     /* max over rows of |y_i-ref_i| / (|A||x|)_i (the seed divided
                            by |ref_i|, meaningless where a row cancels to ~0) */
     double avg_rel;     /* the same, averaged over rows */
+    int64_t overflows;  /* rows whose (|A||x|)_i exceeds the working precision's range: the
+                           product is not representable there (y_i may be inf); not checked,
+                           not violations: a fault of the data, not of the kernel */
+    int64_t first_overflow; /* first such row, -1 when none */
 } hspmv_check;
 
 /* Unit roundoff of the working precision. */
 double hspmv_eps(void);
 
+/* Smallest normal number of the working precision (DBL_MIN or FLT_MIN):
+   eta in the bound's absolute term, for products in the subnormal range. */
+double hspmv_eta(void);
+
 /* Compares y with the long double reference of A*x under the DESIGN.md bound
-   with constant c (2 is the project's default). Returns the violation count. */
+   with constant c (2 is the project's default):
+   |y_i - ref_i| <= c*k_i*eps*(|A||x|)_i + k_i*eta. Returns the violation
+   count; rows whose product overflows are counted in out->overflows instead. */
 int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_real *y,
                         double c, hspmv_check *out);
 
@@ -226,7 +236,8 @@ typedef struct hspmv_opts {
     double csrl_threshold; /* 0.3 (DESIGN.md) */
     const char *kernel;    /* "auto": on matrices of >= 2^20 nonzeros the fastest set timed at
                               creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
-    int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads() */
+    int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads(); at most
+                              hspmv_max_threads() */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
     int halo;              /* HSPMV_HALO_AUTO (node-aware where possible), _NODE or _P2P */
     int read;              /* hspmv_dist_read: HSPMV_READ_ROOT (rank 0 reads the file and sends the
@@ -235,6 +246,12 @@ typedef struct hspmv_opts {
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
+
+/* The most OpenMP threads a call may be given (hspmv_opts.threads, or
+   omp_get_max_threads() when that is 0): 8 per processor this process may
+   run on (omp_get_num_procs()), and never fewer than 256. More is refused
+   with HSPMV_ERR_ARG: the OpenMP runtime crashes or exits on absurd counts. */
+int hspmv_max_threads(void);
 
 /* A matrix prepared for repeated y = A*x on one rank: converted to its
    format, arrays first-touched by the threads that use them, rows split
@@ -615,8 +632,11 @@ void hspmv_solver_opts_default(hspmv_solver_opts *o);
    HSPMV_OK when converged, HSPMV_ERR_NOCONV at the iteration limit,
    HSPMV_ERR_BREAKDOWN when p'Ap <= 0 or r'M^-1r <= 0 (A or M not SPD) or a
    residual is not finite, HSPMV_ERR_ARG (non-square matrix, zero in diag,
-   bad opts), HSPMV_ERR_NOMEM, HSPMV_ERR_MPI; err says which and where.
-   b = 0 gives x = 0 and HSPMV_OK after 0 iterations. */
+   bad opts, an inf or nan in b), HSPMV_ERR_NOMEM, HSPMV_ERR_MPI; err says
+   which and where. b = 0 gives x = 0 and HSPMV_OK after 0 iterations. A b
+   whose largest entry is beyond 2^400 or below 2^-400 (squares out of the
+   double range) is solved with b and x scaled by a power of two, exactly,
+   x scaled back on return. */
 int hspmv_cg_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_solver_opts *o,
                    hspmv_solver_result *res, hspmv_error *err);
 

@@ -56,7 +56,8 @@ static int fail_token(reader *R, int64_t line, const char *ls, const char *p, co
     const char *le = line_end(p);
     const char *cr = has_inner_cr(ls, le) ? LONE_CR_NOTE : "";
     mtx_quote(lq, ls, le);
-    if (*p == '\n') return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found the end of the line '%s'%s", what, lq, cr);
+    if (*p == '\n')
+        return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found the end of the line '%s'%s", what, lq, cr);
     mtx_quote(q, p, token_end(p) == p ? p + 1 : token_end(p));
     return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found '%s' in '%s'%s", what, q, lq, cr);
 }

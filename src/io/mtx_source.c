@@ -56,7 +56,9 @@ static ptrdiff_t raw_read(mtx_source *s, unsigned char *dst, size_t n)
         if (r > 0 && s->pread_mode) s->pos += r;
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
-            src_fail(s, s->buf && dst == (unsigned char *)s->buf + s->len ? got : 0, HSPMV_ERR_IO, "read failed: %s", strerror(errno));
+            int e = errno; /* the text read into buf so far counts for the line number */
+            src_fail(s, s->buf && dst == (unsigned char *)s->buf + s->len ? got : 0, HSPMV_ERR_IO, "read failed: %s",
+                     strerror(e));
             return -1;
         }
         if (r == 0) break;

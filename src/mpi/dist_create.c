@@ -323,6 +323,11 @@ static int copy_rows(int me, int64_t nl, int64_t ncols, const int64_t *rowptr, c
         if (colind[k] < 0 || colind[k] >= ncols)
             return hspmv_err(err, HSPMV_ERR_ARG, "rank %d: column %lld of entry %lld outside [0, %lld)", me,
                              (long long)colind[k], (long long)k, (long long)ncols);
+    char what[96]; /* the copy is checked against what this rank can be given before it is made */
+    snprintf(what, sizeof(what), "rank %d: a copy of its %lld rows and %lld entries", me, (long long)nl, (long long)z);
+    int rc = hspmv_mem_check(8.0 * ((double)nl + 1) + (4.0 + sizeof(hspmv_real)) * (double)z, "hspmv_dist_create", 0,
+                             what, err);
+    if (rc) return rc;
     S->nrows = nl;
     S->ncols = ncols;
     S->nnz = z;
@@ -372,18 +377,19 @@ int hspmv_dist_create(MPI_Comm comm, int64_t nrows_local, int64_t ncols, int64_t
     if (MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, D->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allgather of the sizes failed", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-    /* the same checks on the same data give the same answer everywhere */
+    /* the same checks on the same data give the same answer everywhere:
+       every rank is compared with rank 0's values, not its own */
     int given = 0;
     D->row_start[0] = 0;
     for (int p = 0; p < P; p++) {
         D->row_start[p + 1] = D->row_start[p] + all[3 * p];
-        if (all[3 * p + 1] != ncols && !rc)
+        if (all[3 * p + 1] != all[1] && !rc)
             rc = hspmv_err(err, HSPMV_ERR_ARG, "ranks disagree on ncols: rank 0 has %lld, rank %d has %lld",
                            (long long)all[1], p, (long long)all[3 * p + 1]);
         given += all[3 * p + 2] >= 0;
     }
     D->nrows = D->row_start[P];
-    D->ncols = ncols;
+    D->ncols = all[1];
     if (!rc && D->nrows > INT32_MAX)
         rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "%lld rows in all exceed 2^31-1", (long long)D->nrows);
     if (!rc && given != 0 && given != P)
