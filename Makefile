@@ -71,7 +71,7 @@ endef
 $(foreach i,$(SIMD_ISAS),$(eval $(call simd_rule,$(i))))
 
 # Programs at the top level, built from bench/<name with _>.c
-PROGS     := benchmark-naive genmat $(if $(wildcard bench/benchmark_omp.c),benchmark-omp)
+PROGS     := benchmark-naive genmat convert $(if $(wildcard bench/benchmark_omp.c),benchmark-omp)
 BENCH_LIB := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/bench_*.c))
 PROG_BIN  := $(PROGS:%=$(BUILD)/bin/%)
 
@@ -89,6 +89,18 @@ TEST_LIB := $(BUILD)/obj/tests/testlib.o
 ifeq ($(NO_MPI),)
 -include mpi.mk
 -include solver.mk
+-include petsc.mk
+endif
+# The programs as a user runs them, hostile arguments and files included
+# (tests/programs/run.sh; needs the MPI programs, so not in cross builds).
+ifeq ($(NO_MPI),)
+PROGRAMS_TEST_RUN = sh tests/programs/run.sh --record $(BUILD)/results-programs.txt $(BUILD)
+EXTRA_TEST_DEPS += $(PROG_BIN)
+EXTRA_TEST_CMD  += $(PROGRAMS_TEST_RUN);
+.PHONY: test-programs
+test-programs: $(PROG_BIN)
+	@$(PROGRAMS_TEST_RUN)
+-include cluster.mk
 endif
 # The CUDA path (make CUDA=1).
 ifneq ($(CUDA),)
@@ -139,7 +151,8 @@ test-one: $(TEST_BIN)
 	@HSPMV_RUNNER="$(HSPMV_RUNNER)" sh tests/run.sh $(TEST_BIN)
 
 # Everything: both precisions natively, the NEON kernels cross-compiled for
-# aarch64 and run under qemu, and the MPI tests (mpi.mk). Each part records
+# aarch64 and run under qemu, the MPI tests (mpi.mk), then the scripts, the
+# PETSc example and a one-node Slurm once (cluster.mk). Each part records
 # its counts in $(BUILD)/results-*.txt; the closing line adds them up.
 test: build/.deps-test
 	@rm -f build/*/results-*.txt
@@ -148,6 +161,7 @@ test: build/.deps-test
 	@$(MAKE) --no-print-directory test-aarch64
 	@$(MAKE) --no-print-directory test-cuda
 	@$(MAKE) --no-print-directory programs
+	@$(MAKE) --no-print-directory test-cluster
 	@sh tests/run.sh --summary build/*/results-*.txt
 
 # Builds and runs one precision's tests, then the extra suites (MPI, ...).
@@ -187,10 +201,12 @@ sanitize: build/.deps-build
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" test-one
 
 FUZZ_BIN := build/fuzz/fuzz_mtx
-$(FUZZ_BIN): tests/fuzz/fuzz_mtx.c $(wildcard src/io/*.c src/util/*.c src/io/*.h src/util/*.h) include/hspmv.h
+# the reader and writer with the CSR pieces they call (validate, free)
+FUZZ_SRC := $(wildcard src/io/*.c src/util/*.c) src/csr/csr_validate.c src/csr/csr_from_coo.c src/csr/csr_sort.c
+$(FUZZ_BIN): tests/fuzz/fuzz_mtx.c $(FUZZ_SRC) $(wildcard src/io/*.h src/util/*.h) include/hspmv.h
 	@mkdir -p build/fuzz/include && printf '#ifndef HSPMV_CONFIG_H\n#define HSPMV_CONFIG_H\n#endif\n' > build/fuzz/include/hspmv_config.h
 	clang -std=c11 -D_GNU_SOURCE -DHSPMV_NO_MPI -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ibuild/fuzz/include \
-	  -Isrc/util -Isrc/io tests/fuzz/fuzz_mtx.c $(wildcard src/io/*.c src/util/*.c) -lz -lm -o $@
+	  -Isrc/util -Isrc/io -Isrc/csr tests/fuzz/fuzz_mtx.c $(FUZZ_SRC) -lz -lm -o $@
 fuzz: build/.deps-fuzz $(FUZZ_BIN)
 	@mkdir -p build/fuzz/corpus
 	@$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
@@ -198,9 +214,10 @@ fuzz: build/.deps-fuzz $(FUZZ_BIN)
 	  grep -E 'number_of_executed_units|peak_rss|ERROR|SUMMARY|Done' build/fuzz/log; \
 	  echo "fuzz: exit $$rc (log in build/fuzz/log)"; exit $$rc
 
-# The main job: benchmark-mpi on every bundled matrix, one rank per core.
+# The main job: benchmark-mpi on every bundled matrix, one rank per core (inside
+# a Slurm allocation: its tasks; run_all-mpi.sh RANKS=auto).
 run: programs
-	@sh run_all-mpi.sh benchmark-mpi $$(nproc)
+	@sh run_all-mpi.sh benchmark-mpi auto
 
 # The bundled matrices (see matrices/README.md).
 matrices: programs
@@ -213,12 +230,30 @@ matrices: programs
 	./genmat random 3000 --k 8 -o matrices/random_3000_k8.mtx
 	./genmat powerlaw 2000 --k 6 -o matrices/powerlaw_2000_k6.mtx
 
-install: lib
+# make install: the library, headers, hspmv.pc (pkg-config), the CMake
+# package (lib/cmake/hspmv: find_package(hspmv), target hspmv::hspmv), the
+# programs (bin) and the scripts with the bundled matrices (share/hspmv,
+# laid out as here, so they find PREFIX/bin).
+HSPMV_VERSION := 0.1.0
+CMAKE_DIR = $(DESTDIR)$(PREFIX)/lib/cmake/hspmv
+SHARE_DIR = $(DESTDIR)$(PREFIX)/share/hspmv
+install: lib programs
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	cp $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	cp include/hspmv.h $(BUILD)/include/hspmv_config.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(strip $(MPI_LDLIBS) $(LDLIBS))|' scripts/hspmv.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hspmv.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(strip $(MPI_LDLIBS) $(LDLIBS))|' -e 's|@VERSION@|$(HSPMV_VERSION)|' \
+	  scripts/hspmv.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hspmv.pc
+	mkdir -p $(CMAKE_DIR)
+	sed -e 's|@PRECISION@|$(PRECISION)|' -e 's|@MPI@|$(if $(NO_MPI),0,1)|' -e 's|@ZLIB@|$(if $(NO_ZLIB),0,1)|' \
+	  scripts/hspmv-config.cmake.in > $(CMAKE_DIR)/hspmv-config.cmake
+	sed -e 's|@VERSION@|$(HSPMV_VERSION)|' -e "s|@SIZEOF_VOID_P@|$$(printf '#include <stdint.h>\nSIZE=__SIZEOF_POINTER__\n' | $(CC) -E -P - | sed -n 's/^SIZE=//p')|" \
+	  scripts/hspmv-config-version.cmake.in > $(CMAKE_DIR)/hspmv-config-version.cmake
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(SHARE_DIR)/scripts $(SHARE_DIR)/slurm $(SHARE_DIR)/matrices
+	cp $(PROGS:%=$(BUILD)/bin/%) $(DESTDIR)$(PREFIX)/bin/
+	cp run_all-omp.sh run_all-mpi.sh run_all-light.sh $(SHARE_DIR)/
+	cp scripts/csv.sh scripts/plot $(SHARE_DIR)/scripts/
+	cp slurm/*.sbatch slurm/job.sh $(SHARE_DIR)/slurm/
+	cp matrices/*.mtx matrices/README.md $(SHARE_DIR)/matrices/
 
 clean:
 	rm -rf build $(PROGS) benchmark-light

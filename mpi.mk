@@ -1,10 +1,10 @@
-# mpi.mk — the distributed layer (src/dist), benchmark-mpi and the MPI tests;
+# mpi.mk — the distributed layer (src/mpi), benchmark-mpi and the MPI tests;
 # included by the Makefile before its rules unless NO_MPI is set.
 #   MPI_TEST_RANKS    rank counts the MPI tests run at (default 1 2 3 4 5 8)
 #   MPI_TEST_THREADS  OpenMP threads per rank (default 1 2)
 
 MPI_LDLIBS := -lmetis
-MPI_SRC    := $(wildcard src/dist/*.c)
+MPI_SRC    := $(wildcard src/mpi/*.c)
 MPI_OBJ    := $(MPI_SRC:%.c=$(BUILD)/mpiobj/%.o)
 LIB_OBJ    += $(MPI_OBJ)
 PROGS      += benchmark-mpi
@@ -12,9 +12,9 @@ PROG_BIN   += $(BUILD)/bin/benchmark-mpi
 
 $(BUILD)/mpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
-	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/dist -Itests $(CFLAGS) -c $< -o $@
+	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/mpi -Itests $(CFLAGS) -c $< -o $@
 
-MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o
+MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o $(BUILD)/mpiobj/bench/mpi_check.o
 
 $(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(MPI_PROG_OBJ) $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)

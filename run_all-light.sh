@@ -1,13 +1,15 @@
 #!/bin/sh
 # run_all-light.sh — benchmark-light (the GPU path) on every matrix of a folder.
 #   sh run_all-light.sh [PROGRAM] [FOLDER] [benchmark-light options...]
-# PROGRAM defaults to benchmark-light beside this script (build: make CUDA=1),
+# PROGRAM defaults to benchmark-light beside this script (build: make CUDA=1;
+# else an installed prefix's bin, PREFIX/share/hspmv/../../bin),
 # FOLDER to the bundled matrices/. Other options (--kernel all, --reps, ...)
 # go to the program. Each run's output is shown, the key=value lines are
 # repeated at the end, and the exit status is 1 if any matrix failed its check.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 prog=${1:-$here/benchmark-light}
+[ $# -eq 0 ] && [ ! -x "$prog" ] && [ -x "$here/../../bin/benchmark-light" ] && prog=$here/../../bin/benchmark-light
 [ $# -gt 0 ] && shift
 folder=""
 case "${1:-}" in ''|-*) ;; *) folder=$1; shift ;; esac

@@ -1,17 +1,34 @@
 #!/bin/sh
-# run_all-omp.sh — benchmark-omp on every matrix of a folder, one table row each.
+# run_all-omp.sh — benchmark-omp on every matrix of a folder, one table row per
+# matrix and thread count.
 #   sh run_all-omp.sh [PROGRAM] [THREADS] [FOLDER] [--csv FILE] [benchmark-omp options...]
-# PROGRAM defaults to benchmark-omp (found beside this script, else on PATH),
-# THREADS to all cores, FOLDER to the bundled matrices/. More threads than
-# cores is allowed (OpenMP oversubscribes). --csv appends every measurement
-# (one row per format) to FILE; other options (--reps, --no-bw, --format, ...)
-# go to the program. Exit status 1 if any matrix failed its check.
+# PROGRAM defaults to benchmark-omp (found beside this script, else in an
+# installed prefix's bin, PREFIX/share/hspmv/../../bin, else on PATH),
+# THREADS (a count or a list such as 1,2,4) to the program's default, FOLDER
+# to the bundled matrices/. More threads than cores is allowed (OpenMP
+# oversubscribes). --csv appends every measurement (one row per format and
+# thread count, the columns of the program's key=value lines) to FILE; the
+# header is written when FILE is new or empty, and FILE is tried before
+# anything is measured. Other options (--reps, --no-bw, --format, ...) go to
+# the program.
+# Table: "format" is the line the row's numbers come from, named by its own
+# asked=/format= keys: auto>F when the automatic choice ran (it chose F), else
+# the fastest format that ran; "best" is the fastest explicitly asked format
+# and best/shown its median over the shown one's. No number is ever shown
+# under another format's name.
+# Exit status: 0 all ran and passed, 1 a matrix failed its check or the CSV
+# could not be written, 2 bad usage.
 set -u
+me=run_all-omp.sh
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/csv.sh
+. "$here/scripts/csv.sh"
+die() { echo "$me: $*" >&2; exit 2; }
 prog=${1:-benchmark-omp}
 [ $# -gt 0 ] && shift
 threads=""
-case "${1:-}" in ''|-*) ;; *) threads=$1; shift ;; esac
+# THREADS: digits and commas; a word that is not a folder is a bad THREADS
+case "${1:-}" in ''|-*) ;; *[!0-9,]*) [ -d "$1" ] || { threads=$1; shift; } ;; *) threads=$1; shift ;; esac
 folder=""
 case "${1:-}" in ''|-*) ;; *) folder=$1; shift ;; esac
 [ -n "$folder" ] || folder="$here/matrices"
@@ -19,7 +36,7 @@ csv=""
 extra=""
 while [ $# -gt 0 ]; do
     case "$1" in
-    --csv) [ $# -ge 2 ] || { echo "run_all-omp.sh: --csv needs a file" >&2; exit 2; }
+    --csv) [ $# -ge 2 ] || die "--csv needs a file name"
            csv=$2; shift 2 ;;
     *) extra="$extra $1"; shift ;;
     esac
@@ -28,24 +45,44 @@ done
 case "$prog" in
 */*) ;;
 *) if [ -x "$here/$prog" ]; then prog="$here/$prog"
+   elif [ -x "$here/../../bin/$prog" ]; then prog=$(cd "$here/../../bin" && pwd)/$prog
    elif command -v "$prog" >/dev/null 2>&1; then prog=$(command -v "$prog")
-   else echo "run_all-omp.sh: program '$prog' not found (run 'make' in $here first)" >&2; exit 2; fi ;;
+   else die "program '$prog' not found (run 'make' in $here first)"; fi ;;
 esac
-[ -x "$prog" ] || { echo "run_all-omp.sh: '$prog' is not executable" >&2; exit 2; }
-[ -d "$folder" ] || { echo "run_all-omp.sh: matrix folder '$folder' not found" >&2; exit 2; }
-case "$threads" in ''|*[!0-9]*) [ -z "$threads" ] || { echo "run_all-omp.sh: threads must be a positive number, not '$threads'" >&2; exit 2; } ;; esac
+{ [ -f "$prog" ] && [ -x "$prog" ]; } || die "'$prog' is not an executable file"
+[ -d "$folder" ] || die "matrix folder '$folder' not found"
+if [ -n "$threads" ]; then
+    case "$threads" in *[!0-9,]*|,*|*,|*,,*)
+        die "THREADS must be a count or a comma-separated list of counts (1 or more), not '$threads'" ;; esac
+    for t in $(echo "$threads" | tr ',' ' '); do
+        t=$(echo "$t" | sed 's/^0*//')
+        [ -n "$t" ] || die "THREADS must be 1 or more, not 0"
+        { [ ${#t} -le 5 ] && [ "$t" -le 4096 ]; } || die "$t threads is more than any node runs (at most 4096)"
+    done
+fi
+n=0
+for m in "$folder"/*.mtx "$folder"/*.mtx.gz; do [ -f "$m" ] && n=$((n + 1)); done
+[ "$n" -gt 0 ] || die "no .mtx or .mtx.gz files in '$folder'"
+
+# The CSV is written here from the program's key=value lines, so it is tried
+# before anything is measured and every row's write is checked.
+keys="matrix rows cols nnz precision threads format asked isa seg_ratio reps median_ms min_ms max_ms gflops gbs triad_gbs frac_triad max_rel avg_rel violations"
+header=$(echo "$keys" | tr ' ' ',')
+if [ -n "$csv" ] && ! csv_open "$csv" "$header"; then
+    echo "$me: cannot write the CSV file '$csv': $csv_why" >&2
+    exit 2
+fi
 
 log=$(mktemp "${TMPDIR:-/tmp}/run_all-omp.XXXXXX") || exit 2
-trap 'rm -f "$log"' EXIT INT TERM
+trap 'rm -f "$log" "$log.rows"' EXIT INT TERM
 status=0
-n=0
-printf '%-28s %9s %10s %6s %-6s %-6s %10s %8s %8s %7s %9s %5s\n' matrix rows nnz seg auto best \
-    median_ms GFLOP/s GB/s triad auto/best check
+rows=0
+printf '%-28s %9s %10s %6s %4s %-12s %10s %8s %8s %7s %-6s %10s %10s %5s\n' matrix rows nnz seg thr format \
+    median_ms GFLOP/s GB/s triad best best_ms best/shown check
 for m in "$folder"/*.mtx "$folder"/*.mtx.gz; do
     [ -f "$m" ] || continue
-    n=$((n + 1))
     # shellcheck disable=SC2086
-    "$prog" "$m" $threads ${csv:+--csv "$csv"} $extra > "$log" 2>&1
+    "$prog" "$m" $threads $extra > "$log" 2>&1
     rc=$?
     awk -v name="$(basename "$m")" -v rc="$rc" '
         function kv(line, key,   i, f, n) {
@@ -53,24 +90,58 @@ for m in "$folder"/*.mtx "$folder"/*.mtx.gz; do
             for (i = 1; i <= n; i++) if (index(f[i], key "=") == 1) return substr(f[i], length(key) + 2)
             return ""
         }
-        /^bench=omp / { line[kv($0, "asked")] = $0; if (kv($0, "violations") != "0") bad = 1 }
-        /^bench=omp-summary / { sum = $0 }
+        /^bench=omp / {
+            t = kv($0, "threads")
+            if (!(t in seen)) { seen[t] = 1; order[++nt] = t }
+            asked = kv($0, "asked"); ms = kv($0, "median_ms") + 0
+            if (kv($0, "violations") != "0") bad[t] = 1
+            if (asked == "auto") auto[t] = $0
+            else if (!(t in best) || ms < kv(best[t], "median_ms") + 0) best[t] = $0
+        }
         END {
-            a = ("auto" in line) ? line["auto"] : ""
-            if (a == "") { for (k in line) a = line[k] }
-            if (a == "") { printf "%-28s (failed, exit %s)\n", name, rc; exit }
-            tr = kv(a, "frac_triad") + 0
-            printf "%-28s %9s %10s %6.3f %-6s %-6s %10.4f %8.2f %8.2f %6.1f%% %9s %5s\n", name,
-                kv(a, "rows"), kv(a, "nnz"), kv(a, "seg_ratio"), kv(a, "format"),
-                (sum != "" ? kv(sum, "best") : "-"), kv(a, "median_ms"), kv(a, "gflops"), kv(a, "gbs"),
-                100 * tr, (sum != "" ? sprintf("%.3f", kv(sum, "auto_vs_best")) : "-"),
-                (bad || rc != 0) ? "FAIL" : "ok"
-        }' "$log"
+            if (nt == 0) { printf "%-28s (failed, exit %s)\n", name, rc; exit 3 }
+            for (i = 1; i <= nt; i++) {
+                t = order[i]
+                s = (t in auto) ? auto[t] : best[t]
+                label = kv(s, "format")
+                if (kv(s, "asked") != kv(s, "format")) label = kv(s, "asked") ">" label
+                tr = kv(s, "frac_triad")
+                b = (t in best) ? best[t] : ""
+                printf "%-28s %9s %10s %6.3f %4s %-12s %10.4f %8.2f %8.2f %7s %-6s %10s %10s %5s\n", name,
+                    kv(s, "rows"), kv(s, "nnz"), kv(s, "seg_ratio"), t, label, kv(s, "median_ms"),
+                    kv(s, "gflops"), kv(s, "gbs"), (tr == "" || tr + 0 == 0) ? "-" : sprintf("%.1f%%", 100 * tr),
+                    (b == "" ? "-" : kv(b, "format")), (b == "" ? "-" : sprintf("%.4f", kv(b, "median_ms"))),
+                    (b == "" ? "-" : sprintf("%.3f", kv(b, "median_ms") / kv(s, "median_ms"))),
+                    (bad[t] || rc != 0) ? "FAIL" : "ok"
+                if (bad[t]) anybad = 1
+            }
+            exit anybad ? 3 : 0
+        }' "$log" || status=1
     if [ "$rc" -ne 0 ]; then
         status=1
         grep -E 'error|bound' "$log" | head -3 >&2
     fi
+    if [ -n "$csv" ]; then
+        awk -v keys="$keys" '
+            /^bench=omp / {
+                n = split(keys, k, " "); split("", v)
+                for (i = 2; i <= NF; i++) { e = index($i, "="); v[substr($i, 1, e - 1)] = substr($i, e + 1) }
+                row = ""
+                for (i = 1; i <= n; i++) {
+                    f = v[k[i]]
+                    if (f ~ /[,"]/) { gsub(/"/, "\"\"", f); f = "\"" f "\"" }
+                    row = row (i > 1 ? "," : "") f
+                }
+                print row
+            }' "$log" > "$log.rows"
+        while IFS= read -r row; do
+            if ! csv_row "$row"; then
+                echo "$me: writing to the CSV file '$csv' failed: $csv_why" >&2
+                exit 1
+            fi
+            rows=$((rows + 1))
+        done < "$log.rows"
+    fi
 done
-[ "$n" -gt 0 ] || { echo "run_all-omp.sh: no .mtx files in '$folder'" >&2; exit 2; }
-[ -z "$csv" ] || echo "csv: $csv"
+[ -z "$csv" ] || echo "csv: $csv ($rows rows appended)"
 exit $status

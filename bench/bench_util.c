@@ -1,4 +1,9 @@
-/* bench_util.c — clocks, medians, peak memory and progress for the programs. */
+/* bench_util.c — clocks, medians, peak memory, progress, and the one checked
+   parser of every number and name the programs take. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +67,7 @@ static void show_progress(int64_t done, int64_t total, void *ctx)
 hspmv_read_opts bu_progress_opts(const char *path)
 {
     static struct progress p;
-    hspmv_read_opts o = {NULL, NULL};
+    hspmv_read_opts o = {NULL, NULL, 0};
     if (!isatty(2)) return o;
     p.path = path;
     p.start = bu_now();
@@ -78,9 +83,38 @@ void bu_die(const char *prog, const hspmv_error *e)
     exit(1);
 }
 
+hspmv_real bu_x_at(int64_t j) { return (hspmv_real)(1 + 0.001 * (double)(j % 1000)); }
+
+void bu_check_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) /* errno is 0 when an earlier write already failed */
+        bu_fail_status(1, "writing standard output failed: %s", errno ? strerror(errno) : "an earlier write failed");
+}
+
+const char *bu_check_word(const hspmv_check *c)
+{
+    return c->violations ? "FAILED" : c->overflows ? "OVERFLOW" : "ok";
+}
+
+int bu_check_report(const char *path, const hspmv_check *c)
+{
+    const char *prec = sizeof(hspmv_real) == sizeof(float) ? "float" : "double";
+    if (c->violations)
+        fprintf(stderr, "%s: error: %s: result off the reference bound in %lld rows (first row %lld, worst %.3g x "
+                "the bound): a wrong kernel\n", bu_prog(), path, (long long)c->violations, (long long)c->first_bad + 1,
+                c->worst);
+    if (c->overflows)
+        fprintf(stderr, "%s: error: %s: the product overflows the %s range in %lld rows (first row %lld): "
+                "|A|*|x| is beyond %.3g there; a fault of the matrix's values, not of the kernel\n", bu_prog(), path,
+                prec, (long long)c->overflows, (long long)c->first_overflow + 1,
+                sizeof(hspmv_real) == sizeof(float) ? 3.4028234663852886e38 : 1.7976931348623157e308);
+    return c->violations || c->overflows;
+}
+
 void bu_fill_x(hspmv_real *x, int64_t n)
 {
-    for (int64_t j = 0; j < n; j++) x[j] = (hspmv_real)(1 + 0.001 * (double)(j % 1000));
+    for (int64_t j = 0; j < n; j++) x[j] = bu_x_at(j);
 }
 
 void bu_ysums(const hspmv_real *y, int64_t n, double *ysum, double *ychk)
@@ -101,15 +135,110 @@ double bu_csr_bytes(const hspmv_csr *A)
            (double)A->nrows * r;
 }
 
+static const char *prog_name = "hspmv";
+
+void bu_set_prog(const char *prog) { prog_name = prog; }
+
+const char *bu_prog(void) { return prog_name; }
+
+static void fail_plain(int status, const char *msg)
+{
+    fprintf(stderr, "%s: error: %s\n", prog_name, msg);
+    exit(status);
+}
+
+static void (*fail_fn)(int status, const char *msg) = fail_plain;
+
+void bu_set_fail(void (*fail)(int status, const char *msg)) { fail_fn = fail ? fail : fail_plain; }
+
+__attribute__((noreturn)) static void fail_v(int status, const char *fmt, va_list ap)
+{
+    char m[600];
+    vsnprintf(m, sizeof(m), fmt, ap);
+    fail_fn(status, m);
+    exit(status); /* a hook that returns still leaves */
+}
+
+void bu_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(2, fmt, ap);
+}
+
+void bu_fail_status(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(status, fmt, ap);
+}
+
+const char *bu_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) bu_fail("%s needs a value", argv[*i]);
+    return argv[++*i];
+}
+
+/* At most 40 characters of s for a message, so a huge argument cannot crowd out the rest. */
+static const char *clip(const char *s, char *out, size_t n)
+{
+    size_t len = strlen(s);
+    if (len < n) return s;
+    snprintf(out, n, "%.*s...", (int)(n - 4), s);
+    return out;
+}
+
+long long bu_parse_int(const char *opt, const char *s, long long lo, long long hi)
+{
+    char *end, c[48];
+    long long v;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    /* strtoll takes leading blanks; a number here starts at its sign or first digit */
+    if (end == s || *end || errno == ERANGE || v < lo || v > hi || !(*s == '-' || *s == '+' || (*s >= '0' && *s <= '9')))
+        bu_fail("%s takes an integer from %lld to %lld, not '%s'", opt, lo, hi, clip(s, c, sizeof(c)));
+    return v;
+}
+
+double bu_parse_real(const char *opt, const char *s, double lo, double hi)
+{
+    char *end, c[48];
+    double v;
+    errno = 0;
+    v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v) || !(v >= lo && v <= hi) ||
+        !(*s == '-' || *s == '+' || *s == '.' || (*s >= '0' && *s <= '9')))
+        bu_fail("%s takes a number from %g to %g, not '%s'", opt, lo, hi, clip(s, c, sizeof(c)));
+    return v;
+}
+
+size_t bu_parse_mib(const char *opt, const char *s)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    long long phys_mib = pages > 0 && page > 0 ? (long long)((double)pages * (double)page / 1048576.0) : 1 << 20;
+    long long hi = phys_mib / 3 > 1 ? phys_mib / 3 : 1;
+    return (size_t)bu_parse_int(opt, s, 1, hi) << 20;
+}
+
+int bu_parse_threads(const char *opt, const char *s)
+{
+    return (int)bu_parse_int(opt, s, 1, hspmv_max_threads());
+}
+
+const char *bu_parse_kernel(const char *opt, const char *s)
+{
+    static const char *const known[] = {"auto", "avx512", "avx2", "neon", "scalar"};
+    char c[48];
+    for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+        if (!strcmp(s, known[k])) return known[k];
+    bu_fail("%s takes auto, avx512, avx2, neon or scalar, not '%s'", opt, clip(s, c, sizeof(c)));
+}
+
 long bu_parse_long(const char *prog, const char *opt, const char *s)
 {
-    char *end;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || *end || v <= 0) {
-        fprintf(stderr, "%s: error: %s needs a positive integer, got '%s'\n", prog, opt, s ? s : "");
-        exit(2);
-    }
-    return v;
+    bu_set_prog(prog);
+    if (!s) bu_fail("%s needs a value", opt);
+    return (long)bu_parse_int(opt, s, 1, LONG_MAX);
 }
 
 const char *const bu_format_names[HSPMV_NFORMATS] = {"auto",  "csr",  "csrl",  "bcoo",  "csr16",

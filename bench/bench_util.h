@@ -3,6 +3,7 @@
 #ifndef HSPMV_BENCH_UTIL_H
 #define HSPMV_BENCH_UTIL_H
 
+#include <stddef.h>
 #include "hspmv.h"
 
 /* Seconds on a monotonic clock. */
@@ -18,11 +19,24 @@ double bu_peak_rss(void);
    two seconds, only when stderr is a terminal. */
 hspmv_read_opts bu_progress_opts(const char *path);
 
-/* Prints "prog: message" and exits 1. */
+/* Prints "prog: error: message" and exits 1. */
 void bu_die(const char *prog, const hspmv_error *e) __attribute__((noreturn));
 
-/* The peers' input vector: x[j] = 1 + 0.001*(j % 1000). */
+/* Flushes stdout; a failed write (full disk, /dev/full) is an error
+   (bu_fail_status 1): results that did not arrive must not exit 0. */
+void bu_check_stdout(void);
+
+/* The check column's word: "FAILED" (a kernel off the reference bound),
+   "OVERFLOW" (the product is not representable: the data's fault) or "ok". */
+const char *bu_check_word(const hspmv_check *c);
+
+/* "PROG: error: PATH: ..." on stderr for each way the check failed, telling
+   a wrong kernel from an overflowing product; returns 1 when it failed. */
+int bu_check_report(const char *path, const hspmv_check *c);
+
+/* The peers' input vector: x[j] = 1 + 0.001*(j % 1000); bu_x_at(j) is x[j]. */
 void bu_fill_x(hspmv_real *x, int64_t n);
+hspmv_real bu_x_at(int64_t j);
 
 /* The peers' cross-check sums: ysum = sum y, ychk = sum y[i]*(1 + i%17). */
 void bu_ysums(const hspmv_real *y, int64_t n, double *ysum, double *ychk);
@@ -40,7 +54,47 @@ int bu_format_of(const char *name);
 /* HSPMV_PART_* for "nnz", "rows" or "metis", or -1. */
 int bu_partition_of(const char *name);
 
-/* Parses a positive integer option value or dies naming the option. */
+/* ---- arguments: every number checked for range and trailing garbage ---- */
+
+/* Timed calls kept per run: their seconds are stored (80 MB at the limit). */
+#define BU_MAX_REPS 10000000L
+
+/* The program's name in messages ("PROG: error: ..."). */
+void bu_set_prog(const char *prog);
+const char *bu_prog(void);
+
+/* How a program leaves on an error it found itself. Default: "PROG:
+   error: MSG" on stderr and the exit status. The MPI programs install one
+   that prints on rank 0 only and calls MPI_Finalize before exiting. */
+void bu_set_fail(void (*fail)(int status, const char *msg));
+/* A refused argument: exit status 2. */
+void bu_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* Any other failure (exit status 1 for a failed run). */
+void bu_fail_status(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
+/* The value after option argv[*i] (advancing *i), or the refusal
+   "OPT needs a value". */
+const char *bu_value(int argc, char **argv, int *i);
+
+/* A decimal integer in [lo, hi], the whole of s; else the refusal
+   "OPT takes an integer in [LO, HI], not 'S'". */
+long long bu_parse_int(const char *opt, const char *s, long long lo, long long hi);
+
+/* A finite real in [lo, hi], the whole of s (strtod spellings). */
+double bu_parse_real(const char *opt, const char *s, double lo, double hi);
+
+/* A size in MiB from 1 to a third of physical memory (the STREAM probes
+   allocate three arrays of it); returns bytes. */
+size_t bu_parse_mib(const char *opt, const char *s);
+
+/* A thread count from 1 to hspmv_max_threads(). */
+int bu_parse_threads(const char *opt, const char *s);
+
+/* One of the kernel names hspmv_opts.kernel takes (auto, avx512, avx2,
+   neon, scalar); whether this CPU runs it is the library's to say. */
+const char *bu_parse_kernel(const char *opt, const char *s);
+
+/* A positive integer up to LONG_MAX (kept for benchmark-light). */
 long bu_parse_long(const char *prog, const char *opt, const char *s);
 
 #endif

@@ -63,7 +63,7 @@ static int is_stencil(const gen_spec *g) { return !strcmp(g->kind, "lap2d") || !
 static int64_t gen_rows(const gen_spec *g)
 {
     if (!strcmp(g->kind, "lap2d")) return g->n * g->n;
-    if (!strcmp(g->kind, "lap3d")) return g->n * g->n * g->n;
+    if (!strcmp(g->kind, "lap3d")) return g->n > 2097151 ? INT64_MAX : g->n * g->n * g->n; /* no n^3 overflow */
     return g->n;
 }
 
@@ -212,23 +212,28 @@ int main(int argc, char **argv)
     hspmv_gpu_info gi;
     char name[512];
 
+    bu_set_prog(prog);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--reps")) { reps = bu_parse_long(prog, a, v); i++; }
-        else if (!strcmp(a, "--warmup")) { warmup = strtol(v ? v : "x", NULL, 10); i++; }
-        else if (!strcmp(a, "--copy-mb")) { copy_mb = bu_parse_long(prog, a, v); i++; }
-        else if (!strcmp(a, "--device")) { device = strtol(v ? v : "0", NULL, 10); i++; }
-        else if (!strcmp(a, "--long-min")) { long_min = strtol(v ? v : "0", NULL, 10); i++; }
-        else if (!strcmp(a, "--kernel") && v) { klist = v; i++; }
-        else if (!strcmp(a, "--hints") && v) { hints_arg = v; i++; }
-        else if (!strcmp(a, "--panels") && v) { panels_arg = v; i++; }
+        if (!strcmp(a, "--reps")) reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
+        else if (!strcmp(a, "--warmup")) warmup = bu_parse_int(a, bu_value(argc, argv, &i), 0, BU_MAX_REPS);
+        else if (!strcmp(a, "--copy-mb")) copy_mb = bu_parse_int(a, bu_value(argc, argv, &i), 1, 1 << 20);
+        else if (!strcmp(a, "--device")) device = bu_parse_int(a, bu_value(argc, argv, &i), 0, 1023);
+        else if (!strcmp(a, "--long-min")) long_min = bu_parse_int(a, bu_value(argc, argv, &i), 0, INT32_MAX);
+        else if (!strcmp(a, "--kernel")) klist = bu_value(argc, argv, &i);
+        else if (!strcmp(a, "--hints")) hints_arg = bu_value(argc, argv, &i);
+        else if (!strcmp(a, "--panels")) panels_arg = bu_value(argc, argv, &i);
         else if (!strcmp(a, "--parts")) parts = 1;
-        else if (!strcmp(a, "--check") && v) { check = strcmp(v, "none") != 0; i++; }
-        else if (!strcmp(a, "--gen") && v && i + 2 < argc) { g.kind = v; g.n = bu_parse_long(prog, "--gen N", argv[i + 2]); i += 2; }
-        else if (!strcmp(a, "--k")) { g.k = bu_parse_long(prog, a, v); i++; }
-        else if (!strcmp(a, "--width")) { g.w = bu_parse_long(prog, a, v); i++; }
-        else if (!strcmp(a, "--alpha") && v) { g.alpha = atof(v); i++; }
-        else if (!strcmp(a, "--seed")) { g.seed = (uint64_t)bu_parse_long(prog, a, v); i++; }
+        else if (!strcmp(a, "--check")) check = strcmp(bu_value(argc, argv, &i), "none") != 0;
+        else if (!strcmp(a, "--gen")) {
+            g.kind = bu_value(argc, argv, &i);
+            g.n = bu_parse_int("--gen N", bu_value(argc, argv, &i), 1, INT32_MAX);
+        } else if (!strcmp(a, "--k")) g.k = bu_parse_int(a, bu_value(argc, argv, &i), 1, INT32_MAX);
+        else if (!strcmp(a, "--width")) g.w = bu_parse_int(a, bu_value(argc, argv, &i), 1, INT32_MAX);
+        else if (!strcmp(a, "--alpha")) {
+            g.alpha = bu_parse_real(a, v = bu_value(argc, argv, &i), 2, 1000);
+            if (!(g.alpha > 2)) bu_fail("--alpha takes a number above 2, not '%.40s'", v);
+        } else if (!strcmp(a, "--seed")) g.seed = (uint64_t)bu_parse_int(a, bu_value(argc, argv, &i), 0, INT64_MAX);
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "%s: error: unknown or incomplete option '%s'\n", prog, a); usage(stderr); return 2; }
         else if (!path) path = a;

@@ -2,6 +2,7 @@
    each format (CSR, CSRL, blocked COO, CSR16, CSRVI) and in the automatic choice, time
    y = A*x with OpenMP threads, and quote every rate as a fraction of the
    STREAM-triad bandwidth measured in the same run on the same threads. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,8 @@ static void usage(FILE *f)
             "  with the same threads over 3 arrays of M MiB (default 4x the last-level\n"
             "  cache, at least 256 MiB) before and after the SpMV timings; every GB/s is\n"
             "  also given as a fraction of its median. --csv appends one row per format.\n"
-            "  Exit status 1 when a result is off the reference bound or input is bad.\n");
+            "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
+            "  (OVFL: the matrix's values, not the kernel) or input is bad.\n");
 }
 
 enum { MAXRUN = 10, MAXTHR = 32, ROUNDS = 5 };
@@ -82,24 +84,6 @@ static int parse_format(const char *s, int *list)
     return n;
 }
 
-static void die_msg(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s: error: ", prog);
-    fprintf(stderr, fmt, arg);
-    fputc('\n', stderr);
-    exit(2);
-}
-
-static double parse_double(const char *opt, const char *s)
-{
-    char *end;
-    double v;
-    if (!s) die_msg("%s needs a value", opt);
-    v = strtod(s, &end);
-    if (end == s || *end || !(v >= 0)) die_msg("bad value for option: '%s'", s);
-    return v;
-}
-
 /* ", 2 column panels, x prefetched 64 ahead" for the panel format, else "". */
 static const char *panel_note(const hspmv_local_info *in)
 {
@@ -123,11 +107,9 @@ static void time_round(run *r, const hspmv_real *x, hspmv_real *y, long warmup, 
 
 static void probe(int threads, size_t bytes, int reps, bs_triad_result *p, const char *when)
 {
-    if (bs_triad(threads, bytes, reps, p) != 0) {
-        fprintf(stderr, "%s: error: out of memory for the triad probe (%zu MiB x 3); try --bw-mib\n",
-                prog, bytes >> 20);
-        exit(2);
-    }
+    if (bs_triad(threads, bytes, reps, p) != 0)
+        bu_fail("out of memory for the triad probe (3 arrays of %zu MiB); try a smaller --bw-mib",
+                (bytes ? bytes : bs_default_array_bytes()) >> 20);
     printf("  triad (%s): %.2f GB/s median (min %.2f, max %.2f) over %d passes, %d threads, "
            "3 x %.0f MiB\n",
            when, p->median_gbs, p->min_gbs, p->max_gbs, p->reps, p->threads,
@@ -137,7 +119,9 @@ static void probe(int threads, size_t bytes, int reps, bs_triad_result *p, const
 /* What the command line asked for. */
 typedef struct cfg {
     const char *path, *csv, *kernel;
-    long reps, warmup, bw_mib;
+    FILE *cf;          /* the --csv file, opened before anything is measured */
+    long reps, warmup;
+    size_t bw_bytes;
     int bw, nfmt, fmts[MAXRUN];
     double threshold;
 } cfg;
@@ -190,6 +174,13 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         }
         r->build_s = bu_now() - t0;
         hspmv_local_get_info(r->L, &r->info);
+        if (r->asked != HSPMV_FORMAT_AUTO && r->info.format != r->asked) {
+            /* never time one format under another's name */
+            e.code = HSPMV_ERR_UNSUPPORTED;
+            snprintf(e.msg, sizeof(e.msg), "%s: asked for %s, the library prepared %s", path,
+                     fmt_word[r->asked], r->info.format_name);
+            bu_die(prog, &e);
+        }
         r->t = malloc((size_t)reps * sizeof(double));
         if (!r->t) {
             e.code = HSPMV_ERR_NOMEM;
@@ -214,7 +205,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
 
     /* bandwidth probe, SpMV rounds cycling through the formats, probe again */
     bs_triad_result p0 = {0}, p1 = {0};
-    size_t bw_bytes = c->bw_mib > 0 ? (size_t)c->bw_mib << 20 : 0;
+    size_t bw_bytes = c->bw_bytes;
     if (c->bw) probe(threads, bw_bytes, 10, &p0, "before");
     for (int round = 0; round < ROUNDS; round++)
         for (int f = 0; f < nfmt; f++)
@@ -223,22 +214,23 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
     double triad = c->bw ? (p0.median_gbs + p1.median_gbs) / 2 : 0;
 
     /* check and report */
-    FILE *cf = NULL;
-    if (c->csv) {
-        cf = fopen(c->csv, "a");
-        if (!cf) die_msg("cannot open CSV file '%s' for appending", c->csv);
-        if (ftell(cf) == 0)
-            fprintf(cf, "matrix,rows,cols,nnz,precision,threads,format,asked,isa,seg_ratio,reps,median_ms,"
-                        "min_ms,max_ms,gflops,gbs,triad_gbs,frac_triad,max_rel,avg_rel,violations\n");
-    }
-    int bad = 0, best = -1, autoi = -1;
+    FILE *cf = c->cf;
+    int bad = 0, best = -1, autoi = -1, reported = 0;
     for (int f = 0; f < nfmt; f++) {
         run *r = &runs[f];
         hspmv_local_spmv(r->L, x, y, 0);
         hspmv_ref_check(A, x, y, 2.0, &r->chk);
         bu_ysums(y, A->nrows, &r->ysum, &r->ychk);
         bu_stats(r->t, r->nt, &r->med, &r->mn, &r->mx);
-        bad |= r->chk.violations != 0;
+        bad |= r->chk.violations != 0 || r->chk.overflows != 0;
+        hspmv_check k = r->chk; /* each wrong kernel is named; an overflowing product once */
+        if (reported) k.overflows = 0;
+        if (k.violations || k.overflows) {
+            char what[600];
+            snprintf(what, sizeof(what), "%s (%s, %d threads)", path, fmt_word[r->asked], r->info.threads);
+            bu_check_report(what, &k);
+            reported |= k.overflows != 0;
+        }
         if (r->asked == HSPMV_FORMAT_AUTO) autoi = f;
         else if (best < 0 || r->med < runs[best].med) best = f;
     }
@@ -254,7 +246,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         if (triad > 0) snprintf(frac, sizeof(frac), "%6.1f%%", 100 * gbs / triad);
         printf("  %-12s %8.4f %10.4f %10.4f %10.4f %8.3f %8.2f %7s %10.3e %10.3e %5s\n", name,
                r->info.seg_ratio, r->med * 1e3, r->mn * 1e3, r->mx * 1e3, gflops, gbs, frac,
-               r->chk.max_rel, r->chk.avg_rel, r->chk.violations ? "FAIL" : "ok");
+               r->chk.max_rel, r->chk.avg_rel, r->chk.violations ? "FAIL" : r->chk.overflows ? "OVFL" : "ok");
     }
     for (int f = 0; f < nfmt; f++) { /* each format's bytes model once */
         int seen = 0;
@@ -267,14 +259,14 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         printf("bench=omp matrix=%s precision=%s threads=%d format=%s asked=%s isa=%s rows=%lld "
                "cols=%lld nnz=%lld nseg=%lld seg_ratio=%.4f threshold=%g reps=%d median_ms=%.6f "
                "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f bytes=%.0f triad_gbs=%.3f "
-               "frac_triad=%.4f build_s=%.3f max_rel=%.3e avg_rel=%.3e violations=%lld ysum=%.10g "
+               "frac_triad=%.4f build_s=%.3f max_rel=%.3e avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g "
                "ychk=%.10g\n",
                path, sizeof(hspmv_real) == 8 ? "double" : "single", r->info.threads,
                r->info.format_name, fmt_word[r->asked], r->info.isa, (long long)A->nrows,
                (long long)A->ncols, (long long)A->nnz, (long long)r->info.nseg, r->info.seg_ratio,
                c->threshold, r->nt, r->med * 1e3, r->mn * 1e3, r->mx * 1e3, gflops, gbs, r->info.bytes,
                triad, triad > 0 ? gbs / triad : 0.0, r->build_s, r->chk.max_rel, r->chk.avg_rel,
-               (long long)r->chk.violations, r->ysum, r->ychk);
+               (long long)r->chk.violations, (long long)r->chk.overflows, r->ysum, r->ychk);
         if (cf)
             fprintf(cf, "%s,%lld,%lld,%lld,%s,%d,%s,%s,%s,%.4f,%d,%.6f,%.6f,%.6f,%.4f,%.3f,%.3f,%.4f,%.3e,%.3e,%lld\n",
                     path, (long long)A->nrows, (long long)A->ncols, (long long)A->nnz,
@@ -284,13 +276,14 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
                     r->chk.avg_rel, (long long)r->chk.violations);
     }
     if (autoi >= 0 && best >= 0)
-        printf("bench=omp-summary matrix=%s threads=%d auto=%s best=%s auto_vs_best=%.4f "
-               "auto_frac_triad=%.4f triad_gbs=%.3f triad_before=%.3f triad_after=%.3f\n",
-               path, threads, runs[autoi].info.format_name, runs[best].info.format_name,
-               runs[best].med / runs[autoi].med,
+        printf("bench=omp-summary matrix=%s threads=%d auto=%s auto_ms=%.6f best=%s best_ms=%.6f "
+               "auto_vs_best=%.4f auto_frac_triad=%.4f triad_gbs=%.3f triad_before=%.3f triad_after=%.3f\n",
+               path, threads, runs[autoi].info.format_name, runs[autoi].med * 1e3, runs[best].info.format_name,
+               runs[best].med * 1e3, runs[best].med / runs[autoi].med,
                triad > 0 ? runs[autoi].info.bytes / runs[autoi].med / 1e9 / triad : 0.0, triad,
                p0.median_gbs, p1.median_gbs);
-    if (cf) fclose(cf);
+    if (cf && (fflush(cf) != 0 || ferror(cf)))
+        bu_fail_status(1, "--csv %s: writing failed: %s", c->csv, strerror(errno));
     for (int f = 0; f < nfmt; f++) {
         hspmv_local_destroy(&runs[f].L);
         free(runs[f].t);
@@ -300,66 +293,72 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
     return bad;
 }
 
-/* "4" or "1,2,4,8": fills list, returns the count (dies on a bad one). */
+/* "4" or "1,2,4,8": fills list, returns the count (refuses a bad one). */
 static int parse_threads(const char *s, int *list)
 {
+    char tok[64];
     int n = 0;
-    while (*s) {
-        char *end;
-        long t = strtol(s, &end, 10);
-        if (end == s || t < 1 || t > 100000 || (*end && *end != ',') || n == MAXTHR)
-            die_msg("threads must be a positive number or a comma list of them, not '%s'", s);
-        list[n++] = (int)t;
-        s = *end ? end + 1 : end;
+    if (!*s) bu_fail("threads: an empty count");
+    for (;;) {
+        size_t len = strcspn(s, ",");
+        if (n == MAXTHR) bu_fail("threads: at most %d counts in a list, not '%s'", MAXTHR, s);
+        snprintf(tok, sizeof(tok), "%.*s", (int)(len < sizeof(tok) - 1 ? len : sizeof(tok) - 1), s);
+        list[n++] = (int)bu_parse_int("threads", tok, 1, hspmv_max_threads());
+        if (!s[len]) return n;
+        s += len + 1;
     }
-    return n;
 }
 
 int main(int argc, char **argv)
 {
-    cfg c = {NULL, NULL, "auto", 50, 2, 0, 1, 4, {0}, 0.3};
+    cfg c = {.kernel = "auto", .reps = 50, .warmup = 2, .bw = 1, .threshold = 0.3};
     int nthr = 0, thr[MAXTHR], bad = 0;
     hspmv_error e = {0, ""};
     hspmv_csr A;
     hspmv_read_info rinfo;
 
-    parse_format("all", c.fmts);
+    bu_set_prog(prog);
+    c.nfmt = parse_format("all", c.fmts); /* the default the usage states: every format, then auto */
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--reps")) c.reps = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--warmup")) c.warmup = bu_parse_long(prog, a, v), i++;
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--reps")) c.reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
+        else if (!strcmp(a, "--warmup")) c.warmup = bu_parse_int(a, bu_value(argc, argv, &i), 0, BU_MAX_REPS);
         else if (!strcmp(a, "--format")) {
-            if (!(c.nfmt = parse_format(v, c.fmts)))
-                die_msg("--format takes all or a comma list of auto, csr, csrl, bcoo, csr16, csrvi, csrp, csrdu, "
-                        "panels, not '%s'", v ? v : "");
-            i++;
-        } else if (!strcmp(a, "--threshold")) c.threshold = parse_double(a, v), i++;
-        else if (!strcmp(a, "--kernel")) {
-            if (!v) die_msg("%s needs a value", a);
-            c.kernel = v, i++;
-        } else if (!strcmp(a, "--bw")) c.bw = 1;
+            if (!(c.nfmt = parse_format(v = bu_value(argc, argv, &i), c.fmts)))
+                bu_fail("--format takes all or a comma list of at most %d of auto, csr, csrl, bcoo, csr16, csrvi, "
+                        "csrp, csrdu, panels, not '%.40s'", MAXRUN, v);
+        } else if (!strcmp(a, "--threshold")) c.threshold = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
+        else if (!strcmp(a, "--kernel")) c.kernel = bu_parse_kernel(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--bw")) c.bw = 1;
         else if (!strcmp(a, "--no-bw")) c.bw = 0;
-        else if (!strcmp(a, "--bw-mib")) c.bw_mib = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--csv")) {
-            if (!v) die_msg("%s needs a file name", a);
-            c.csv = v, i++;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        else if (!strcmp(a, "--bw-mib")) c.bw_bytes = bu_parse_mib(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--csv")) c.csv = bu_value(argc, argv, &i);
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "%s: error: unknown option '%s'\n", prog, a);
-            usage(stderr);
-            return 2;
-        } else if (!c.path) c.path = a;
+        } else if (a[0] == '-' && a[1]) bu_fail("unknown option '%s' (see %s --help)", a, prog);
+        else if (!c.path) c.path = a;
         else if (!nthr) nthr = parse_threads(a, thr);
-        else die_msg("unexpected argument '%s'", a);
+        else bu_fail("unexpected argument '%.40s' after the thread counts", a);
     }
-    if (!c.path) {
-        usage(stderr);
-        return 2;
+    if (!c.path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [threads] [options]; see --help)", prog);
+    if (c.csv) { /* an unwritable CSV is found now, not after all the timings */
+        if (!(c.cf = fopen(c.csv, "a")))
+            bu_fail_status(1, "--csv %s: cannot open for appending: %s", c.csv, strerror(errno));
+        errno = 0;
+        if (fseek(c.cf, 0, SEEK_END) == 0 && ftell(c.cf) == 0 &&
+            (fprintf(c.cf, "matrix,rows,cols,nnz,precision,threads,format,asked,isa,seg_ratio,reps,median_ms,"
+                           "min_ms,max_ms,gflops,gbs,triad_gbs,frac_triad,max_rel,avg_rel,violations\n") < 0 ||
+             fflush(c.cf) != 0))
+            bu_fail_status(1, "--csv %s: writing failed: %s", c.csv, strerror(errno));
     }
     if (c.reps < ROUNDS) c.reps = ROUNDS;
-    if (!nthr) thr[nthr++] = omp_get_max_threads();
+    if (!nthr) {
+        thr[nthr++] = omp_get_max_threads();
+        if (thr[0] > hspmv_max_threads())
+            bu_fail("OMP_NUM_THREADS asks for %d threads, more than the %d allowed (8 per processor, at least 256)",
+                    thr[0], hspmv_max_threads());
+    }
 
     hspmv_read_opts ro = bu_progress_opts(c.path);
     double t0 = bu_now();
@@ -370,7 +369,9 @@ int main(int argc, char **argv)
            sizeof(hspmv_real) == 8 ? "double" : "single", omp_get_num_procs(),
            nothp && *nothp && *nothp != '0' ? "off (HSPMV_NO_THP)" : "on");
     for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
-    if (bad) fprintf(stderr, "%s: %s: result off the reference bound (see the check column)\n", prog, c.path);
     hspmv_csr_free(&A);
+    errno = 0;
+    if (c.cf && fclose(c.cf) != 0) bu_fail_status(1, "--csv %s: writing failed: %s", c.csv, strerror(errno));
+    bu_check_stdout();
     return bad ? 1 : 0;
 }

@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "bench_util.h"
 
 static void usage(FILE *f)
 {
@@ -15,8 +19,8 @@ static void usage(FILE *f)
         "  lap3d27 N       3D 27-point stencil on an N^3 grid (SPD, 26 / -1)\n"
         "  banded N        band of half-width --width W (default 32): rows are long runs\n"
         "                  of consecutive columns (CSRL's case); SPD\n"
-        "  blocks N        block diagonal, dense --width W blocks, plus a coupling\n"
-        "                  entry between blocks; SPD\n"
+        "  blocks N        block diagonal, dense --width W blocks, plus one symmetric\n"
+        "                  coupling pair between neighbouring blocks; SPD\n"
         "  random N        --k K (default 8) uniform random columns per row\n"
         "  powerlaw N      row lengths from a power law (mean --k, exponent --alpha 2.1),\n"
         "                  random columns: a few very long rows\n"
@@ -42,10 +46,22 @@ static uint64_t rng(void)
 static char obuf[1 << 20];
 static size_t olen;
 static FILE *out;
+static const char *out_name = "standard output";
+static const char *out_path; /* a regular file this run created: removed when writing fails */
+
+/* A failed write (full disk, /dev/full, closed pipe): say why, remove the
+   partial file, exit 1; a truncated matrix must never look written. */
+static void write_failed(void)
+{
+    int e = errno;
+    if (out_path) unlink(out_path);
+    bu_fail_status(1, "writing %s: %s", out_name, strerror(e ? e : EIO));
+}
 
 static void flush(void)
 {
-    fwrite(obuf, 1, olen, out);
+    errno = 0;
+    if (olen && fwrite(obuf, 1, olen, out) != olen) write_failed();
     olen = 0;
 }
 
@@ -134,10 +150,10 @@ static int64_t stencil_row(const spec *s, int64_t i, int emit)
 static int64_t band_row(const spec *s, int64_t i, int emit)
 {
     int64_t lo = i - s->w < 0 ? 0 : i - s->w, hi = i + s->w >= s->n ? s->n - 1 : i + s->w, cnt = 0;
-    if (!strcmp(s->kind, "blocks")) { /* dense block plus coupling to the previous block */
+    if (!strcmp(s->kind, "blocks")) { /* dense block; its first row couples to the previous block's last */
         lo = i / s->w * s->w;
         hi = lo + s->w - 1 < s->n - 1 ? lo + s->w - 1 : s->n - 1;
-        if (lo > 0 && (!s->sym || lo - 1 <= i)) { cnt++; if (emit) entry(i, lo - 1, s->realv ? spd_value(s, i, lo - 1, 0, 0) : -0.5); }
+        if (lo > 0 && i == lo) { cnt++; if (emit) entry(i, lo - 1, s->realv ? spd_value(s, i, lo - 1, 0, 0) : -0.5); }
     }
     for (int64_t j = lo; j <= hi; j++) {
         if (s->sym && j > i) break;
@@ -145,6 +161,7 @@ static int64_t band_row(const spec *s, int64_t i, int emit)
         /* -1 off the diagonal, 2W+1 on it: strictly diagonally dominant, so SPD */
         if (emit) entry(i, j, spd_value(s, i, j, j == i ? 2.0 * (double)s->w + 1 : -1.0, 2 * s->w + 2));
     }
+    /* ... and the mirror of that pair: A == A^T */
     if (!strcmp(s->kind, "blocks") && hi + 1 < s->n && !s->sym && i == hi) { cnt++; if (emit) entry(i, hi + 1, s->realv ? spd_value(s, i, hi + 1, 0, 0) : -0.5); }
     return cnt;
 }
@@ -183,52 +200,80 @@ static int64_t random_row(const spec *s, int64_t i, int64_t *cols)
     return m;
 }
 
+/* Rows of a stencil kind of size n, or -1 when past 2^31-1. */
+static int64_t stencil_rows(const char *kind, int64_t n)
+{
+    int64_t r = n * n; /* n <= 2^31-1: n*n fits in int64 */
+    if (strcmp(kind, "lap2d")) r = r > INT32_MAX ? INT32_MAX + (int64_t)1 : r * n;
+    return r > INT32_MAX ? -1 : r;
+}
+
 int main(int argc, char **argv)
 {
     spec s = {NULL, 0, 8, 32, 2.1, 0, 0, 42};
     const char *path = NULL;
     uint64_t seed = 42;
+    bu_set_prog("genmat");
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i], *v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else if (!strcmp(a, "-o") && v) { path = v; i++; }
-        else if (!strcmp(a, "--k") && v) { s.k = atoll(v); i++; }
-        else if (!strcmp(a, "--width") && v) { s.w = atoll(v); i++; }
-        else if (!strcmp(a, "--alpha") && v) { s.alpha = atof(v); i++; }
-        else if (!strcmp(a, "--seed") && v) { seed = strtoull(v, NULL, 10); i++; }
+        else if (!strcmp(a, "-o")) path = bu_value(argc, argv, &i);
+        else if (!strcmp(a, "--k")) s.k = bu_parse_int(a, bu_value(argc, argv, &i), 1, INT32_MAX);
+        else if (!strcmp(a, "--width")) s.w = bu_parse_int(a, bu_value(argc, argv, &i), 1, INT32_MAX);
+        else if (!strcmp(a, "--alpha")) {
+            s.alpha = bu_parse_real(a, v = bu_value(argc, argv, &i), 2, 1000);
+            if (!(s.alpha > 2)) bu_fail("--alpha takes a number above 2 (a finite mean), not '%.40s'", v);
+        } else if (!strcmp(a, "--seed")) seed = (uint64_t)bu_parse_int(a, bu_value(argc, argv, &i), 0, INT64_MAX);
         else if (!strcmp(a, "--symmetric")) s.sym = 1;
-        else if (!strcmp(a, "--values") && v) {
+        else if (!strcmp(a, "--values")) {
+            v = bu_value(argc, argv, &i);
             if (!strcmp(v, "random")) s.realv = 1;
-            else if (strcmp(v, "stencil")) { fprintf(stderr, "genmat: error: --values takes stencil or random, not '%s'\n", v); return 2; }
-            i++;
-        }
+            else if (strcmp(v, "stencil")) bu_fail("--values takes stencil or random, not '%.40s'", v);
+        } else if (a[0] == '-' && a[1]) bu_fail("unknown option '%.60s' (see genmat --help)", a);
         else if (!s.kind) s.kind = a;
-        else if (!s.n) s.n = atoll(a);
-        else { fprintf(stderr, "genmat: error: unexpected argument '%s'\n", a); usage(stderr); return 2; }
+        else if (!s.n) s.n = bu_parse_int("SIZE", a, 1, INT32_MAX);
+        else bu_fail("unexpected argument '%.60s' (see genmat --help)", a);
     }
     int stencil = s.kind && (!strcmp(s.kind, "lap2d") || !strcmp(s.kind, "lap3d") || !strcmp(s.kind, "lap3d27"));
     int band = s.kind && (!strcmp(s.kind, "banded") || !strcmp(s.kind, "blocks"));
     int rnd = s.kind && (!strcmp(s.kind, "random") || !strcmp(s.kind, "powerlaw"));
-    if (!stencil && !band && !rnd) { fprintf(stderr, "genmat: error: unknown or missing KIND\n"); usage(stderr); return 2; }
-    if (s.n <= 0 || s.k <= 0 || s.w <= 0 || (rnd && s.sym) || s.alpha <= 2) {
-        fprintf(stderr, "genmat: error: need SIZE > 0, --k > 0, --width > 0, --alpha > 2; --symmetric only for stencil/banded/blocks\n");
-        return 2;
-    }
-    int64_t rows = stencil ? (!strcmp(s.kind, "lap2d") ? s.n * s.n : s.n * s.n * s.n) : s.n;
-    out = path ? fopen(path, "w") : stdout;
-    if (!out) { perror(path); return 1; }
+    if (!s.kind) bu_fail("no KIND given (usage: genmat KIND SIZE [options] -o out.mtx; see --help)");
+    if (!stencil && !band && !rnd)
+        bu_fail("KIND takes lap2d, lap3d, lap3d27, banded, blocks, random or powerlaw, not '%.40s'", s.kind);
+    if (!s.n) bu_fail("no SIZE given (usage: genmat KIND SIZE [options] -o out.mtx; see --help)");
+    if (rnd && s.sym) bu_fail("--symmetric is for stencil, banded and blocks only, not %s", s.kind);
+    int64_t rows = stencil ? stencil_rows(s.kind, s.n) : s.n;
+    if (rows < 0)
+        bu_fail("SIZE %lld gives a %s grid of more than 2147483647 rows (32-bit indices); SIZE at most %d",
+                (long long)s.n, s.kind, !strcmp(s.kind, "lap2d") ? 46340 : 1290);
 
     /* count pass (random kinds replay the same RNG stream) */
     int64_t nnz = 0, *cols = NULL;
-    if (rnd) cols = malloc((size_t)s.n * sizeof(*cols));
+    if (rnd) { /* one row's columns: k of them, or up to n for a power-law row */
+        size_t m = (size_t)(!strcmp(s.kind, "random") && s.k < s.n ? s.k : s.n);
+        if (!(cols = malloc(m * sizeof(*cols))))
+            bu_fail_status(1, "out of memory for a row of %zu columns (%.3g GB)", m, (double)m * 8 / 1e9);
+    }
+    if (path) {
+        struct stat st;
+        out_name = path;
+        if (!(out = fopen(path, "w"))) bu_fail_status(1, "cannot create %s: %s", path, strerror(errno));
+        /* only a regular file is removed after a failed write, never a device such as /dev/full */
+        if (fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode)) out_path = path;
+    } else out = stdout;
     s.seed = seed;
     if (s.realv) digits = 9;
     rng_state = seed;
     for (int64_t i = 0; i < rows; i++)
         nnz += stencil ? stencil_row(&s, i, 0) : band ? band_row(&s, i, 0) : random_row(&s, i, cols);
-    fprintf(out, "%%%%MatrixMarket matrix coordinate real %s\n%% generated by hspmv genmat:", s.sym ? "symmetric" : "general");
-    for (int i = 1; i < argc; i++) if (strcmp(argv[i], "-o") && (i == 1 || strcmp(argv[i - 1], "-o"))) fprintf(out, " %s", argv[i]);
-    fprintf(out, "\n%lld %lld %lld\n", (long long)(stencil ? rows : s.n), (long long)(stencil ? rows : s.n), (long long)nnz);
+    errno = 0;
+    if (fprintf(out, "%%%%MatrixMarket matrix coordinate real %s\n%% generated by hspmv genmat:",
+                s.sym ? "symmetric" : "general") < 0)
+        write_failed();
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-o") && (i == 1 || strcmp(argv[i - 1], "-o")) && fprintf(out, " %s", argv[i]) < 0)
+            write_failed();
+    if (fprintf(out, "\n%lld %lld %lld\n", (long long)rows, (long long)rows, (long long)nnz) < 0) write_failed();
     rng_state = seed;
     for (int64_t i = 0; i < rows; i++) {
         if (stencil) stencil_row(&s, i, 1);
@@ -240,6 +285,10 @@ int main(int argc, char **argv)
     }
     flush();
     free(cols);
-    if (path && fclose(out) != 0) { perror(path); return 1; }
+    /* what stdio still holds, and the close (NFS reports a full disk there) */
+    errno = 0;
+    if (fflush(out) != 0 || ferror(out)) write_failed();
+    errno = 0;
+    if (fclose(out) != 0) write_failed();
     return 0;
 }

@@ -2,11 +2,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "bench_util.h"
 #include "mpi_prog.h"
 
 static const char *prog_name = "?";
 static void (*prog_usage)(FILE *);
 static int me;
+
+/* A refused argument: every rank parses the same arguments and comes here
+   together; rank 0 alone says why. */
+static void fail_all(int status, const char *msg)
+{
+    if (me == 0) fprintf(stderr, "%s: error: %s\n", prog_name, msg);
+    MPI_Finalize();
+    exit(status);
+}
 
 void mp_start(int *argc, char ***argv, const char *prog, void (*usage)(FILE *), int *rank, int *nranks)
 {
@@ -17,11 +30,13 @@ void mp_start(int *argc, char ***argv, const char *prog, void (*usage)(FILE *), 
     *rank = me;
     prog_name = prog;
     prog_usage = usage;
+    bu_set_prog(prog);
+    bu_set_fail(fail_all);
 }
 
 void mp_die(const hspmv_error *e)
 {
-    if (me == 0) fprintf(stderr, "%s: error: %s\n", prog_name, e->msg);
+    if (me == 0) fprintf(stderr, "%s: error: %s\n", prog_name, e->msg[0] ? e->msg : hspmv_strerror(e->code));
     MPI_Finalize();
     exit(1);
 }
@@ -40,19 +55,37 @@ void mp_other_arg(const char *a, const char **path)
         MPI_Finalize();
         exit(0);
     }
-    if (a[0] == '-' && a[1]) {
-        char m[300];
-        if (me == 0) prog_usage(stderr);
-        snprintf(m, sizeof(m), "unknown option or missing value '%s'", a);
-        mp_die_msg(m);
-    }
-    if (*path) mp_die_msg("more than one matrix given");
+    if (a[0] == '-' && a[1]) bu_fail("unknown option '%.60s' (see %s --help)", a, prog_name);
+    if (*path) bu_fail("more than one matrix given ('%.60s' after '%.60s')", a, *path);
     *path = a;
 }
 
 void mp_need_path(const char *path)
 {
-    if (path) return;
-    if (me == 0) prog_usage(stderr);
-    mp_die_msg("no matrix given");
+    if (!path) bu_fail("no matrix given (usage: mpirun -n P %s matrix.mtx[.gz] [options]; see --help)", prog_name);
+}
+
+int mp_parse_threads(const char *opt, const char *s)
+{
+    /* any positive int here: the bound depends on each rank's processors
+       and is agreed by mp_check_threads, so no rank leaves alone */
+    return (int)bu_parse_int(opt, s, 1, 1 << 30);
+}
+
+void mp_check_threads(int threads)
+{
+#ifdef _OPENMP
+    int ask = threads > 0 ? threads : omp_get_max_threads();
+#else
+    int ask = threads > 0 ? threads : 1;
+#endif
+    int lim = hspmv_max_threads(), most = ask;
+    MPI_Allreduce(MPI_IN_PLACE, &lim, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (most > lim) {
+        if (threads > 0)
+            bu_fail("--threads takes an integer from 1 to %d (8 per processor, at least 256), not '%d'", lim, most);
+        bu_fail("OMP_NUM_THREADS asks for %d threads, more than the %d allowed (8 per processor, at least 256); "
+                "set it lower or give --threads", most, lim);
+    }
 }

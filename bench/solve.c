@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench_util.h"
+#include "mpi_check.h"
 #include "mpi_prog.h"
 
 static const char *prog = "solve";
@@ -16,14 +17,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mpirun -n P solve matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab] [--tol T]\n"
-            "         [--maxit N] [--jacobi] [--partition nnz|rows|metis] [--threads N] [--reps N]\n"
-            "         [--verbose]\n"
+            "         [--maxit N] [--jacobi] [--partition nnz|rows|metis] [--read root|parallel] [--threads N]\n"
+            "         [--reps N] [--verbose]\n"
             "  Solves A*x = b from x0 = 0. Without --rhs, b = A*1 so the exact solution is x* = 1 and\n"
             "  the error max|x - 1| is reported. --rhs reads a Matrix Market vector (array or\n"
             "  coordinate, n x 1) in the file ordering. Defaults: cg, tol 1e-8 (1e-5 in single\n"
             "  precision), maxit 1000, partition nnz, reps 1. --jacobi: diagonal\n"
             "  preconditioner. --reps N solves N times and reports the median time per iteration.\n"
-            "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n");
+            "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n"
+            "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n");
 }
 
 /* Rank 0's status becomes everyone's (rank 0 did the work alone). */
@@ -58,6 +60,12 @@ static int read_rhs(const char *path, int64_t n, hspmv_real **b, hspmv_error *e)
     return HSPMV_OK;
 }
 
+static hspmv_real one(int64_t j)
+{
+    (void)j;
+    return 1;
+}
+
 static void monitor(int64_t it, double relres, void *ctx)
 {
     (void)ctx;
@@ -67,7 +75,7 @@ static void monitor(int64_t it, double relres, void *ctx)
 int main(int argc, char **argv)
 {
     const char *path = NULL, *rhs = NULL, *part_names[] = {"nnz", "rows", "metis"};
-    int bicg = 0, jacobi = 0, verbose = 0;
+    int bicg = 0, jacobi = 0, verbose = 0, par = 0;
     long reps = 1;
     hspmv_opts o;
     hspmv_solver_opts so;
@@ -79,43 +87,54 @@ int main(int argc, char **argv)
     hspmv_solver_opts_default(&so);
     if (sizeof(hspmv_real) == 4) so.tol = 1e-5; /* 1e-8 is below single precision's reach */
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--rhs") && v) rhs = v, i++;
-        else if (!strcmp(a, "--maxit")) so.maxit = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--reps")) reps = bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--threads")) o.threads = (int)bu_parse_long(prog, a, v), i++;
-        else if (!strcmp(a, "--tol") && v) {
-            char *end;
-            so.tol = strtod(v, &end);
-            if (*end || !(so.tol >= 0)) mp_die_msg("--tol takes a number >= 0");
-            i++;
-        } else if (!strcmp(a, "--method") && v) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--rhs")) rhs = bu_value(argc, argv, &i);
+        else if (!strcmp(a, "--maxit")) so.maxit = bu_parse_int(a, bu_value(argc, argv, &i), 1, 1000000000);
+        else if (!strcmp(a, "--reps")) reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
+        else if (!strcmp(a, "--threads")) o.threads = mp_parse_threads(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--tol")) so.tol = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
+        else if (!strcmp(a, "--method")) {
+            v = bu_value(argc, argv, &i);
             if (!strcmp(v, "cg")) bicg = 0;
             else if (!strcmp(v, "bicgstab")) bicg = 1;
-            else mp_die_msg("--method takes cg or bicgstab");
-            i++;
-        } else if (!strcmp(a, "--partition") && v) {
-            if ((o.partition = bu_partition_of(v)) < 0) mp_die_msg("--partition takes nnz, rows or metis");
-            i++;
+            else bu_fail("--method takes cg or bicgstab, not '%.40s'", v);
+        } else if (!strcmp(a, "--partition")) {
+            if ((o.partition = bu_partition_of(v = bu_value(argc, argv, &i))) < 0)
+                bu_fail("--partition takes nnz, rows or metis, not '%.40s'", v);
+        } else if (!strcmp(a, "--read")) {
+            v = bu_value(argc, argv, &i);
+            if (!strcmp(v, "parallel")) par = 1;
+            else if (!strcmp(v, "root")) par = 0;
+            else bu_fail("--read takes root or parallel, not '%.40s'", v);
         } else if (!strcmp(a, "--jacobi")) jacobi = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
         else mp_other_arg(a, &path);
     }
     mp_need_path(path);
+    mp_check_threads(o.threads);
 
-    /* rank 0 reads matrix and right-hand side; the status is everyone's */
+    /* rank 0 reads matrix and right-hand side (the status is everyone's),
+       or every rank reads a byte range of the matrix */
     int rc = HSPMV_OK;
     hspmv_real *bg = NULL, *yg = NULL, *onesg = NULL;
-    if (me == 0) {
-        hspmv_read_opts ro = bu_progress_opts(path);
-        rc = hspmv_csr_read(path, &A, &ro, NULL, &e);
-        if (!rc && rhs) rc = read_rhs(rhs, A.nrows, &bg, &e);
-    }
-    agree0(rc, &e);
     hspmv_dist *D = NULL;
-    if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
+    mc_rows R = {0};
+    if (!par) {
+        if (me == 0) {
+            hspmv_read_opts ro = bu_progress_opts(path);
+            ro.threads = o.threads;
+            rc = hspmv_csr_read(path, &A, &ro, NULL, &e);
+        }
+        agree0(rc, &e);
+        if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
+    } else {
+        o.read = HSPMV_READ_PARALLEL;
+        if (hspmv_dist_read(path, MPI_COMM_WORLD, &o, &D, &e)) mp_die(&e);
+    }
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
+    if (me == 0 && rhs) rc = read_rhs(rhs, in.nrows, &bg, &e);
+    agree0(rc, &e);
     if (in.nrows != in.ncols) mp_die_msg("the matrix is not square");
 
     hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS),
@@ -123,8 +142,8 @@ int main(int argc, char **argv)
     if (jacobi) diag = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
     int nomem = !x || !b || !ones || (jacobi && !diag);
     if (me == 0) {
-        yg = hspmv_malloc(((size_t)A.nrows + 1) * sizeof(hspmv_real));
-        onesg = hspmv_malloc(((size_t)A.ncols + 1) * sizeof(hspmv_real));
+        yg = hspmv_malloc(((size_t)in.nrows + 1) * sizeof(hspmv_real));
+        onesg = hspmv_malloc(((size_t)in.ncols + 1) * sizeof(hspmv_real));
         nomem |= !yg || !onesg;
     }
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -133,26 +152,41 @@ int main(int argc, char **argv)
     /* validate before timing: y = A*1 against the long-double reference */
     for (int64_t j = 0; j < in.ncols_local; j++) ones[j] = 1;
     if (hspmv_dist_spmv(D, ones, b, &e)) mp_die(&e);
-    if (hspmv_dist_gather(D, HSPMV_VEC_ROWS, b, yg, &e)) mp_die(&e);
     hspmv_check chk = {0};
-    if (me == 0) {
-        for (int64_t j = 0; j < A.ncols; j++) onesg[j] = 1;
-        hspmv_ref_check(&A, onesg, yg, 2.0, &chk);
+    if (!par) {
+        if (hspmv_dist_gather(D, HSPMV_VEC_ROWS, b, yg, &e)) mp_die(&e);
+        if (me == 0) {
+            for (int64_t j = 0; j < A.ncols; j++) onesg[j] = 1;
+            hspmv_ref_check(&A, onesg, yg, 2.0, &chk);
+        }
+        MPI_Bcast(&chk, (int)sizeof(chk), MPI_BYTE, 0, MPI_COMM_WORLD);
+    } else if (mc_rows_read(path, o.threads, &R, &e) || mc_check(&R, D, b, yg, one, &chk, &e)) {
+        mp_die(&e);
     }
-    MPI_Bcast(&chk, (int)sizeof(chk), MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (chk.violations) {
-        if (me == 0) fprintf(stderr, "%s: y = A*1 violates the DESIGN.md bound in %lld rows (first %lld)\n",
-                             prog, (long long)chk.violations, (long long)chk.first_bad);
-        mp_die_msg("SpMV validation failed");
+    if (chk.violations || chk.overflows) {
+        char m[300];
+        if (chk.violations)
+            snprintf(m, sizeof(m), "SpMV validation failed: y = A*1 violates the DESIGN.md bound in %lld rows (first row %lld)",
+                     (long long)chk.violations, (long long)chk.first_bad + 1);
+        else
+            snprintf(m, sizeof(m), "y = A*1 overflows the %s range in %lld rows (first row %lld): the matrix's row sums "
+                     "are not representable; scale the matrix", sizeof(hspmv_real) == 4 ? "float" : "double",
+                     (long long)chk.overflows, (long long)chk.first_overflow + 1);
+        mp_die_msg(m);
     }
     if (rhs && hspmv_dist_scatter(D, HSPMV_VEC_ROWS, bg, b, &e)) mp_die(&e); /* else b = A*1 */
-    if (jacobi && hspmv_solver_diag_root(D, me == 0 ? &A : NULL, diag, &e)) mp_die(&e);
+    if (jacobi && (par ? mc_diag(&R, D, diag, &e) : hspmv_solver_diag_root(D, me == 0 ? &A : NULL, diag, &e)))
+        mp_die(&e);
     hspmv_csr_free(&A);
+    mc_rows_free(&R);
     so.diag = diag;
     if (verbose) so.monitor = monitor;
 
     /* solve reps times from x0 = 0; median time per iteration */
     double *tpi = calloc((size_t)reps, sizeof(double)), share = 0;
+    nomem = !tpi;
+    MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (nomem) mp_die_msg("out of memory for the timings of --reps");
     hspmv_solver_result res = {0};
     hspmv_error se = {0, ""};
     int status = HSPMV_OK;
@@ -209,6 +243,7 @@ int main(int argc, char **argv)
     hspmv_free(yg);
     hspmv_free(onesg);
     hspmv_dist_destroy(&D);
+    if (me == 0) bu_check_stdout(); /* results lost on a full disk are a failure */
     if (status) mp_die(&se);
     MPI_Finalize();
     return 0;

@@ -85,6 +85,8 @@ typedef void (*hspmv_progress_fn)(int64_t bytes_done, int64_t bytes_total, void 
 typedef struct hspmv_read_opts {
     hspmv_progress_fn progress; /* NULL: no progress calls */
     void *progress_ctx;         /* passed to progress */
+    int threads;                /* hspmv_csr_read: threads that parse a plain file in byte ranges;
+                                   0 (default) = omp_get_max_threads(), 1 = one thread */
 } hspmv_read_opts;
 
 /* What the reader saw besides the entries. */
@@ -97,7 +99,10 @@ typedef struct hspmv_read_info {
 
 /* Reads a Matrix Market file, plain or gzip (detected by magic bytes), into
    *coo. On failure *coo is empty, nothing is leaked, and err names the file,
-   the line and what was expected. opts and info may be NULL. Not collective. */
+   the line and what was expected. A size line implying more memory (the
+   triplets, their CSR and the x and y of a product) than physical memory,
+   the cgroup limit or ulimit -v/-d leave is HSPMV_ERR_NOMEM before any
+   allocation. opts and info may be NULL. Not collective. */
 int hspmv_mtx_read(const char *path, hspmv_coo *coo, const hspmv_read_opts *opts,
                    hspmv_read_info *info, hspmv_error *err);
 
@@ -112,12 +117,20 @@ void hspmv_coo_free(hspmv_coo *coo);
 /* ---- CSR ---------------------------------------------------------------- */
 
 /* Builds the general CSR of *coo in O(nnz + nrows): counting sort by row,
-   columns sorted within rows, duplicates summed, symmetric and
-   skew-symmetric triangles mirrored. *coo is left as it was. */
+   columns sorted within rows, duplicates summed (in ascending order of their
+   values, so the bits do not depend on the order of the triplets),
+   symmetric and skew-symmetric triangles mirrored. *coo is left as it was.
+   Duplicates whose sum is not finite: HSPMV_ERR_FORMAT naming the entry. */
 int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *csr, hspmv_error *err);
 
 /* Reads a file straight to CSR, freeing the triplets as soon as they are
-   no longer needed (peak about 2.3x the CSR size). */
+   no longer needed (peak about 2.3x the CSR size). A PETSc binary matrix
+   (told by its class id, not its name) is read with hspmv_petsc_read
+   (info: bytes read, array = 1 for a dense file). A plain regular file is
+   parsed in byte ranges by opts->threads OpenMP threads (0 or NULL opts:
+   omp_get_max_threads()); gzip and pipes by one. The CSR and every message
+   are the one-thread read's. On failure *csr is zeroed (whatever it held is
+   not freed) and err names the file. */
 int hspmv_csr_read(const char *path, hspmv_csr *csr, const hspmv_read_opts *opts,
                    hspmv_read_info *info, hspmv_error *err);
 
@@ -131,6 +144,41 @@ void hspmv_csr_free(hspmv_csr *csr);
 /* y = A*x with the plain serial loop (the seed's naive kernel). */
 void hspmv_csr_spmv_naive(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y);
 
+/* ---- PETSc binary files, writing Matrix Market --------------------------
+   PETSc's binary matrix format, the one MatView writes and MatLoad reads:
+   class id 1211216, rows, columns, nonzero count, the row lengths, the
+   column indices (0-based) and the values, all big-endian; integers of 4
+   bytes (default PETSc builds, Debian's) or 8 (--with-64-bit-indices),
+   values IEEE doubles (real PETSc builds). Also read: dense files written in
+   PETSc's native format (count -1, values row by row: every entry kept, as
+   the Matrix Market array format), and the count 2^31-1 that PETSc writes
+   when a 32-bit file holds more entries than that. Rows whose columns are
+   not ascending are sorted; a column twice in a row, a row length or column
+   out of range, a non-finite value, a short file and a count that is not the
+   row lengths' sum are errors naming the file, the row and the byte offset.
+   Bytes after the matrix are ignored (PETSc files may hold more objects),
+   except exactly 8 more per value: a complex PETSc build's file, refused as
+   HSPMV_ERR_UNSUPPORTED like one of 4-byte (single-precision) values. */
+
+/* 1 when the file starts with PETSc's matrix class id (4- or 8-byte
+   integers); 0 when it does not or cannot be opened. Not collective. */
+int hspmv_petsc_is_matrix_file(const char *path);
+
+/* Reads a PETSc binary matrix into *A (any previous content is not freed).
+   On failure *A is empty and err names the file, row and byte offset. */
+int hspmv_petsc_read(const char *path, hspmv_csr *A, hspmv_error *err);
+
+/* Writes A as a PETSc binary matrix with index_bytes-byte integers (4, or 0
+   for 4: what Debian's PETSc reads; 8 for 64-bit-index builds) and double
+   values. A must be a valid CSR with finite values. Every write and the
+   close are checked; on failure the file is removed. */
+int hspmv_petsc_write(const char *path, const hspmv_csr *A, int index_bytes, hspmv_error *err);
+
+/* Writes A as a Matrix Market file, coordinate real general, each value in
+   the fewest digits (15-17 in double, 6-9 in float) that read back to the
+   same bits, so that hspmv_csr_read gives A again. */
+int hspmv_mtx_write(const char *path, const hspmv_csr *A, hspmv_error *err);
+
 /* ---- the correctness oracle (DESIGN.md) ---------------------------------- */
 
 /* y = A*x accumulated in long double; kept plain, never tuned. */
@@ -138,19 +186,29 @@ void hspmv_ref_spmv(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y);
 
 /* Outcome of comparing a y with the reference. */
 typedef struct hspmv_check {
-    int64_t violations; /* rows with |y_i - ref_i| > c*k_i*eps*(|A||x|)_i */
+    int64_t violations; /* rows with |y_i - ref_i| > c*k_i*eps*(|A||x|)_i + k_i*eta */
     int64_t first_bad;  /* first such row, -1 when none */
     double worst;       /* max over rows of |y_i - ref_i| / bound_i (0/0 = 0) */
     double max_rel;     /* max over rows of |y_i-ref_i| / (|A||x|)_i (the seed divided
                            by |ref_i|, meaningless where a row cancels to ~0) */
     double avg_rel;     /* the same, averaged over rows */
+    int64_t overflows;  /* rows whose (|A||x|)_i exceeds the working precision's range: the
+                           product is not representable there (y_i may be inf); not checked,
+                           not violations: a fault of the data, not of the kernel */
+    int64_t first_overflow; /* first such row, -1 when none */
 } hspmv_check;
 
 /* Unit roundoff of the working precision. */
 double hspmv_eps(void);
 
+/* Smallest normal number of the working precision (DBL_MIN or FLT_MIN):
+   eta in the bound's absolute term, for products in the subnormal range. */
+double hspmv_eta(void);
+
 /* Compares y with the long double reference of A*x under the DESIGN.md bound
-   with constant c (2 is the project's default). Returns the violation count. */
+   with constant c (2 is the project's default):
+   |y_i - ref_i| <= c*k_i*eps*(|A||x|)_i + k_i*eta. Returns the violation
+   count; rows whose product overflows are counted in out->overflows instead. */
 int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_real *y,
                         double c, hspmv_check *out);
 
@@ -160,6 +218,13 @@ int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_rea
 enum { HSPMV_FORMAT_AUTO = 0, HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
        HSPMV_FORMAT_CSRVI, HSPMV_FORMAT_CSRP, HSPMV_FORMAT_CSRDU, HSPMV_FORMAT_PANELS, HSPMV_NFORMATS };
 enum { HSPMV_PART_NNZ = 0, HSPMV_PART_ROWS, HSPMV_PART_METIS };
+/* How the x entries other ranks own reach a rank (distributed matrices). */
+enum { HSPMV_HALO_AUTO = 0, /* node where the MPI library gives shared-memory windows, else p2p */
+       HSPMV_HALO_NODE,     /* node-aware: ranks of a node read each other's x in a shared window;
+                               only off-node entries travel, once per node pair */
+       HSPMV_HALO_P2P };    /* every ghost entry by message from its owner (PETSc MPIAIJ style) */
+/* How hspmv_dist_read reads a Matrix Market file. */
+enum { HSPMV_READ_ROOT = 0, HSPMV_READ_PARALLEL };
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
@@ -175,11 +240,22 @@ typedef struct hspmv_opts {
     double csrl_threshold; /* 0.3 (DESIGN.md) */
     const char *kernel;    /* "auto": on matrices of >= 2^20 nonzeros the fastest set timed at
                               creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
-    int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads() */
+    int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads(); at most
+                              hspmv_max_threads() */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
+    int halo;              /* HSPMV_HALO_AUTO (node-aware where possible), _NODE or _P2P */
+    int read;              /* hspmv_dist_read: HSPMV_READ_ROOT (rank 0 reads the file and sends the
+                              slices) or HSPMV_READ_PARALLEL (every rank reads a byte range; gzip
+                              and pipes are still read by rank 0) */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
+
+/* The most OpenMP threads a call may be given (hspmv_opts.threads, or
+   omp_get_max_threads() when that is 0): 8 per processor this process may
+   run on (omp_get_num_procs()), and never fewer than 256. More is refused
+   with HSPMV_ERR_ARG: the OpenMP runtime crashes or exits on absurd counts. */
+int hspmv_max_threads(void);
 
 /* A matrix prepared for repeated y = A*x on one rank: converted to its
    format, arrays first-touched by the threads that use them, rows split
@@ -245,8 +321,11 @@ int hspmv_local_pick_kernels(const double *t, int ns);
 
 /* ---- memory --------------------------------------------------------------- */
 
-/* 64-byte aligned allocation used for every array the library owns;
-   hspmv_free(NULL) is a no-op. */
+/* 64-byte aligned allocation used for every array the library owns; from
+   2 MiB on a fresh mapping, 2 MiB aligned, with transparent huge pages asked
+   for before the first touch (madvise; HSPMV_NO_THP=1 leaves them off).
+   Free with hspmv_free (also for vectors of hspmv_dist_vec_alloc, which
+   may live in a shared window); hspmv_free(NULL) is a no-op. */
 void *hspmv_malloc(size_t bytes);
 void *hspmv_calloc(size_t n, size_t size);
 void hspmv_free(void *p);
@@ -288,16 +367,63 @@ typedef struct hspmv_dist hspmv_dist;
 enum { HSPMV_VEC_COLS = 0, /* x-like: ncols entries, split by col_start */
        HSPMV_VEC_ROWS = 1  /* y-like: nrows entries, split by row_start */ };
 
-/* Collective. Rank 0 of comm reads the Matrix Market file (plain or gzip)
-   and builds its CSR; the status is agreed; rank 0 partitions the rows by
-   o->partition (NULL o: hspmv_opts_default), sends each rank its slice with
-   MPI_Send, and every rank builds its blocks and the halo plan and prepares
-   them with hspmv_local_create (o->format, csrl_threshold, kernel, threads).
+/* Collective. With o->read == HSPMV_READ_ROOT (the default; NULL o:
+   hspmv_opts_default), rank 0 of comm reads the Matrix Market file (plain or
+   gzip) and builds its CSR; the status is agreed; rank 0 partitions the rows
+   by o->partition, sends each rank its slice with MPI_Send, and every rank
+   builds its blocks and the halo plan and prepares them with
+   hspmv_local_create (o->format, csrl_threshold, kernel, threads).
+   With HSPMV_READ_PARALLEL every rank reads a byte range of a plain file
+   (the file must be the same on every rank: a shared file system) with
+   o->threads threads, the ranks agree the row counts and the partition (nnz
+   or rows; METIS: the rows are gathered on rank 0, which partitions and
+   scatters them as the root read does), and the entries move to their
+   owners in bounded all-to-all rounds; the matrix, the partition and every
+   error message are the root read's. A gzip file or a pipe cannot be split:
+   rank 0 reads it (hspmv_dist_get_setup says so).
    path only matters on rank 0. On failure *D is NULL on every rank and every
    rank has the same err. METIS needs a square matrix (HSPMV_ERR_UNSUPPORTED
-   otherwise). */
+   otherwise). A PETSc binary file (class id in its first bytes, whatever its
+   name) goes to hspmv_dist_read_petsc instead: every rank reads its rows. */
 int hspmv_dist_read(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D,
                     hspmv_error *err);
+
+/* Collective. Reads a PETSc binary matrix with MPI-IO, every rank its own
+   rows: rank 0 reads the header; each rank reads the row lengths of an even
+   block of rows and the ranks agree the partition (HSPMV_PART_ROWS, or
+   HSPMV_PART_NNZ: the same alternating shrink as hspmv_dist_read, computed
+   as a pass along the ranks, so no rank holds all the row lengths); then
+   each rank reads its column indices and values with MPI_File_read_at_all
+   in pieces below 2^31 bytes and builds its blocks. HSPMV_PART_METIS needs
+   the whole graph: rank 0 reads the file (hspmv_petsc_read) and the matrix
+   takes hspmv_dist_create_root's path. path only matters on rank 0 (it is
+   broadcast). Errors: the same code and message on every rank, the same
+   message hspmv_petsc_read gives. hspmv_dist_read takes this path for a
+   PETSc file. HSPMV_MPIIO=independent (environment) reads with
+   MPI_File_read_at instead. */
+int hspmv_dist_read_petsc(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D,
+                          hspmv_error *err);
+
+/* Collective. Writes the matrix whose rows the ranks hold, rank r the rows
+   after rank r-1's (as hspmv_dist_create takes them), to a PETSc binary
+   file with MPI-IO, each rank its own rows: rows is this rank's CSR with
+   GLOBAL column indices, rows->ncols the global column count (the same on
+   every rank), columns ascending in each row, values finite; rows->nrows
+   may be 0. index_bytes as hspmv_petsc_write. path is taken from rank 0.
+   On failure the file is removed and every rank has the same err. */
+int hspmv_dist_write_petsc(const char *path, MPI_Comm comm, const hspmv_csr *rows, int index_bytes,
+                           hspmv_error *err);
+
+/* Collective. This rank's rows of a Matrix Market file read with every
+   rank reading a byte range (as hspmv_dist_read with HSPMV_READ_PARALLEL;
+   gzip and pipes by rank 0): CSR with GLOBAL 0-based columns in the file
+   ordering (rows->ncols = the global column count), columns ascending,
+   duplicates summed, under o->partition (HSPMV_PART_NNZ or _ROWS: the rows
+   hspmv_dist_read would give this rank; METIS: HSPMV_ERR_UNSUPPORTED).
+   row_start gets nranks+1 entries (this rank: rows [row_start[me],
+   row_start[me+1])). Free rows with hspmv_csr_free. path matters on rank 0. */
+int hspmv_dist_read_rows(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_csr *rows,
+                         int64_t *row_start, hspmv_error *err);
 
 /* Collective. The same from a CSR that rank 0 already holds (A is read on
    rank 0 only; other ranks pass NULL). The caller keeps A. A NULL A on rank 0
@@ -328,8 +454,12 @@ void hspmv_dist_destroy(hspmv_dist **D);
    neighbours, no reduction): y = A*x on this rank's parts, x with
    ncols_local and y with nrows_local entries (x and y must not overlap):
    post receives, pack and send, y = A_owned*x_owned, wait,
-   y += A_ghost*x_ghost. Returns HSPMV_ERR_MPI (this rank's view, not
-   agreed: agreeing would cost a reduction per call) if an MPI call failed. */
+   y += A_ghost*x_ghost (halo "node": the ranks of a node read each other's
+   x in a shared window, src/mpi/node.h; a caller's own x, not from
+   hspmv_dist_vec_alloc, costs a copy of the entries of it other ranks
+   read, each call). x may be overwritten as soon as the call returns.
+   Returns HSPMV_ERR_MPI (this rank's view, not agreed: agreeing would cost
+   a reduction per call) if an MPI call failed. */
 int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err);
 
 /* Collective like hspmv_dist_spmv: y = alpha*A*x + beta*y (beta == 0 ignores
@@ -370,8 +500,36 @@ typedef struct hspmv_dist_info {
     int format_counts[HSPMV_NFORMATS]; /* global: ranks whose owned block chose each HSPMV_FORMAT_* (index = format) */
     hspmv_local_info owned;       /* what the owned-column block chose */
     hspmv_local_info ghost;       /* what the ghost-column block chose: nghost columns, and only the
-                                     rows with ghost entries when those are at most half the rows */
+                                     rows with ghost entries when those are at most half the rows
+                                     (halo "node": the node block's, see below) */
+    /* node-aware layout (halo "node"; nodes and the crossing volumes are
+       reported in both modes) */
+    int halo;                     /* HSPMV_HALO_NODE or HSPMV_HALO_P2P: the one in use */
+    int nnodes, node;             /* global: nodes (or pseudo-nodes, HSPMV_NODE_RANKS); this rank's node */
+    int node_ranks;               /* ranks of this rank's node */
+    int node_ranks_env;           /* HSPMV_NODE_RANKS in force (ranks per pseudo-node), 0 when none */
+    int gather;                   /* global, halo "node": HSPMV_GATHER_DIRECT or _COPY (chosen per matrix) */
+    int window_slots;             /* vectors hspmv_dist_vec_alloc places in the node's shared window */
+    int owned_in_node;            /* global, halo "node": 1 when the owned columns are multiplied within the
+                                     node block (most entries lie in other ranks' columns: one pass over
+                                     the rows); owned then reports an empty block */
+    int64_t nnz_node, nnz_offnode;/* this rank's entries in columns of other ranks of its node / other nodes */
+    int64_t node_readers;         /* ranks of this node that read this rank's x part (halo "node") */
+    double gather_direct_ms;      /* global, halo "node": the node and off-node blocks per product when
+                                     gathering from the window, slowest rank, as timed by the plan */
+    double gather_copy_ms;        /* the same with copies first (both 0 when not timed: small, or forced
+                                     by HSPMV_NODE_GATHER=direct|copy) */
+    int64_t internode_entries_node; /* global: x entries crossing between nodes per SpMV, node-aware plan */
+    int64_t internode_msgs_node;    /* global: messages between nodes per SpMV, node-aware plan */
+    int64_t internode_entries_p2p;  /* global: the same for the p2p plan (each rank's ghosts from ranks */
+    int64_t internode_msgs_p2p;     /*   of other nodes); both pairs are filled in either mode */
 } hspmv_dist_info;
+
+/* How halo "node" reads the x entries of other ranks of the node and the
+   off-node entries received for the node (hspmv_dist_info.gather). */
+enum { HSPMV_GATHER_DIRECT = 1, /* the blocks gather from the shared window itself */
+       HSPMV_GATHER_COPY = 2 }; /* each rank first copies the entries it needs into a private,
+                                   huge-page buffer (one pass), and its blocks gather from that */
 
 /* Not collective. Fills *info (global fields were agreed at creation). */
 void hspmv_dist_get_info(const hspmv_dist *D, hspmv_dist_info *info);
@@ -392,7 +550,14 @@ MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D);
 /* Not collective. An array for this rank's part of a distributed vector
    (which: HSPMV_VEC_COLS or _ROWS), zeroed and first-touched by the threads
    that will use it; at least one entry even when the part is empty. Free with
-   hspmv_free. NULL when out of memory. */
+   hspmv_free. NULL when out of memory. With halo "node", x-like vectors (and
+   y-like ones of a square matrix split like its columns) are parts of a
+   vector in the node's shared window, while its slots last (16 per matrix,
+   HSPMV_NODE_SLOTS): hspmv_dist_spmv then reads them where they are, with no
+   copy, provided every rank of the node passes its part of the same vector
+   (vectors allocated in the same order on every rank are). Free them before
+   hspmv_dist_destroy; one freed after it stays valid until then, but keeps
+   the window mapped until the program ends. */
 hspmv_real *hspmv_dist_vec_alloc(const hspmv_dist *D, int which);
 
 /* Cumulative per-rank timing of the spmv calls since creation or reset
@@ -403,11 +568,29 @@ typedef struct hspmv_dist_timing {
     double post_s;    /* posting receives, packing and sending the halo */
     double owned_s;   /* y = A_owned*x_owned (while messages fly) */
     double wait_s;    /* MPI_Waitall on the halo receives and sends */
-    double ghost_s;   /* y += A_ghost*x_ghost */
+    double ghost_s;   /* y += A_ghost*x_ghost (halo "node": node and off-node blocks, with their copies) */
+    double sync_s;    /* halo "node": waiting on the other ranks of the node (flags in shared memory) */
 } hspmv_dist_timing;
 
 /* Not collective. */
 void hspmv_dist_get_timing(const hspmv_dist *D, hspmv_dist_timing *t);
+
+/* How the matrix was set up, this rank's view (MPI_Wtime seconds). */
+typedef struct hspmv_dist_setup {
+    int read;              /* HSPMV_READ_ROOT or _PARALLEL: how the file was read (0 when no file) */
+    const char *read_note; /* "" or why a parallel read fell back to rank 0 ("gzip: ...") */
+    double read_s;         /* reading the file (root: rank 0's read; parallel: this rank's range;
+                              PETSc binary with MPI-IO: header, row lengths, partition, columns, values) */
+    double partition_s;    /* counting rows and agreeing the partition (METIS included) */
+    double distribute_s;   /* moving the rows to their owners (root: the scatter) */
+    double prepare_s;      /* blocks, halo plan, formats and kernels (hspmv_local_create) */
+    int64_t read_bytes;    /* text bytes this rank parsed (PETSc binary: file bytes it read) */
+    double peak_read_bytes; /* this rank's peak resident memory once its rows were in place
+                              (before the blocks were prepared); 0 if unknown */
+} hspmv_dist_setup;
+
+/* Not collective. */
+void hspmv_dist_get_setup(const hspmv_dist *D, hspmv_dist_setup *s);
 void hspmv_dist_reset_timing(hspmv_dist *D);
 
 /* ---- iterative solvers (src/solver) ---------------------------------------
@@ -461,8 +644,11 @@ void hspmv_solver_opts_default(hspmv_solver_opts *o);
    HSPMV_OK when converged, HSPMV_ERR_NOCONV at the iteration limit,
    HSPMV_ERR_BREAKDOWN when p'Ap <= 0 or r'M^-1r <= 0 (A or M not SPD) or a
    residual is not finite, HSPMV_ERR_ARG (non-square matrix, zero in diag,
-   bad opts), HSPMV_ERR_NOMEM, HSPMV_ERR_MPI; err says which and where.
-   b = 0 gives x = 0 and HSPMV_OK after 0 iterations. */
+   bad opts, an inf or nan in b), HSPMV_ERR_NOMEM, HSPMV_ERR_MPI; err says
+   which and where. b = 0 gives x = 0 and HSPMV_OK after 0 iterations. A b
+   whose largest entry is beyond 2^400 or below 2^-400 (squares out of the
+   double range) is solved with b and x scaled by a power of two, exactly,
+   x scaled back on return. */
 int hspmv_cg_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_solver_opts *o,
                    hspmv_solver_result *res, hspmv_error *err);
 

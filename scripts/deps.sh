@@ -5,6 +5,10 @@
 #   deps.sh build   compiler, OpenMP, zlib, MPI, METIS
 #   deps.sh test    + aarch64 cross compiler and qemu-aarch64 (NEON tests)
 #   deps.sh fuzz    + clang with libFuzzer
+#   deps.sh plot    python3 with matplotlib (scripts/plot)
+# At the test level CMake and matplotlib are optional (their tests report
+# themselves skipped): installed as root, named otherwise; PETSc (the
+# petsc-shell example's tests) and Slurm (tests/slurm) are only named.
 # HSPMV_SKIP_DEPS=1 skips every check.
 set -u
 level=${1:-build}
@@ -14,14 +18,32 @@ MPICC=${MPICC:-mpicc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 missing=""
+optional=""
 need() { missing="$missing $*"; }
+want() { optional="$optional $*"; }   # packages whose tests are skipped without them
 
 try_c() { # try_c "includes/main body" "link flags" [compiler]
     printf '%s\n' "$1" > "$tmp/t.c"
     ${3:-$CC} "$tmp/t.c" -o "$tmp/t" $2 >/dev/null 2>&1
 }
 
+# python3 that imports matplotlib: the first python3 on PATH or the system's
+have_matplotlib() {
+    for py in python3 /usr/bin/python3; do
+        command -v "$py" >/dev/null 2>&1 && "$py" -c 'import matplotlib' >/dev/null 2>&1 && return 0
+    done
+    return 1
+}
+have_petsc() {
+    [ -n "${PETSC_DIR:-}" ] && [ -f "$PETSC_DIR/${PETSC_ARCH:-}/include/petscconf.h" ] && return 0
+    pkg-config --exists PETSc 2>/dev/null || pkg-config --exists petsc 2>/dev/null
+}
+
 check() {
+    if [ "$level" = plot ]; then
+        have_matplotlib || need python3-matplotlib
+        return
+    fi
     command -v make >/dev/null 2>&1 && try_c 'int main(void){return 0;}' '' || need build-essential
     try_c '#include <omp.h>
 int main(void){return omp_get_max_threads() < 1;}' '-fopenmp' || need libgomp1
@@ -39,6 +61,10 @@ int main(void){idx_t o[METIS_NOPTIONS]; return METIS_SetDefaultOptions(o) != MET
         command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need gcc-aarch64-linux-gnu libc6-dev-arm64-cross
         command -v qemu-aarch64 >/dev/null 2>&1 || need qemu-user
     fi
+    if [ "$level" = test ]; then
+        command -v cmake >/dev/null 2>&1 || want cmake
+        have_matplotlib || want python3-matplotlib
+    fi
     if [ "$level" = fuzz ]; then
         { command -v clang >/dev/null 2>&1 &&
           try_c '#include <stddef.h>
@@ -49,7 +75,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n){(void)d;(void)n;return 0;
 }
 
 check
-[ -z "$missing" ] && exit 0
+notes() { # what the tests will skip, and how to get it
+    if [ "$level" = test ]; then
+        have_petsc || echo "deps: note: PETSc not found (pkg-config PETSc, PETSC_DIR): the petsc-shell example is not tested (Debian: apt-get install petsc-dev)" >&2
+        command -v slurmd >/dev/null 2>&1 || echo "deps: note: Slurm not found: tests/slurm is skipped (Debian: apt-get install slurmctld slurmd slurm-client munge; it runs as root)" >&2
+    fi
+    return 0
+}
+if [ -n "$optional" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    missing="$missing $optional"
+    optional=""
+elif [ -n "$optional" ]; then
+    echo "deps: optional, not found:$optional (their tests are skipped; sudo apt-get install -y --no-install-recommends$optional)" >&2
+fi
+[ -z "$missing" ] && { notes; exit 0; }
 pkgs=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing:$missing" >&2
@@ -58,8 +97,10 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends $pkgs >/dev/null; } ||
         { echo "deps: apt-get install $pkgs failed" >&2; exit 1; }
     missing=""
+    optional=""
     check
-    [ -z "$missing" ] && exit 0
+    missing="$missing$optional"
+    [ -z "$missing" ] && { notes; exit 0; }
     echo "deps: still missing after install:$missing" >&2
     exit 1
 fi

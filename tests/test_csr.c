@@ -51,6 +51,33 @@ static void duplicates_are_summed_and_columns_sorted(void)
     hspmv_coo_free(&c);
 }
 
+/* Finite duplicates whose sum is not finite are refused like an inf in the
+   file, naming the entry (1-based); nothing is left allocated. */
+static void duplicates_summing_past_the_range_are_refused(void)
+{
+#ifdef HSPMV_SINGLE
+    const double big = 3e38;
+#else
+    const double big = 1e308;
+#endif
+    int ij[] = {1, 1, 3, 2, 3, 2, 2, 2};
+    double v[] = {1, big, big, 2};
+    hspmv_coo c;
+    hspmv_csr A;
+    hspmv_error e;
+    coo_of(&c, 3, 3, HSPMV_GENERAL, 4, ij, v);
+    int rc = hspmv_csr_from_coo(&c, &A, &e);
+    CHECK(rc == HSPMV_ERR_FORMAT && strstr(e.msg, "entry (3,2) is given more than once") &&
+              strstr(e.msg, sizeof(hspmv_real) == 4 ? "float range" : "double range"), "code %d: %s", rc, e.msg);
+    CHECK(!A.rowptr && !A.colind && !A.val, "CSR left allocated");
+    hspmv_coo_free(&c);
+    v[2] = -big; /* big + (-big) is fine, as is the mirror of a symmetric big */
+    coo_of(&c, 3, 3, HSPMV_SYMMETRIC, 4, ij, v);
+    CHECK(hspmv_csr_from_coo(&c, &A, &e) == HSPMV_OK && at(&A, 2, 1) == 0 && at(&A, 1, 2) == 0, "%s", e.msg);
+    hspmv_csr_free(&A);
+    hspmv_coo_free(&c);
+}
+
 static void symmetric_triangle_is_mirrored_once(void)
 {
     int ij[] = {1, 1, 2, 1, 3, 2, 3, 3};
@@ -183,6 +210,7 @@ static void validate_catches_broken_csr(void)
 int main(void)
 {
     RUN(duplicates_are_summed_and_columns_sorted);
+    RUN(duplicates_summing_past_the_range_are_refused);
     RUN(symmetric_triangle_is_mirrored_once);
     RUN(skew_symmetric_mirror_is_negated);
     RUN(explicit_zeros_and_empty_rows_are_kept);

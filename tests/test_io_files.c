@@ -2,10 +2,13 @@
    the same text through path, memory and gzip, gzip faults, and the refusals
    only a path can give (missing file, directory). */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #ifndef HSPMV_NO_ZLIB
 #include <zlib.h>
@@ -408,14 +411,147 @@ static void gzip_with_an_absurd_declared_count_fails_without_a_huge_allocation(v
     hspmv_coo c;
     hspmv_error e;
     int rc = hspmv_mtx_read_mem("absurd.gz", z, zn, &c, NULL, &e);
-    CHECK(rc == HSPMV_ERR_FORMAT && strstr(e.msg, "absurd.gz:3: expected 4000000000000000000 entries, file ends after 1"),
+    /* a gzip stream has no length to bound the count: the memory the count
+       implies is what refuses it, at the size line, with the figure */
+    CHECK(rc == HSPMV_ERR_NOMEM && strstr(e.msg, "absurd.gz:2: a 3 x 3 matrix of 4000000000000000000 entries") &&
+              strstr(e.msg, "GB, more than"), "code %d: %s", rc, e.msg);
+    free(z);
+    t = "%%MatrixMarket matrix coordinate real general\n3 3 4000000\n1 1 1\n";
+    z = gz_mem(t, strlen(t), &zn);
+    rc = hspmv_mtx_read_mem("many.gz", z, zn, &c, NULL, &e);
+    CHECK(rc == HSPMV_ERR_FORMAT && strstr(e.msg, "many.gz:3: expected 4000000 entries, file ends after 1"),
           "code %d: %s", rc, e.msg);
     free(z);
 }
 
+/* A gzip fault says the line where the text stops, not only a byte offset. */
+static void gzip_faults_name_the_line_where_the_text_stops(void)
+{
+    size_t cap = 3000 * 24 + 128, len, zn;
+    char *text = malloc(cap);
+    if (!text) return;
+    len = (size_t)sprintf(text, "%%%%MatrixMarket matrix coordinate real general\n3000 3000 3000\n");
+    for (int k = 1; k <= 3000; k++) len += (size_t)sprintf(text + len, "%d %d %d.25\n", k, 3001 - k, k);
+    unsigned char *z = gz_mem(text, len, &zn);
+    hspmv_coo c;
+    hspmv_error e;
+    long line = 0;
+    char tail[400] = "";
+    if (!z) return;
+    int rc = hspmv_mtx_read_mem("cut.gz", z, zn / 2, &c, NULL, &e);
+    CHECK(rc == HSPMV_ERR_FORMAT && sscanf(e.msg, "cut.gz:%ld: %399[^\n]", &line, tail) == 2 && line > 100 &&
+              strstr(tail, "gzip data ends early"), "code %d: %s", rc, e.msg);
+    z[zn - 8] ^= 0xa5; /* the CRC: found once all the text is out */
+    rc = hspmv_mtx_read_mem("bad.gz", z, zn, &c, NULL, &e);
+    CHECK(rc == HSPMV_ERR_FORMAT && sscanf(e.msg, "bad.gz:%ld: %399[^\n]", &line, tail) == 2 && line == 3003 &&
+              strstr(tail, "corrupt gzip data"), "code %d: %s", rc, e.msg);
+    free(z);
+    free(text);
+}
 #endif
 
+/* A line past the 64 MB limit (here a comment) is refused with its line number. */
+static void an_overlong_comment_line_is_refused_with_its_line_number(void)
+{
+    const char *head = "%%MatrixMarket matrix coordinate real general\n% fine\n%";
+    size_t hl = strlen(head), n = hl + ((size_t)65 << 20) + 32;
+    char *text = malloc(n);
+    hspmv_coo c;
+    hspmv_error e;
+    if (!text) return;
+    memcpy(text, head, hl);
+    memset(text + hl, 'c', n - hl);
+    memcpy(text + n - 12, "\n1 1 1\n1 1 1", 12);
+    int rc = hspmv_mtx_read_mem("long.mtx", text, n, &c, NULL, &e);
+    CHECK(rc == HSPMV_ERR_FORMAT && strstr(e.msg, "long.mtx:3: line longer than 64 MB"), "code %d: %s", rc, e.msg);
+    for (size_t k = hl; k < n; k += 40) text[k] = '\r'; /* CR-only line endings are named */
+    rc = hspmv_mtx_read_mem("long.mtx", text, n, &c, NULL, &e);
+    CHECK(rc == HSPMV_ERR_FORMAT && strstr(e.msg, "long.mtx:3: ") && strstr(e.msg, "lone CR"), "code %d: %s", rc, e.msg);
+    free(text);
+}
+
 /* ---- path-only refusals ---------------------------------------------------------- */
+
+/* Runs hspmv_mtx_read(path) in a child that must finish within `secs`:
+   returns the child's exit status (0: refused with an IO error whose
+   message holds want), or -1 when it hung and was killed. */
+static int read_in_child(const char *path, const char *want, int secs, int want_ok)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        hspmv_coo c;
+        hspmv_error e;
+        int rc = hspmv_mtx_read(path, &c, NULL, NULL, &e);
+        if (want_ok) _exit(rc == HSPMV_OK && c.nnz == 2 ? 0 : (fprintf(stderr, "  read: %s\n", e.msg), 1));
+        if (rc != HSPMV_ERR_IO || !strstr(e.msg, want)) fprintf(stderr, "  read: code %d: %s\n", rc, e.msg);
+        _exit(rc == HSPMV_ERR_IO && strstr(e.msg, want) && strncmp(e.msg, path, strlen(path)) == 0 ? 0 : 1);
+    }
+    if (pid < 0) return -2;
+    for (int t = 0; t < secs * 20; t++) {
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : -3;
+        usleep(50000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
+/* A FIFO that nobody writes used to block open() forever (and every other
+   MPI rank with it): now it is refused within seconds. */
+static void fifo_without_a_writer_is_refused_instead_of_hanging(void)
+{
+    char *p = temp_path("fifo");
+    if (!p) return;
+    unlink(p);
+    if (mkfifo(p, 0600) != 0) {
+        SKIP("mkfifo: %s", strerror(errno));
+        free(p);
+        return;
+    }
+    int st = read_in_child(p, "no process wrote to", 10, 0);
+    CHECK(st == 0, "child %s (status %d)", st == -1 ? "hung in the read and was killed" : "failed", st);
+    unlink(p);
+    free(p);
+}
+
+/* A FIFO that a process writes is read, also when the writer comes a
+   moment after the reader opened it. */
+static void fifo_with_a_writer_is_read(void)
+{
+    static const char t[] = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 2\n";
+    char *p = temp_path("fifo");
+    if (!p) return;
+    for (int late = 0; late < 2; late++) {
+        unlink(p);
+        if (mkfifo(p, 0600) != 0) {
+            SKIP("mkfifo: %s", strerror(errno));
+            break;
+        }
+        pid_t w = fork();
+        if (w == 0) {
+            if (late) usleep(300000);
+            int fd = open(p, O_WRONLY);
+            _exit(fd >= 0 && write(fd, t, sizeof(t) - 1) == (ssize_t)(sizeof(t) - 1) && close(fd) == 0 ? 0 : 1);
+        }
+        int st = read_in_child(p, "", 10, 1);
+        CHECK(st == 0, "writer %s: reader %s (status %d)", late ? "late" : "first",
+              st == -1 ? "hung and was killed" : "failed", st);
+        kill(w, SIGKILL);
+        waitpid(w, NULL, 0);
+    }
+    unlink(p);
+    free(p);
+}
+
+/* What is neither a regular file nor a pipe is refused by name, unopened. */
+static void character_devices_are_refused_as_such(void)
+{
+    int st = read_in_child("/dev/null", "is a character device", 10, 0);
+    CHECK(st == 0, "/dev/null: status %d", st);
+    st = read_in_child("/dev/zero", "is a character device", 10, 0);
+    CHECK(st == 0, "/dev/zero: status %d", st);
+}
 
 static void directory_is_refused_as_a_directory(void)
 {
@@ -439,7 +575,7 @@ static void missing_file_is_refused_with_the_system_reason(void)
     CHECK(coo_is_zero(&c), "coo zeroed");
 }
 
-static void plain_file_with_more_declared_entries_than_bytes_is_refused_at_the_size_line(void)
+static void plain_file_with_more_declared_entries_than_bytes_is_refused_where_it_ends(void)
 {
     const char *t = "%%MatrixMarket matrix coordinate pattern general\n% c\n100000 100000 4000000000\n1 1\n2 2\n";
     char *p = temp_path("count");
@@ -449,8 +585,28 @@ static void plain_file_with_more_declared_entries_than_bytes_is_refused_at_the_s
     if (!p) return;
     CHECK(write_bytes(p, t, strlen(t)) == 0, "write");
     int rc = hspmv_mtx_read(p, &c, NULL, NULL, &e);
-    snprintf(want, sizeof(want), "%s:3: size line declares 4000000000 entries", p);
-    CHECK(rc == HSPMV_ERR_FORMAT && strstr(e.msg, want), "code %d: %s", rc, e.msg);
+    snprintf(want, sizeof(want), "%s:5: expected 4000000000 entries, file ends after 2 at line 5", p);
+    CHECK(rc == HSPMV_ERR_FORMAT && strstr(e.msg, want) && strstr(e.msg, "only 8 bytes follow"), "code %d: %s", rc, e.msg);
+    unlink(p);
+    free(p);
+}
+
+/* "1 1 1e308" twice is two finite values whose sum is inf: refused when the
+   file is read into CSR, naming the file and the entry. */
+static void duplicates_summing_to_inf_are_refused_when_read(void)
+{
+    const char *t = sizeof(hspmv_real) == 4
+        ? "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 3e38\n2 2 1\n1 1 3e38\n"
+        : "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1e308\n2 2 1\n1 1 1e308\n";
+    char *p = temp_path("dupinf");
+    hspmv_csr A;
+    hspmv_error e;
+    if (!p) return;
+    CHECK(write_bytes(p, t, strlen(t)) == 0, "write");
+    int rc = hspmv_csr_read(p, &A, NULL, NULL, &e);
+    CHECK(rc == HSPMV_ERR_FORMAT && strncmp(e.msg, p, strlen(p)) == 0 && strstr(e.msg, "entry (1,1)") &&
+              strstr(e.msg, "sum beyond the"), "code %d: %s", rc, e.msg);
+    CHECK(!A.rowptr && A.nrows == 0, "CSR left behind");
     unlink(p);
     free(p);
 }
@@ -494,7 +650,7 @@ static void progress_is_reported_every_16_mb_and_at_the_end(void)
     const int n = 5000000; /* "1 1\n" x 5M: 20 MB of entries */
     size_t len = 0, cap = (size_t)n * 4 + 128;
     char *text = malloc(cap), *p = temp_path("progress");
-    hspmv_read_opts opts = {note_progress, NULL};
+    hspmv_read_opts opts = {note_progress, NULL, 1};
     progress_log log = {0, 0, 0, 1};
     hspmv_coo c;
     hspmv_error e;
@@ -569,11 +725,17 @@ int main(void)
     RUN(gzip_of_an_empty_file_is_refused_as_empty);
     RUN(gzip_arrays_grow_to_the_declared_count);
     RUN(gzip_with_an_absurd_declared_count_fails_without_a_huge_allocation);
+    RUN(gzip_faults_name_the_line_where_the_text_stops);
 #endif
+    RUN(an_overlong_comment_line_is_refused_with_its_line_number);
+    RUN(fifo_without_a_writer_is_refused_instead_of_hanging);
+    RUN(fifo_with_a_writer_is_read);
+    RUN(character_devices_are_refused_as_such);
     RUN(directory_is_refused_as_a_directory);
     RUN(missing_file_is_refused_with_the_system_reason);
-    RUN(plain_file_with_more_declared_entries_than_bytes_is_refused_at_the_size_line);
+    RUN(plain_file_with_more_declared_entries_than_bytes_is_refused_where_it_ends);
     RUN(error_in_a_file_names_the_path_and_line);
+    RUN(duplicates_summing_to_inf_are_refused_when_read);
     RUN(progress_is_reported_every_16_mb_and_at_the_end);
     RUN(each_failed_allocation_on_a_file_gives_nomem_and_an_empty_coo);
     CHECK_DONE();

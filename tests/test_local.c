@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include "check.h"
 #include "local.h"
 #include "testlib.h"
@@ -560,6 +561,41 @@ static void local_rejects_bad_input(void)
     hspmv_csr_free(&A);
 }
 
+/* Thread counts the OpenMP runtime cannot serve (100000 crashed libgomp,
+   50000 made it exit from inside the library) are refused with a message,
+   asked for directly or through omp_get_max_threads(). */
+static void local_refuses_thread_counts_past_the_limit(void)
+{
+    hspmv_csr A;
+    hspmv_opts o;
+    hspmv_local *L = NULL;
+    hspmv_error e;
+    int lim = hspmv_max_threads();
+    CHECK(lim >= 256 && lim >= 8 * omp_get_num_procs(), "limit %d", lim);
+    CHECK(tl_csr_random(&A, 10, 10, NULL, 3, 0, 1) == HSPMV_OK, "generate");
+    const int bad[] = {lim + 1, 50000, 100000, 2147483647};
+    for (int k = 0; k < 4; k++) {
+        hspmv_opts_default(&o);
+        o.threads = bad[k];
+        int rc = hspmv_local_create(&A, &o, &L, &e);
+        CHECK(rc == HSPMV_ERR_ARG && !L && strstr(e.msg, "threads") && strstr(e.msg, "allowed"), "%d threads: %d %s",
+              bad[k], rc, e.msg);
+        hspmv_local_destroy(&L);
+    }
+    hspmv_opts_default(&o);
+    o.threads = lim; /* the limit itself is served */
+    CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_OK, "%d threads: %s", lim, e.msg);
+    hspmv_local_destroy(&L);
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(100000); /* what OMP_NUM_THREADS=100000 gives */
+    hspmv_opts_default(&o);
+    int rc = hspmv_local_create(&A, &o, &L, &e);
+    omp_set_num_threads(saved);
+    CHECK(rc == HSPMV_ERR_ARG && !L && strstr(e.msg, "OMP_NUM_THREADS"), "default threads: %d %s", rc, e.msg);
+    hspmv_local_destroy(&L);
+    hspmv_csr_free(&A);
+}
+
 static void local_defaults_and_null_opts(void)
 {
     hspmv_opts o;
@@ -735,6 +771,7 @@ int main(void)
     RUN(local_unknown_kernel_is_unsupported);
     RUN(local_thread_chunks_cover_rows_and_balance);
     RUN(local_rejects_bad_input);
+    RUN(local_refuses_thread_counts_past_the_limit);
     RUN(local_defaults_and_null_opts);
     RUN(local_owns_its_arrays);
     RUN(local_touch_zeroes_vectors);

@@ -2,79 +2,7 @@
    counting sort by row, columns sorted within rows, duplicates summed,
    symmetric and skew-symmetric triangles mirrored, explicit zeros kept. */
 #include <string.h>
-#include "util.h"
-
-/* Insertion sort of one row's (col, val) pairs; rows are short and most
-   arrive sorted, so this is O(k) in the common case. */
-static void sort_row_small(int32_t *c, hspmv_real *v, int64_t n)
-{
-    for (int64_t i = 1; i < n; i++) {
-        int32_t ck = c[i];
-        hspmv_real vk = v[i];
-        int64_t j = i - 1;
-        while (j >= 0 && c[j] > ck) {
-            c[j + 1] = c[j];
-            v[j + 1] = v[j];
-            j--;
-        }
-        c[j + 1] = ck;
-        v[j + 1] = vk;
-    }
-}
-
-/* Heapsort for long unsorted rows: O(k log k), no extra memory. */
-static void sift(int32_t *c, hspmv_real *v, int64_t root, int64_t n)
-{
-    for (;;) {
-        int64_t child = 2 * root + 1;
-        if (child >= n) return;
-        if (child + 1 < n && c[child + 1] > c[child]) child++;
-        if (c[root] >= c[child]) return;
-        int32_t tc = c[root]; c[root] = c[child]; c[child] = tc;
-        hspmv_real tv = v[root]; v[root] = v[child]; v[child] = tv;
-        root = child;
-    }
-}
-
-static void sort_row(int32_t *c, hspmv_real *v, int64_t n)
-{
-    int64_t i;
-    for (i = 1; i < n && c[i - 1] <= c[i]; i++) {}
-    if (i >= n) return; /* already sorted */
-    if (n <= 32) {
-        sort_row_small(c, v, n);
-        return;
-    }
-    for (i = n / 2 - 1; i >= 0; i--) sift(c, v, i, n);
-    for (i = n - 1; i > 0; i--) {
-        int32_t tc = c[0]; c[0] = c[i]; c[i] = tc;
-        hspmv_real tv = v[0]; v[0] = v[i]; v[i] = tv;
-        sift(c, v, 0, i);
-    }
-}
-
-/* Sorts each row and sums duplicates in place, compacting rowptr. */
-static void sort_and_sum(hspmv_csr *A)
-{
-    int64_t *rp = A->rowptr, q = 0;
-    int32_t *ci = A->colind;
-    hspmv_real *v = A->val;
-    for (int64_t i = 0; i < A->nrows; i++) {
-        int64_t b = rp[i], e = rp[i + 1];
-        sort_row(ci + b, v + b, e - b);
-        rp[i] = q;
-        for (int64_t k = b; k < e; k++) {
-            if (q > rp[i] && ci[q - 1] == ci[k]) {
-                v[q - 1] += v[k];
-            } else {
-                ci[q] = ci[k];
-                v[q++] = v[k];
-            }
-        }
-    }
-    rp[A->nrows] = q;
-    A->nnz = q;
-}
+#include "csr_build.h"
 
 int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *A, hspmv_error *err)
 {
@@ -119,7 +47,12 @@ int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *A, hspmv_error *err)
     }
     hspmv_free(next);
     A->nnz = total;
-    sort_and_sum(A);
+    int32_t bc = 0;
+    int64_t br = hspmv_csr_sort_and_sum(A, &bc);
+    if (br >= 0) {
+        hspmv_csr_free(A);
+        return hspmv_csr_fault_dup(err, NULL, br, bc);
+    }
     return hspmv_ok(err);
 
 nomem:

@@ -81,49 +81,45 @@ int mtx_parse_banner(const char *name, const mtx_line *ln, mtx_header *h, hspmv_
 
     mtx_quote(q, ln->s, ln->e);
     if (n != 4)
-        return hspmv_err(err, HSPMV_ERR_FORMAT,
-                         "%s:%lld: expected banner '%%%%MatrixMarket matrix <coordinate|array> "
-                         "<real|integer|pattern> <general|symmetric|skew-symmetric>', found '%s'",
-                         name, no, q);
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                              "expected banner '%%%%MatrixMarket matrix <coordinate|array> "
+                              "<real|integer|pattern> <general|symmetric|skew-symmetric>', found '%s'", q);
     if (!word_is(w[0], wl[0], "matrix"))
-        return hspmv_err(err, HSPMV_ERR_FORMAT,
-                         "%s:%lld: expected object 'matrix' in the banner, found '%s'", name, no,
-                         word_quote(q, w[0], wl[0]));
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                              "expected object 'matrix' in the banner, found '%s'",
+                              word_quote(q, w[0], wl[0]));
     if (word_is(w[1], wl[1], "coordinate")) h->array = 0;
     else if (word_is(w[1], wl[1], "array")) h->array = 1;
     else
-        return hspmv_err(err, HSPMV_ERR_FORMAT,
-                         "%s:%lld: expected format 'coordinate' or 'array' in the banner, found '%s'",
-                         name, no, word_quote(q, w[1], wl[1]));
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                              "expected format 'coordinate' or 'array' in the banner, found '%s'",
+                              word_quote(q, w[1], wl[1]));
     if (word_is(w[2], wl[2], "real") || word_is(w[2], wl[2], "double")) h->field = HSPMV_FIELD_REAL;
     else if (word_is(w[2], wl[2], "integer")) h->field = HSPMV_FIELD_INTEGER;
     else if (word_is(w[2], wl[2], "pattern")) h->field = HSPMV_FIELD_PATTERN;
     else if (word_is(w[2], wl[2], "complex")) complex = 1;
     else
-        return hspmv_err(err, HSPMV_ERR_FORMAT,
-                         "%s:%lld: expected field 'real', 'integer' or 'pattern' in the banner, found '%s'",
-                         name, no, word_quote(q, w[2], wl[2]));
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                              "expected field 'real', 'integer' or 'pattern' in the banner, found '%s'",
+                              word_quote(q, w[2], wl[2]));
     if (word_is(w[3], wl[3], "general")) h->symmetry = HSPMV_GENERAL;
     else if (word_is(w[3], wl[3], "symmetric")) h->symmetry = HSPMV_SYMMETRIC;
     else if (word_is(w[3], wl[3], "skew-symmetric")) h->symmetry = HSPMV_SKEW_SYMMETRIC;
     else if (word_is(w[3], wl[3], "hermitian")) hermitian = 1;
     else
-        return hspmv_err(err, HSPMV_ERR_FORMAT,
-                         "%s:%lld: expected symmetry 'general', 'symmetric' or 'skew-symmetric' "
-                         "in the banner, found '%s'", name, no, word_quote(q, w[3], wl[3]));
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                              "expected symmetry 'general', 'symmetric' or 'skew-symmetric' "
+                              "in the banner, found '%s'", word_quote(q, w[3], wl[3]));
     if (complex)
-        return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "%s:%lld: complex matrices are not supported",
-                         name, no);
+        return hspmv_err_file(err, HSPMV_ERR_UNSUPPORTED, name, no, "complex matrices are not supported");
     if (hermitian)
-        return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "%s:%lld: hermitian matrices are not supported",
-                         name, no);
+        return hspmv_err_file(err, HSPMV_ERR_UNSUPPORTED, name, no, "hermitian matrices are not supported");
     if (h->field == HSPMV_FIELD_PATTERN && h->array)
-        return hspmv_err(err, HSPMV_ERR_FORMAT,
-                         "%s:%lld: 'array pattern' is not a Matrix Market kind, found '%s'", name, no, q);
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                              "'array pattern' is not a Matrix Market kind, found '%s'", q);
     if (h->field == HSPMV_FIELD_PATTERN && h->symmetry == HSPMV_SKEW_SYMMETRIC)
-        return hspmv_err(err, HSPMV_ERR_FORMAT,
-                         "%s:%lld: 'pattern skew-symmetric' is not a Matrix Market kind, found '%s'",
-                         name, no, q);
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                              "'pattern skew-symmetric' is not a Matrix Market kind, found '%s'", q);
     return HSPMV_OK;
 }
 
@@ -155,29 +151,28 @@ int mtx_parse_size(const char *name, const mtx_line *ln, mtx_header *h, hspmv_er
 
     mtx_quote(q, ln->s, ln->e);
     if (n != want)
-        return hspmv_err(err, HSPMV_ERR_FORMAT, "%s:%lld: expected size line %s, found '%s'", name,
-                         no, what, q);
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no, "expected size line %s, found '%s'", what, q);
     for (int i = 0; i < n; i++) {
         v[i] = size_word(w[i], wl[i]);
         if (v[i] < 0) {
             char wq[64];
             mtx_quote(wq, w[i], w[i] + wl[i]);
-            return hspmv_err(err, HSPMV_ERR_FORMAT,
-                             "%s:%lld: expected size line %s of non-negative 64-bit integers, "
-                             "found '%s' in '%s'", name, no, what, wq, q);
+            return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                                  "expected size line %s of non-negative 64-bit integers, "
+                                  "found '%s' in '%s'", what, wq, q);
         }
     }
     h->nrows = v[0];
     h->ncols = v[1];
     if (h->nrows > MAX_DIM || h->ncols > MAX_DIM)
-        return hspmv_err(err, HSPMV_ERR_UNSUPPORTED,
-                         "%s:%lld: matrix is %lld x %lld; this build's 32-bit indices allow at most "
-                         "%d rows and columns", name, no, (long long)h->nrows, (long long)h->ncols,
-                         MAX_DIM);
+        return hspmv_err_file(err, HSPMV_ERR_UNSUPPORTED, name, no,
+                              "matrix is %lld x %lld; this build's 32-bit indices allow at most "
+                              "%d rows and columns", (long long)h->nrows, (long long)h->ncols,
+                              MAX_DIM);
     if (h->symmetry != HSPMV_GENERAL && h->nrows != h->ncols)
-        return hspmv_err(err, HSPMV_ERR_FORMAT,
-                         "%s:%lld: a %s matrix must be square, found size '%s'", name, no,
-                         h->symmetry == HSPMV_SYMMETRIC ? "symmetric" : "skew-symmetric", q);
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                              "a %s matrix must be square, found size '%s'",
+                              h->symmetry == HSPMV_SYMMETRIC ? "symmetric" : "skew-symmetric", q);
     if (h->array) {
         int64_t m = h->nrows;
         if (h->symmetry == HSPMV_GENERAL) h->nnz = h->nrows * h->ncols;
@@ -186,10 +181,10 @@ int mtx_parse_size(const char *name, const mtx_line *ln, mtx_header *h, hspmv_er
     } else {
         h->nnz = v[2];
         if (h->nnz > 0 && (h->nrows == 0 || h->ncols == 0))
-            return hspmv_err(err, HSPMV_ERR_FORMAT,
-                             "%s:%lld: size line declares %lld entries in a %lld x %lld matrix, "
-                             "which has no places for them", name, no, (long long)h->nnz,
-                             (long long)h->nrows, (long long)h->ncols);
+            return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
+                                  "size line declares %lld entries in a %lld x %lld matrix, "
+                                  "which has no places for them", (long long)h->nnz,
+                                  (long long)h->nrows, (long long)h->ncols);
     }
     return HSPMV_OK;
 }

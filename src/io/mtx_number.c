@@ -65,34 +65,33 @@ static int starts_ci(const char *p, const char *e, const char *w)
     return 1;
 }
 
-/* strtod on a NUL-terminated copy of the token (it ends at a blank or the
-   newline that always closes the text), so the result is correctly rounded.
+/* strtod straight on the text: the token ends at a blank or at the newline
+   that always closes the text, and no number's spelling runs on past
+   either, so strtod stops inside the buffer and no copy (nor a length
+   limit) is needed; the result is correctly rounded.
    inf and nan in any spelling are refused ("non-finite value"): a matrix
    entry that is not a number would poison every product, so the project
    treats it as a malformed file. Values beyond the double range are refused
    too; values that underflow are kept as the denormal or zero strtod gives. */
 const char *mtx_real_slow(const char *s, double *v, int *why)
 {
-    char tmp[1024];
     const char *e = s, *p = s;
     char *end;
     double x;
-    size_t n;
     while (!mtx_is_end(*e)) e++;
-    n = (size_t)(e - s);
     if (*p == '+' || *p == '-') p++;
     if (starts_ci(p, e, "inf") || starts_ci(p, e, "nan")) {
         *why = MTX_NUM_NONFINITE;
         return NULL;
     }
-    if (n == 0 || n >= sizeof(tmp)) {
+    /* a number starts with a sign, a digit or a point (strtod would skip
+       other white space such as \v or \f) */
+    if (e == s || !(*s == '+' || *s == '-' || *s == '.' || (*s >= '0' && *s <= '9'))) {
         *why = MTX_NUM_BAD;
         return NULL;
     }
-    memcpy(tmp, s, n);
-    tmp[n] = '\0';
-    x = strtod(tmp, &end);
-    if (end != tmp + n) {
+    x = strtod(s, &end);
+    if (end != e) {
         *why = MTX_NUM_BAD;
         return NULL;
     }

@@ -7,24 +7,11 @@
 #include <sys/mman.h>
 #include "io.h"
 
-enum { AT_BANNER, AT_SIZE, AT_ENTRIES };
-
-typedef struct reader {
-    const char *name;
-    hspmv_error *err;
-    mtx_source src;
-    mtx_header h;
-    int state;          /* AT_BANNER, AT_SIZE, AT_ENTRIES */
-    int64_t line;       /* number of the line being (or last) read */
-    int64_t k, cap;     /* entries stored, room in the arrays */
-    int32_t *row, *col;
-    hspmv_real *val;
-    int64_t ai, aj;     /* array format: 0-based place of the next value */
-} reader;
+typedef mtx_reader reader;
 
 /* ---- messages ------------------------------------------------------------- */
 
-/* "NAME:LINE: " + the formatted text; always HSPMV_ERR_FORMAT unless code says otherwise. */
+/* "NAME:LINE: " + the formatted text (the name shortened, never the text). */
 __attribute__((cold, noinline, format(printf, 4, 5)))
 static int fail(reader *R, int code, int64_t line, const char *fmt, ...)
 {
@@ -33,8 +20,21 @@ static int fail(reader *R, int code, int64_t line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    return hspmv_err(R->err, code, "%s:%lld: %s", R->name, (long long)line, text);
+    return hspmv_err_file(R->err, code, R->name, line, "%s", text);
 }
+
+/* A CR inside [s, e) with more text after it: lines ended by a lone CR. */
+static int has_inner_cr(const char *s, const char *e)
+{
+    for (; s < e; s++)
+        if (*s == '\r')
+            for (const char *t = s + 1; t < e && *t != '\r'; t++)
+                if (*t != ' ' && *t != '\t') return 1;
+    return 0;
+}
+
+#define LONE_CR_NOTE "; the line holds a CR in its middle: lines that end with a lone CR (classic Mac) are " \
+                     "not Matrix Market, convert them with tr '\\r' '\\n'"
 
 static const char *token_end(const char *p)
 {
@@ -54,10 +54,12 @@ static int fail_token(reader *R, int64_t line, const char *ls, const char *p, co
 {
     char q[64], lq[64];
     const char *le = line_end(p);
+    const char *cr = has_inner_cr(ls, le) ? LONE_CR_NOTE : "";
     mtx_quote(lq, ls, le);
-    if (*p == '\n') return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found the end of the line '%s'", what, lq);
+    if (*p == '\n')
+        return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found the end of the line '%s'%s", what, lq, cr);
     mtx_quote(q, p, token_end(p) == p ? p + 1 : token_end(p));
-    return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found '%s' in '%s'", what, q, lq);
+    return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found '%s' in '%s'%s", what, q, lq, cr);
 }
 
 /* A value the number scanner refused: why says how. */
@@ -71,7 +73,8 @@ static int fail_value(reader *R, int64_t line, const char *ls, const char *p, in
         return fail(R, HSPMV_ERR_FORMAT, line,
                     "non-finite value '%s' in '%s' (inf and nan are not accepted)", q, lq);
     if (why == MTX_NUM_RANGE)
-        return fail(R, HSPMV_ERR_FORMAT, line, "value '%s' is out of the %s range in '%s'", q,
+        return fail(R, HSPMV_ERR_FORMAT, line, "%svalue '%s' is out of the %s range in '%s'",
+                    R->h.field == HSPMV_FIELD_INTEGER ? "integer " : "", q,
                     sizeof(hspmv_real) == sizeof(float) ? "float" : "double", lq);
     return fail_token(R, line, ls, p,
                       R->h.field == HSPMV_FIELD_INTEGER ? "an integer value" : "a real value");
@@ -118,7 +121,7 @@ static void want_huge_pages(void *p, size_t bytes)
 #endif
 }
 
-static int alloc_entries(reader *R, int64_t cap)
+int mtx_reader_alloc(reader *R, int64_t cap)
 {
     size_t n = cap > 0 ? (size_t)cap : 1;
     int32_t *row = hspmv_alloc_array(n, sizeof(int32_t));
@@ -127,7 +130,8 @@ static int alloc_entries(reader *R, int64_t cap)
     if (!val) {
         hspmv_free(row);
         hspmv_free(col);
-        return fail(R, HSPMV_ERR_NOMEM, R->line, "out of memory for %lld entries", (long long)cap);
+        return fail(R, HSPMV_ERR_NOMEM, R->line, "out of memory for %lld entries (%.3g GB)", (long long)cap,
+                    (double)cap * (8.0 + sizeof(hspmv_real)) / 1e9);
     }
     want_huge_pages(row, n * sizeof(int32_t));
     want_huge_pages(col, n * sizeof(int32_t));
@@ -152,7 +156,7 @@ static int alloc_entries(reader *R, int64_t cap)
 __attribute__((cold, noinline))
 static int make_room(reader *R, int64_t line, const char *ls)
 {
-    if (R->cap >= R->h.nnz) {
+    if (R->cap >= R->limit) {
         char lq[64];
         mtx_quote(lq, ls, line_end(ls));
         return fail(R, HSPMV_ERR_FORMAT, line,
@@ -160,30 +164,58 @@ static int make_room(reader *R, int64_t line, const char *ls)
                     (long long)R->h.nnz, lq);
     }
     int64_t cap = R->cap * 2;
-    if (cap > R->h.nnz) cap = R->h.nnz;
-    return alloc_entries(R, cap);
+    if (cap < 1024) cap = 1024;
+    if (cap > R->limit) cap = R->limit;
+    return mtx_reader_alloc(R, cap);
+}
+
+/* What reading and using a matrix of the size line's shape takes, refused
+   before any allocation when this process cannot be given it: the
+   triplets of nnz entries, the CSR built from them (symmetric kinds
+   mirrored: up to twice the entries; row pointers and the build's row
+   counters) and the x and y of a product. */
+int mtx_check_memory(const mtx_header *h, int64_t nnz, const char *name, int64_t line, hspmv_error *err)
+{
+    const double r = sizeof(hspmv_real), n = (double)nnz;
+    double coo = n * (8 + r);
+    double csr = (h->symmetry == HSPMV_GENERAL ? n : 2 * n) * (4 + r) + 2 * 8 * ((double)h->nrows + 1);
+    double vec = r * ((double)h->nrows + (double)h->ncols);
+    char what[200];
+    snprintf(what, sizeof(what),
+             "a %lld x %lld matrix of %lld entries (triplets %.3g GB, CSR %.3g GB, x and y %.3g GB)",
+             (long long)h->nrows, (long long)h->ncols, (long long)nnz, coo / 1e9, csr / 1e9, vec / 1e9);
+    return hspmv_mem_check(coo + csr + vec, name, line, what, err);
 }
 
 /* Called once the size line is known: one allocation at the declared count
    when the input's length is known (refusing counts the bytes left cannot
    hold), else a start that grows geometrically up to that count. */
+int mtx_min_entry_bytes(const mtx_header *h)
+{
+    return h->array ? 2 : h->field == HSPMV_FIELD_PATTERN ? 4 : 6; /* "1\n", "1 1\n", "1 1 1\n" */
+}
+
 static int start_entries(reader *R, const char *next)
 {
     const mtx_header *h = &R->h;
     R->ai = h->symmetry == HSPMV_SKEW_SYMMETRIC ? 1 : 0; /* array: first place of column 0 */
+    R->limit = h->nnz;
     int64_t left = mtx_source_left(&R->src, next);
-    int minb = h->array ? 2 : h->field == HSPMV_FIELD_PATTERN ? 4 : 6; /* "1\n", "1 1\n", "1 1 1\n" */
+    int minb = mtx_min_entry_bytes(h);
+    int64_t most = left >= 0 ? (left + 1) / minb : -1; /* "1 1 1" without its newline is the shortest last line */
+    int rc = mtx_check_memory(h, most >= 0 && most < h->nnz ? most : h->nnz, R->name, R->line, R->err);
+    if (rc != HSPMV_OK) return rc;
     if (left >= 0) {
-        if (h->nnz > (left + 1) / minb)
-            return fail(R, HSPMV_ERR_FORMAT, R->line,
-                        "size line declares %lld entries, but only %lld bytes follow and an entry "
-                        "takes at least %d (truncated file?)",
-                        (long long)h->nnz, (long long)left, minb);
-        return alloc_entries(R, h->nnz);
+        if (h->nnz <= most) return mtx_reader_alloc(R, h->nnz);
+        /* The bytes cannot hold the count: no allocation for it. The entries
+           that are there are read (growing the arrays), so the first fault
+           in file order is the one reported: a bad line, or the end. */
+        R->short_left = left;
+        return mtx_reader_alloc(R, most + 1);
     }
     /* gzip: about one entry per compressed byte is a fair first guess */
     int64_t guess = R->src.raw_size > 4096 ? R->src.raw_size : 4096;
-    return alloc_entries(R, h->nnz < guess ? h->nnz : guess);
+    return mtx_reader_alloc(R, h->nnz < guess ? h->nnz : guess);
 }
 
 /* ---- header lines -------------------------------------------------------- */
@@ -194,14 +226,28 @@ static int header_line(reader *R, const char *s, const char *nl)
     const char *p = s;
     int rc;
     while (p < nl && mtx_is_blank(*p)) p++;
-    if (R->state == AT_BANNER) {
+    if (R->state != MTX_AT_ENTRIES && has_inner_cr(s, nl))
+        return fail(R, HSPMV_ERR_FORMAT, R->line,
+                    "the %s line holds CR characters in its middle: lines that end with a lone CR "
+                    "(classic Mac) are not Matrix Market; convert them with tr '\\r' '\\n'",
+                    R->state == MTX_AT_BANNER ? "first" : "size");
+    if (R->state == MTX_AT_BANNER) {
         if (mtx_is_banner(&ln)) {
             if ((rc = mtx_parse_banner(R->name, &ln, &R->h, R->err)) != HSPMV_OK) return rc;
-            R->state = AT_SIZE;
+            R->state = MTX_AT_SIZE;
             return HSPMV_OK;
         }
         if (p == nl || *p == '%') return HSPMV_OK; /* blank or comment before the banner */
         char q[64];
+        const unsigned char *u = (const unsigned char *)s;
+        if (R->line == 1 && nl - s >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF)
+            return fail(R, HSPMV_ERR_FORMAT, R->line,
+                        "the file starts with a UTF-8 byte-order mark (bytes EF BB BF); Matrix Market "
+                        "text is plain ASCII: remove those 3 bytes");
+        if (R->line == 1 && nl - s >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF)))
+            return fail(R, HSPMV_ERR_FORMAT, R->line,
+                        "the file starts with a UTF-16 byte-order mark (bytes %02X %02X): it is UTF-16 text; "
+                        "Matrix Market text is plain ASCII", u[0], u[1]);
         mtx_quote(q, s, nl);
         return fail(R, HSPMV_ERR_FORMAT, R->line,
                     "expected the banner '%%%%MatrixMarket matrix <format> <field> <symmetry>', "
@@ -209,7 +255,11 @@ static int header_line(reader *R, const char *s, const char *nl)
     }
     if (p == nl || *p == '%') return HSPMV_OK; /* blank or comment before the size line */
     if ((rc = mtx_parse_size(R->name, &ln, &R->h, R->err)) != HSPMV_OK) return rc;
-    R->state = AT_ENTRIES;
+    R->state = MTX_AT_ENTRIES;
+    if (R->header_only) { /* the prologue of a read in byte ranges: the entries come later */
+        R->data_offset = R->src.base + (int64_t)(nl + 1 - R->src.buf);
+        return HSPMV_OK;
+    }
     return start_entries(R, nl + 1);
 }
 
@@ -232,11 +282,10 @@ static inline const char *scan_value(reader *R, int64_t line, const char *ls, co
     } else {
         int64_t iv = 0;
         q = mtx_int(p, &iv);
-        if (q && (iv == MTX_INT_SAT || iv == -MTX_INT_SAT)) {
-            why = MTX_NUM_RANGE;
-            q = NULL;
-        }
         *v = (double)iv;
+        /* past 2^59 the integer is read as a real, correctly rounded: refused
+           only beyond the double range, as a real would be */
+        if (q && (iv == MTX_INT_SAT || iv == -MTX_INT_SAT) && mtx_is_end(*q)) q = mtx_real(p, v, &why);
     }
 #ifdef HSPMV_SINGLE
     if (q && isinf((float)*v)) {
@@ -366,43 +415,55 @@ static int parse_array(reader *R, const char *p, const char *end)
 
 /* ---- the whole file --------------------------------------------------------- */
 
-static int read_text(reader *R)
+int mtx_fault_too_few(const char *name, const mtx_header *h, int64_t k, int64_t lines, int64_t short_left,
+                      hspmv_error *err)
+{
+    if (short_left >= 0)
+        return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, lines,
+                              "expected %lld entries, file ends after %lld at line %lld (the size line declares "
+                              "%lld entries, but only %lld bytes follow it: truncated file?)",
+                              (long long)h->nnz, (long long)k, (long long)lines, (long long)h->nnz,
+                              (long long)short_left);
+    return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, lines, "expected %lld entries, file ends after %lld at line %lld",
+                          (long long)h->nnz, (long long)k, (long long)lines);
+}
+
+int mtx_read_text(reader *R, int end_checks)
 {
     int rc;
     for (;;) {
         const char *p, *end;
         if ((rc = mtx_source_next(&R->src, &p, &end)) != HSPMV_OK) return rc;
         if (p == end) break;
-        while (p < end && R->state != AT_ENTRIES) {
+        while (p < end && R->state != MTX_AT_ENTRIES) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             R->line++;
             if ((rc = header_line(R, p, nl)) != HSPMV_OK) return rc;
             p = nl + 1;
         }
+        if (R->header_only && R->state == MTX_AT_ENTRIES) return HSPMV_OK;
         if (p < end) {
             rc = R->h.array ? parse_array(R, p, end) : parse_coordinate(R, p, end);
             if (rc != HSPMV_OK) return rc;
         }
     }
-    if (R->state == AT_BANNER) {
+    if (!end_checks) return HSPMV_OK;
+    if (R->state == MTX_AT_BANNER) {
         if (mtx_source_bytes(&R->src) == 0)
-            return hspmv_err(R->err, HSPMV_ERR_FORMAT,
-                             "%s: file is empty; expected a '%%%%MatrixMarket' banner", R->name);
+            return fail(R, HSPMV_ERR_FORMAT, 0, "file is empty; expected a '%%%%MatrixMarket' banner");
         return fail(R, HSPMV_ERR_FORMAT, R->line,
                     "file ends without a '%%%%MatrixMarket' banner (only blank and comment lines)");
     }
-    if (R->state == AT_SIZE)
+    if (R->state == MTX_AT_SIZE)
         return fail(R, HSPMV_ERR_FORMAT, R->line, "file ends before the size line");
-    if (R->k < R->h.nnz)
-        return fail(R, HSPMV_ERR_FORMAT, R->line, "expected %lld entries, file ends after %lld at line %lld",
-                    (long long)R->h.nnz, (long long)R->k, (long long)R->line);
+    if (R->k < R->h.nnz) return mtx_fault_too_few(R->name, &R->h, R->k, R->line, R->short_left, R->err);
     return HSPMV_OK;
 }
 
 /* Reads from an opened source into coo; closes the source; cleans up on failure. */
 static int read_source(reader *R, hspmv_coo *coo, hspmv_read_info *info)
 {
-    int rc = read_text(R);
+    int rc = mtx_read_text(R, 1);
     if (info) {
         info->bytes = mtx_source_bytes(&R->src);
         info->lines = R->line;
@@ -427,11 +488,17 @@ static int read_source(reader *R, hspmv_coo *coo, hspmv_read_info *info)
     return hspmv_ok(R->err);
 }
 
-static void reader_init(reader *R, const char *name, hspmv_error *err, hspmv_read_info *info)
+void mtx_reader_init(reader *R, const char *name, hspmv_error *err)
 {
     memset(R, 0, sizeof(*R));
     R->name = name;
     R->err = err;
+    R->short_left = -1;
+}
+
+static void reader_init(reader *R, const char *name, hspmv_error *err, hspmv_read_info *info)
+{
+    mtx_reader_init(R, name, err);
     if (info) memset(info, 0, sizeof(*info));
 }
 
@@ -444,6 +511,7 @@ int hspmv_mtx_read(const char *path, hspmv_coo *coo, const hspmv_read_opts *opts
     if (!path || !coo) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_mtx_read: path and coo must not be NULL");
     reader_init(&R, path, err, info);
     if ((rc = mtx_source_open_path(&R.src, path, opts, err)) != HSPMV_OK) return rc;
+    R.src.lines = &R.line;
     return read_source(&R, coo, info);
 }
 
@@ -458,6 +526,7 @@ int hspmv_mtx_read_mem(const char *name, const void *buf, size_t len, hspmv_coo 
     if (!name) name = "<memory>";
     reader_init(&R, name, err, info);
     if ((rc = mtx_source_open_mem(&R.src, name, buf, len, err)) != HSPMV_OK) return rc;
+    R.src.lines = &R.line;
     return read_source(&R, coo, info);
 }
 

@@ -21,6 +21,10 @@ static int check_input(const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err
                          o->csrl_threshold);
     if (o->threads < 0)
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: %d threads", o->threads);
+    if (o->threads > hspmv_max_threads() || (o->threads == 0 && hspmv_omp_max() > hspmv_max_threads()))
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: %d threads%s, more than the %d allowed "
+                         "(8 per processor, at least 256)", o->threads ? o->threads : hspmv_omp_max(),
+                         o->threads ? "" : " (omp_get_max_threads(), OMP_NUM_THREADS)", hspmv_max_threads());
     return hspmv_csr_validate(A, err);
 }
 

@@ -1,5 +1,8 @@
-/* local_opts.c — the default run-time knobs (hspmv_opts). */
+/* local_opts.c — the default run-time knobs (hspmv_opts) and their bounds. */
 #include "hspmv.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 void hspmv_opts_default(hspmv_opts *o)
 {
@@ -8,4 +11,16 @@ void hspmv_opts_default(hspmv_opts *o)
     o->kernel = "auto";
     o->threads = 0;
     o->partition = HSPMV_PART_NNZ;
+    o->halo = HSPMV_HALO_AUTO;
+    o->read = HSPMV_READ_ROOT;
+}
+
+int hspmv_max_threads(void)
+{
+#ifdef _OPENMP
+    int p = omp_get_num_procs();
+#else
+    int p = 1;
+#endif
+    return p > 32 ? 8 * p : 256;
 }

@@ -112,6 +112,7 @@ int hspmv_bicgstab_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
     int64_t it = 0;
     int rc = solver_begin(&w, D, b, x, o, 8, who, err);
     if (rc) goto out;
+    b = w.b; /* b itself, or b scaled with x (solver_end scales x back) */
     k.r = w.v[0]; k.rh = w.v[1]; k.p = w.v[2]; k.v = w.v[3];
     k.s = w.v[4]; k.t = w.v[5];
     k.ph = w.dinv ? w.v[6] : k.p;

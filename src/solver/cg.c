@@ -46,6 +46,7 @@ int hspmv_cg_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspm
     int64_t it = 0;
     int rc = solver_begin(&w, D, b, x, o, 4, who, err);
     if (rc) goto out;
+    b = w.b; /* b itself, or b scaled with x (solver_end scales x back) */
     hspmv_real *r = w.v[0], *z = w.dinv ? w.v[1] : w.v[0], *p = w.v[2], *q = w.v[3];
     if (w.bnorm == 0) { /* A*0 = 0: the exact answer */
         for (int64_t i = 0; i < w.n; i++) x[i] = 0;

@@ -16,16 +16,23 @@ typedef struct solver_ws {
     hspmv_real *v[8];       /* work vectors, n entries each (at least 1) */
     double *part;           /* per-thread partial sums, 8 doubles apart */
     hspmv_solver_result res;
-    double bnorm;           /* ||b|| */
+    double bnorm;           /* ||b|| (of the scaled b) */
+    const hspmv_real *b;    /* the b the method iterates on: the caller's, or bs */
+    hspmv_real *bs;         /* b * scale when b's entries are too large or small to square, else NULL */
+    hspmv_real *x;          /* the caller's x while it is scaled (x * scale), else NULL */
+    double scale;           /* a power of two; 1 when b is used as given */
     double t0;
 } solver_ws;
 
 /* Checks arguments, allocates nvec work vectors and 1/diag; every rank
-   gets the same status. Fills w->bnorm. */
-int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, const hspmv_real *x,
+   gets the same status. Fills w->b (the b to iterate on; b and x scaled by
+   a power of two when b's squares would leave the double range) and
+   w->bnorm. */
+int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
                  const hspmv_solver_opts *o, int nvec, const char *who, hspmv_error *err);
 
-/* Frees the workspace, stores the times and copies the result out. */
+/* Scales x back when it was scaled, frees the workspace, stores the times
+   and copies the result out. */
 void solver_end(solver_ws *w, hspmv_solver_result *res);
 
 /* y = A*x timed; returns 1 when this rank's call failed (not agreed: the

@@ -1,6 +1,7 @@
 /* solver_ws.c — what every Krylov method shares: argument checks agreed
    over the ranks, work vectors, the timed SpMV, reductions that carry a
    failure flag, the residual history. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "solver.h"
@@ -62,7 +63,43 @@ nomem:
                      w->rank, (long long)w->n);
 }
 
-int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, const hspmv_real *x,
+/* When b's largest entry is beyond 2^400 or below 2^-400, its squares (and
+   those of every residual, which scale with b) leave the double range: ||b||
+   came out inf or 0. Then b and x are scaled by 2^-e (the exponent of that
+   entry), exactly, since it is a power of two; every Krylov quantity scales
+   with b, so the iteration is the same one, relres unchanged, and x is
+   scaled back at the end (LAPACK's dnrm2 scales for the same reason).
+   Collective: one reduction of max|b_i| and a non-finite flag. */
+static int scale_rhs(solver_ws *w, const hspmv_real *b, hspmv_real *x, const char *who, hspmv_error *err)
+{
+    double m[2] = {0, 0}, g[2];
+    int rc = HSPMV_OK, e;
+    w->b = b;
+    w->scale = 1;
+    for (int64_t i = 0; i < w->n; i++) {
+        double a = fabs((double)b[i]);
+        if (!(a <= DBL_MAX)) m[1] = 1;
+        else if (a > m[0]) m[0] = a;
+    }
+    if (MPI_Allreduce(m, g, 2, MPI_DOUBLE, MPI_MAX, w->comm) != MPI_SUCCESS)
+        return hspmv_err(err, HSPMV_ERR_MPI, "%s: rank %d: MPI_Allreduce failed", who, w->rank);
+    if (g[1] != 0) return hspmv_err(err, HSPMV_ERR_ARG, "%s: b holds an inf or nan", who);
+    if (!(g[0] > 0x1p400 || (g[0] > 0 && g[0] < 0x1p-400))) return HSPMV_OK;
+    frexp(g[0], &e);
+    w->scale = ldexp(1.0, -e);
+    if (!(w->bs = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS)))
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "%s: rank %d: out of memory for the scaled b", who, w->rank);
+    if ((rc = agree(w->comm, w->rank, rc, err))) return rc;
+    for (int64_t i = 0; i < w->n; i++) {
+        w->bs[i] = (hspmv_real)((double)b[i] * w->scale);
+        x[i] = (hspmv_real)((double)x[i] * w->scale);
+    }
+    w->b = w->bs;
+    w->x = x;
+    return HSPMV_OK;
+}
+
+int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
                  const hspmv_solver_opts *o, int nvec, const char *who, hspmv_error *err)
 {
     memset(w, 0, sizeof(*w));
@@ -81,7 +118,8 @@ int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, const hspmv_r
     int rc = check_local(w, b, x, &in, who, err);
     if (!rc) rc = alloc_local(w, nvec, who, err);
     if ((rc = agree(w->comm, w->rank, rc, err))) return rc;
-    double s = sv_dot(w, b, b);
+    if ((rc = scale_rhs(w, b, x, who, err))) return rc;
+    double s = sv_dot(w, w->b, w->b);
     if ((rc = solver_sum(w, &s, 1, 0, who, err))) return rc;
     w->bnorm = sqrt(s);
     if (!isfinite(w->bnorm))
@@ -91,6 +129,9 @@ int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, const hspmv_r
 
 void solver_end(solver_ws *w, hspmv_solver_result *res)
 {
+    if (w->x)
+        for (int64_t i = 0; i < w->n; i++) w->x[i] = (hspmv_real)((double)w->x[i] / w->scale);
+    hspmv_free(w->bs);
     for (int k = 0; k < 8; k++) hspmv_free(w->v[k]);
     hspmv_free(w->dinv);
     hspmv_free(w->part);

@@ -1,5 +1,6 @@
 /* error.c — status codes to words, and filling the per-call error record. */
 #include <stdio.h>
+#include <string.h>
 #include "util.h"
 
 const char *hspmv_strerror(int code)
@@ -32,4 +33,31 @@ int hspmv_ok(hspmv_error *err)
         err->msg[0] = '\0';
     }
     return HSPMV_OK;
+}
+
+int hspmv_err_file(hspmv_error *err, int code, const char *name, int64_t line, const char *fmt, ...)
+{
+    char text[sizeof(err->msg)], where[32] = "";
+    size_t n, used, room;
+    va_list ap;
+    if (!err) return code;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    if (!name) name = "?";
+    if (line > 0) snprintf(where, sizeof(where), ":%lld", (long long)line);
+    /* room for the name once "WHERE: TEXT" and the NUL are placed; at least
+       a short tail of the name is always shown */
+    n = strlen(name);
+    used = strlen(where) + 2 + strlen(text) + 1;
+    room = used < sizeof(err->msg) ? sizeof(err->msg) - used : 0;
+    if (room < 24) room = 24;
+    err->code = code;
+    if (n > room) n = room - 3;
+    /* a text longer than the record is cut at its end (the return value is
+       looked at so that the compiler takes the cut as meant) */
+    if (snprintf(err->msg, sizeof(err->msg), "%s%s%s: %s", n < strlen(name) ? "..." : "",
+                 name + strlen(name) - n, where, text) < 0)
+        err->msg[0] = '\0';
+    return code;
 }

@@ -3,19 +3,59 @@
 #define HSPMV_UTIL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include "hspmv.h"
 
 /* Records code and a printf-style message in *err (if not NULL); returns code. */
 int hspmv_err(hspmv_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* hspmv_err for a message about a file: "NAME:LINE: TEXT" (":LINE" left
+   out when line <= 0). A name too long to leave room for the text is
+   shortened from the front ("...tail of the path"), so the reason is
+   never cut off. */
+int hspmv_err_file(hspmv_error *err, int code, const char *name, int64_t line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Clears *err (if not NULL) and returns HSPMV_OK. */
 int hspmv_ok(hspmv_error *err);
+
+/* Bytes this process can still be given: the smallest of physical memory,
+   its cgroup's memory.max, and the address-space (ulimit -v) and data
+   (ulimit -d) limits less what it uses of them now; *what names which. */
+double hspmv_mem_available(const char **what);
+
+/* HSPMV_OK when need bytes fit in hspmv_mem_available(), else HSPMV_ERR_NOMEM
+   with "NAME:LINE: WHAT needs X GB, more than LIMIT allows (Y GB)". Called
+   before allocating for sizes a file or a caller declares, so that an absurd
+   size is refused with its figure instead of paging the machine to death. */
+int hspmv_mem_check(double need, const char *name, int64_t line, const char *what, hspmv_error *err);
+
+/* Test hook: > 0 stands in for the physical memory (bytes). */
+extern double hspmv_mem_test_bytes;
 
 /* n*size with overflow check; returns 0 on overflow (callers treat as NOMEM). */
 size_t hspmv_bytes(size_t n, size_t size);
 
-/* Allocates n elements of size bytes, 64-byte aligned; NULL on failure or overflow. */
+/* Allocates n elements of size bytes, 64-byte aligned; NULL on failure or
+   overflow. From 2 MiB on (hspmv_malloc too): a fresh mapping, 2 MiB
+   aligned, advised MADV_HUGEPAGE before the first touch unless
+   HSPMV_NO_THP=1. */
 void *hspmv_alloc_array(size_t n, size_t size);
+
+/* Like hspmv_alloc_array, for arrays a product streams or gathers from:
+   from 1 MiB on, rounded up to whole 2 MiB pages (then all of it can be on
+   huge pages). Freed with hspmv_free. */
+void *hspmv_alloc_pages(size_t n, size_t size);
+
+/* 1 when HSPMV_NO_THP asks to leave pages alone (for comparisons). */
+int hspmv_thp_off(void);
+
+/* Memory another layer lends out as if allocated (vectors in a shared
+   window): hspmv_free(p) of a p in [lo, lo+bytes) calls release(ctx, p)
+   instead of free. Thread-safe. Returns HSPMV_OK or HSPMV_ERR_NOMEM. */
+int hspmv_lend_range(void *lo, size_t bytes, void (*release)(void *ctx, void *p), void *ctx);
+/* Forgets the range that starts at lo. */
+void hspmv_unlend_range(void *lo);
 
 #endif

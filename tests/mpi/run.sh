@@ -40,45 +40,74 @@ for t in $threads; do
         for bin in "$bindir"/test_*; do
             [ -x "$bin" ] || continue
             name=$(basename "$bin")
-            # every other run sends the slices in small pieces (the > 2^31 path)
-            # and prepares the owned block in 3 pieces (MPI_Testall between them)
-            chunk=""; pieces=""; [ "$t" = 2 ] && chunk=1000 && pieces=3
-            start=$(date +%s)
-            OMP_NUM_THREADS=$t HSPMV_DIST_CHUNK=$chunk HSPMV_DIST_PIECES=$pieces timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
-            rc=$?
-            secs=$(( $(date +%s) - start ))
-            tally "$name at $p ranks" "$rc" "$out"
-            echo "   $name ranks=$p threads=$t: $p1 passed, $f1 failed, $s1 skipped (${secs}s)"
-            P=$((P + p1)); F=$((F + f1)); S=$((S + s1))
+            # every other run sends the slices in small pieces (the > 2^31 path),
+            # multiplies the owned block in 3 parts (MPI_Testall between them)
+            # and cuts the machine into pseudo-nodes of 2 ranks (the off-node
+            # path of halo "node", the default); test_dist also runs once with
+            # halo "p2p" (test_node sets its own modes)
+            chunk=""; pieces=""; noder=""; halos="default"
+            [ "$t" = 2 ] && chunk=1000 && pieces=3 && noder=2
+            [ "$t" = 1 ] && [ "$name" = test_dist ] && halos="default p2p"
+            for halo in $halos; do
+                h=""; [ "$halo" = p2p ] && h=p2p
+                start=$(date +%s)
+                OMP_NUM_THREADS=$t HSPMV_DIST_CHUNK=$chunk HSPMV_DIST_PIECES=$pieces HSPMV_NODE_RANKS=$noder \
+                    HSPMV_HALO=$h timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
+                rc=$?
+                secs=$(( $(date +%s) - start ))
+                tally "$name at $p ranks" "$rc" "$out"
+                label="halo $halo"; [ -n "$noder" ] && label="$label, pseudo-nodes of $noder"
+                echo "   $name ranks=$p threads=$t ($label): $p1 passed, $f1 failed, $s1 skipped (${secs}s)"
+                P=$((P + p1)); F=$((F + f1)); S=$((S + s1))
+            done
         done
     done
 done
 
 # Bad files: every rank reports the same status and message and the program
-# exits non-zero quickly (no rank left waiting).
+# exits non-zero quickly (no rank left waiting); with every rank reading a
+# byte range too, and then the message is the root read's.
 bad=$(mktemp -d)
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n' > "$bad/out_of_range.mtx"
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 1.0\n2 2 2.0\n' > "$bad/truncated.mtx"
 printf '%%%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1.0 2.0\n' > "$bad/complex.mtx"
 printf 'this is not a matrix\n' > "$bad/garbage.mtx"
-for f in "$bad/out_of_range.mtx" "$bad/truncated.mtx" "$bad/complex.mtx" "$bad/garbage.mtx" "$bad/missing.mtx"; do
-    for p in 1 2 3 4; do
+# issue 10: duplicates summing to inf, a byte-order mark, and a FIFO nobody
+# writes (rank 0 used to block in open() while the others spun in MPI_Bcast)
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1e308\n1 1 1e308\n' > "$bad/dup_inf.mtx"
+printf '\357\273\277%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n' > "$bad/bom.mtx"
+mkfifo "$bad/fifo.mtx" 2>/dev/null
+# issue 14: faults past a range boundary at 8 ranks, a long file with one bad line far in
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print "% c"; print "400 400 400";
+             for (i = 1; i <= 400; i++) { if (i == 333) print "333 x 1"; else print i, i, i / 7 } }' > "$bad/far_bad_line.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n4 4 3\n1 1 1\n2 1 2\n3 4 3\n' > "$bad/sym_above.mtx"
+for f in "$bad/out_of_range.mtx" "$bad/truncated.mtx" "$bad/complex.mtx" "$bad/garbage.mtx" "$bad/missing.mtx" \
+         "$bad/dup_inf.mtx" "$bad/bom.mtx" "$bad/fifo.mtx" "$bad/far_bad_line.mtx" "$bad/sym_above.mtx"; do
+    for read in root parallel; do
+    for p in 1 2 3 4 8; do
+        [ "$read" = root ] && [ "$p" = 8 ] && continue
         start=$(date +%s)
-        timeout 60 $MPIRUN -n "$p" "$bindir/mpi_badfile" "$f" > "$out" 2>&1
+        timeout 60 $MPIRUN -n "$p" "$bindir/mpi_badfile" "$f" $read > "$out" 2>&1
         rc=$?
         secs=$(( $(date +%s) - start ))
         lines=$(grep -c '^rank [0-9]*: status' "$out")
         distinct=$(grep '^rank [0-9]*: status' "$out" | sed 's/^rank [0-9]*: //' | sort -u | wc -l)
         msg=$(grep '^rank 0: status' "$out" | head -1)
+        [ "$read" = root ] && [ "$p" = 1 ] && root_msg=${msg#rank 0: }
+        # the parallel read gives the root read's message, at every rank count
+        same=1; [ "$read" = parallel ] && [ "${msg#rank 0: }" != "$root_msg" ] && same=0
         if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$lines" -eq "$p" ] && [ "$distinct" -eq 1 ] && \
-           ! grep -q 'status 0:' "$out"; then
+           [ "$same" = 1 ] && ! grep -q 'status 0:' "$out"; then
             P=$((P + 1))
-            [ "$p" = 4 ] && echo "   bad file $(basename "$f") at 1-4 ranks: exit $rc in ${secs}s, every rank: ${msg#rank 0: }"
+            [ "$p" = 4 ] && [ "$read" = root ] && echo "   bad file $(basename "$f") at 1-4 ranks: exit $rc in ${secs}s, every rank: ${msg#rank 0: }"
+            [ "$p" = 8 ] && echo "   bad file $(basename "$f"), parallel read at 1-4 and 8 ranks: the root read's message"
         else
             F=$((F + 1))
-            echo "FAIL bad file $(basename "$f") at $p ranks: exit $rc, $lines lines, $distinct distinct messages"
+            echo "FAIL bad file $(basename "$f") ($read read) at $p ranks: exit $rc, $lines lines, $distinct distinct messages, same as root: $same"
+            [ "$same" = 0 ] && echo "  root: $root_msg"
             head -20 "$out"
         fi
+    done
     done
 done
 rm -rf "$bad" "$out"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "dist.h"
 #include "mpitest.h"
+#include "nodetest.h"
 #include "testlib.h"
 #include "util.h"
 
@@ -26,10 +27,12 @@ static hspmv_opts opts(int part)
 
 /* Checks the halo plan directly: ghosts ascending and distinct, each
    received exactly once from its owner, counts matching the owners' sends,
-   and an exchange of x[j] = j delivering j to ghost slot of j. */
+   and an exchange of x[j] = j delivering j to ghost slot of j (halo "p2p";
+   halo "node": nodetest.h). */
 static int plan_ok(hspmv_dist *D, const char *what)
 {
     int ok = 1;
+    if (D->halo == HSPMV_HALO_NODE) return node_plan_ok(D, what);
     for (int64_t k = 1; k < D->nghost; k++) ok &= D->ghost_col[k - 1] < D->ghost_col[k];
     if (D->nrecv > 0) ok &= D->recv_ptr[0] == 0 && D->recv_ptr[D->nrecv] == D->nghost;
     else ok &= D->nghost == 0;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh — the solver tests: tests/solver/test_* under mpirun at each rank
 # count, ./solve's exit status and output, and the out-of-tree build of
-# examples/minimal against `make install` + pkg-config (C and C++); records
+# examples/minimal against `make install` + pkg-config (C and C++) and the
+# installed CMake package (find_package(hspmv)); records
 # "P F S" like tests/run.sh.
 #   run.sh [--record FILE] BUILD
 # SOLVER_TEST_RANKS (default "1 2 3 4"), SOLVER_TEST_TIMEOUT (seconds per
@@ -116,5 +117,22 @@ CPP
             else fail "$t"; grep -m3 -E 'error|undefined' "$out"; fi
         done
     else S=$((S + 1)); echo "skip cxx_program_builds (no mpicxx)"; fi
+    # the same example through the installed CMake package (find_package,
+    # hspmv::hspmv) with the plain C compiler: MPI, OpenMP, METIS and zlib
+    # must all come from the package; a version it is not must be refused
+    if command -v cmake >/dev/null 2>&1; then
+        if (cmake -S examples/minimal -B "$tmp/cmake-minimal" -DCMAKE_PREFIX_PATH="$tmp/prefix" &&
+            cmake --build "$tmp/cmake-minimal") > "$out" 2>&1 &&
+           timeout 60 $MPIRUN -n 2 "$tmp/cmake-minimal/minimal" 64 > "$out" 2>&1 && grep -q ': ok$' "$out"; then
+            pass "out_of_tree_cmake_find_package_build_of_minimal_runs_at_2_ranks"
+        else fail "out_of_tree_cmake_find_package_build_of_minimal_runs_at_2_ranks"; tail -30 "$out"; fi
+        mkdir -p "$tmp/cmake-v99"
+        printf 'cmake_minimum_required(VERSION 3.13)\nproject(v LANGUAGES C)\nfind_package(hspmv 99 REQUIRED)\n' \
+            > "$tmp/cmake-v99/CMakeLists.txt"
+        if ! cmake -S "$tmp/cmake-v99" -B "$tmp/cmake-v99/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$out" 2>&1 &&
+           grep -q 'version: 0\.' "$out"; then
+            pass "cmake_find_package_hspmv_99_is_refused_naming_the_installed_version"
+        else fail "cmake_find_package_hspmv_99_is_refused_naming_the_installed_version"; tail -20 "$out"; fi
+    else S=$((S + 2)); echo "skip out-of-tree CMake build (no cmake)"; fi
 else fail "make install PREFIX=$tmp/prefix"; cat "$out"; fi
 record_and_exit

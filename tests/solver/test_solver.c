@@ -404,6 +404,62 @@ static void too_small_maxit_reports_noconv(void)
     hspmv_csr_free(&A);
 }
 
+/* A right-hand side near 1e300 (or 1e-300): its squares leave the double
+   range, and ||b|| came out inf ("not finite") or 0 (x = 0 returned). The
+   solvers scale b and x by a power of two, exactly: the same iterations and
+   residuals as b near 1, x scaled back. */
+static void rhs_near_1e300_and_1e_minus_300_solve_like_rhs_near_1(void)
+{
+    if (sizeof(hspmv_real) == 4) {
+        SKIP("1e300 is no float: single precision's squares are summed in double and cannot overflow");
+        return;
+    }
+    hspmv_dist *D = NULL;
+    hspmv_error e = {0, ""};
+    if (hspmv_dist_read("matrices/lap2d_64.mtx", MPI_COMM_WORLD, NULL, &D, &e)) {
+        SKIP("%s", e.msg);
+        return;
+    }
+    hspmv_dist_info in;
+    hspmv_dist_get_info(D, &in);
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *b1 = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 1;
+    hspmv_dist_spmv(D, x, b1, &e);
+    /* powers of two keep b = s*A*1 exact: the very same iteration (relres to
+       the bit); 1e300 and 1.7e-300 round b: an iteration as close as another
+       summation order's */
+    static const double scales[] = {1, 0x1p997, 0x1p-997, 0x1p1015, 1e300, 1.7e-300};
+    hspmv_solver_result r1 = {0};
+    for (int method = 0; method < 2; method++)
+        for (size_t k = 0; k < sizeof(scales) / sizeof(scales[0]); k++) {
+            double sc = scales[k], err = 0;
+            hspmv_solver_result res;
+            for (int64_t j = 0; j < in.nrows_local; j++) b[j] = (hspmv_real)(b1[j] * sc);
+            for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 0;
+            int rc = method == CG ? hspmv_cg_solve(D, b, x, NULL, &res, &e) : hspmv_bicgstab_solve(D, b, x, NULL, &res, &e);
+            for (int64_t j = 0; j < in.ncols_local; j++) err = fmax(err, fabs((double)x[j] / sc - 1));
+            MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            CHECK(rc == HSPMV_OK && err < 1e-5, "method %d, b = %g * A*1: rc %d (%s), max|x/s - 1| = %.3g", method, sc,
+                  rc, rc ? e.msg : "", err);
+            int exact = frexp(sc, &(int){0}) == 0.5;
+            if (k == 0) r1 = res;
+            else CHECK(exact ? res.iterations == r1.iterations && res.relres == r1.relres
+                             : method == CG ? its_close(res.iterations, r1.iterations)
+                                            : its_close_bicg(res.iterations, r1.iterations),
+                       "method %d, b = %g * A*1: %lld iterations, relres %.6e; with b = A*1: %lld, %.6e", method, sc,
+                       (long long)res.iterations, res.relres, (long long)r1.iterations, r1.relres);
+        }
+    b[0] = (hspmv_real)INFINITY; /* a non-finite b is refused on every rank */
+    int rc = hspmv_cg_solve(D, b, x, NULL, NULL, &e);
+    CHECK(rc == HSPMV_ERR_ARG && strstr(e.msg, "inf or nan") && same_everywhere(MPI_COMM_WORLD, rc, e.msg),
+          "inf in b: rc %d: %s", rc, e.msg);
+    hspmv_free(x);
+    hspmv_free(b);
+    hspmv_free(b1);
+    hspmv_dist_destroy(&D);
+}
+
 /* Argument errors are every rank's: a zero on the Jacobi diagonal, a
    non-square matrix; b = 0 gives x = 0 at once. */
 static void bad_arguments_agree_and_zero_rhs(void)
@@ -609,6 +665,7 @@ int main(int argc, char **argv)
     MRUN(cg_reports_breakdown_or_noconv_when_not_spd);
     MRUN(too_small_maxit_reports_noconv);
     MRUN(bad_arguments_agree_and_zero_rhs);
+    MRUN(rhs_near_1e300_and_1e_minus_300_solve_like_rhs_near_1);
     MRUN(own_rows_matches_file_path);
     MPI_Finalize();
     CHECK_DONE();

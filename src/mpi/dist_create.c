@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "dist.h"
+#include "dist_petsc.h"
+#include "node.h"
+#include "read_parallel.h"
 #include "util.h"
 
 enum { TAG_ROWPTR = 1, TAG_COLIND, TAG_VAL, TAG_PERM };
@@ -46,7 +49,8 @@ void hspmv_dist_destroy(hspmv_dist **Dp)
 {
     if (!Dp || !*Dp) return;
     hspmv_dist *D = *Dp;
-    for (int c = 0; c < HSPMV_DIST_PIECES_MAX; c++) hspmv_local_destroy(&D->Lo[c]);
+    hspmv_local_destroy(&D->Lo);
+    hspmv_node_free(&D->node); /* collective over the node when it holds a window */
     hspmv_local_destroy(&D->Lg);
     hspmv_free(D->row_start);
     hspmv_free(D->col_start);
@@ -70,7 +74,7 @@ void hspmv_dist_destroy(hspmv_dist **Dp)
 }
 
 /* Even split of the columns of a rectangular matrix; the rows' split when square. */
-static void column_layout(hspmv_dist *D)
+void hspmv_dist_column_layout(hspmv_dist *D)
 {
     if (D->nrows == D->ncols) memcpy(D->col_start, D->row_start, sizeof(int64_t) * (size_t)(D->size + 1));
     else hspmv_partition_rows(D->ncols, D->size, D->col_start);
@@ -147,6 +151,7 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     if (!nnzs) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
 
     /* rank 0 checks, partitions and tells everyone the sizes */
+    double t0 = MPI_Wtime(), t1;
     if (me == 0 && !rc) {
         if (!A) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: no matrix given to hspmv_dist_create_root");
         else if (o->partition < HSPMV_PART_NNZ || o->partition > HSPMV_PART_METIS)
@@ -184,6 +189,8 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
         }
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    t1 = MPI_Wtime();
+    D->setup.partition_s = t1 - t0;
     if (MPI_Bcast(hdr, 4, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
         MPI_Bcast(D->row_start, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
         MPI_Bcast(nnzs, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS)
@@ -194,7 +201,7 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     D->nnz = hdr[2];
     D->permuted = (int)hdr[3];
     D->partition = o->partition;
-    column_layout(D);
+    hspmv_dist_column_layout(D);
 
     /* every rank makes room for its slice; agreed before rank 0 sends */
     int64_t nl = D->row_start[me + 1] - D->row_start[me], zl = nnzs[me + 1] - nnzs[me];
@@ -239,7 +246,11 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     if (D->permuted) hspmv_dist_sort_rows(&S); /* renumbered columns are out of order */
     D->perm = perm;
     perm = NULL;
+    t0 = MPI_Wtime();
+    D->setup.distribute_s = t0 - t1;
+    D->setup.peak_read_bytes = hspmv_peak_rss();
     rc = hspmv_dist_build(D, &S, o, err);
+    D->setup.prepare_s = MPI_Wtime() - t0;
 out:
     hspmv_csr_free(&S);
     hspmv_free(perm);
@@ -253,23 +264,45 @@ out:
     return rc;
 }
 
-int hspmv_dist_read(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **Dout, hspmv_error *err)
+int hspmv_dist_read_root(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **Dout, hspmv_error *err)
 {
     int me, rc = HSPMV_OK;
     hspmv_csr A = {0};
+    hspmv_read_info info = {0, 0, 0, 0};
     if (!Dout) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_read: D is NULL");
     *Dout = NULL;
     if (comm == MPI_COMM_NULL) return hspmv_err(err, HSPMV_ERR_ARG, "MPI_COMM_NULL given as communicator");
     if (MPI_Comm_rank(comm, &me) != MPI_SUCCESS) return hspmv_err(err, HSPMV_ERR_MPI, "MPI_Comm_rank failed");
+    double t0 = MPI_Wtime();
     if (me == 0) {
+        hspmv_read_opts ro = {NULL, NULL, o ? o->threads : 0};
         if (!path) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: no file name given");
-        else rc = hspmv_csr_read(path, &A, NULL, NULL, err);
+        else rc = hspmv_csr_read(path, &A, &ro, &info, err);
     }
     /* a bad file is everyone's error before anyone waits for a slice */
     if ((rc = hspmv_dist_agree(comm, rc, err))) return rc;
+    double t_read = MPI_Wtime() - t0;
     rc = hspmv_dist_create_root(comm, me == 0 ? &A : NULL, o, Dout, err);
     hspmv_csr_free(&A);
+    if (!rc) {
+        (*Dout)->setup.read = HSPMV_READ_ROOT;
+        (*Dout)->setup.read_s = t_read;
+        (*Dout)->setup.read_bytes = info.bytes;
+    }
     return rc;
+}
+
+int hspmv_dist_read(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **Dout, hspmv_error *err)
+{
+    /* PETSc binary files: every rank reads its own rows (MPI-IO), whatever o->read says */
+    if (Dout && comm != MPI_COMM_NULL && hspmv_dist_is_petsc_file(path, comm))
+        return hspmv_dist_read_petsc(path, comm, o, Dout, err);
+    if (o && o->read == HSPMV_READ_PARALLEL) return hspmv_dist_read_parallel(path, comm, o, Dout, err);
+    if (o && o->read != HSPMV_READ_ROOT) {
+        if (Dout) *Dout = NULL;
+        return hspmv_err(err, HSPMV_ERR_ARG, "unknown read method %d", o->read);
+    }
+    return hspmv_dist_read_root(path, comm, o, Dout, err);
 }
 
 /* Checks and copies this rank's rows into S (int32 global columns, rows sorted). */
@@ -290,6 +323,11 @@ static int copy_rows(int me, int64_t nl, int64_t ncols, const int64_t *rowptr, c
         if (colind[k] < 0 || colind[k] >= ncols)
             return hspmv_err(err, HSPMV_ERR_ARG, "rank %d: column %lld of entry %lld outside [0, %lld)", me,
                              (long long)colind[k], (long long)k, (long long)ncols);
+    char what[96]; /* the copy is checked against what this rank can be given before it is made */
+    snprintf(what, sizeof(what), "rank %d: a copy of its %lld rows and %lld entries", me, (long long)nl, (long long)z);
+    int rc = hspmv_mem_check(8.0 * ((double)nl + 1) + (4.0 + sizeof(hspmv_real)) * (double)z, "hspmv_dist_create", 0,
+                             what, err);
+    if (rc) return rc;
     S->nrows = nl;
     S->ncols = ncols;
     S->nnz = z;
@@ -339,18 +377,19 @@ int hspmv_dist_create(MPI_Comm comm, int64_t nrows_local, int64_t ncols, int64_t
     if (MPI_Allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, D->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allgather of the sizes failed", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-    /* the same checks on the same data give the same answer everywhere */
+    /* the same checks on the same data give the same answer everywhere:
+       every rank is compared with rank 0's values, not its own */
     int given = 0;
     D->row_start[0] = 0;
     for (int p = 0; p < P; p++) {
         D->row_start[p + 1] = D->row_start[p] + all[3 * p];
-        if (all[3 * p + 1] != ncols && !rc)
+        if (all[3 * p + 1] != all[1] && !rc)
             rc = hspmv_err(err, HSPMV_ERR_ARG, "ranks disagree on ncols: rank 0 has %lld, rank %d has %lld",
                            (long long)all[1], p, (long long)all[3 * p + 1]);
         given += all[3 * p + 2] >= 0;
     }
     D->nrows = D->row_start[P];
-    D->ncols = ncols;
+    D->ncols = all[1];
     if (!rc && D->nrows > INT32_MAX)
         rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "%lld rows in all exceed 2^31-1", (long long)D->nrows);
     if (!rc && given != 0 && given != P)
@@ -362,7 +401,7 @@ int hspmv_dist_create(MPI_Comm comm, int64_t nrows_local, int64_t ncols, int64_t
             rc = hspmv_err(err, HSPMV_ERR_ARG, "the ranks' ncols_local add up to %lld, not ncols = %lld",
                            (long long)D->col_start[P], (long long)ncols);
     } else if (!rc) {
-        column_layout(D);
+        hspmv_dist_column_layout(D);
     }
     if (rc) goto out; /* the same rc on every rank */
     D->partition = HSPMV_PART_ROWS;

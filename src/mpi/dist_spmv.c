@@ -1,18 +1,20 @@
-/* dist_spmv.c — y = A*x on a distributed matrix: begin the halo exchange,
-   multiply the owned block, end the exchange, multiply-add the ghost block. */
+/* dist_spmv.c — y = A*x on a distributed matrix. Halo "p2p": begin the
+   exchange, multiply the owned block, end the exchange, multiply-add the
+   ghost block. Halo "node": node_spmv.c. */
 #include <string.h>
 #include "dist.h"
+#include "local_part.h"
+#include "node.h"
 #include "util.h"
 
-int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
+static int p2p_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
 {
     double t0 = MPI_Wtime(), t1, t2, t3;
     int rc = hspmv_halo_begin(D, x);
     t1 = MPI_Wtime();
-    for (int c = 0; c < D->npieces; c++) {
-        int64_t b = D->piece_start[c], e = D->piece_start[c + 1];
-        if (D->Lo[c]) hspmv_local_spmv(D->Lo[c], x, y + b, 0);
-        else if (e > b) memset(y + b, 0, sizeof(*y) * (size_t)(e - b));
+    if (!D->Lo && D->nrows_local > 0) memset(y, 0, sizeof(*y) * (size_t)D->nrows_local);
+    for (int c = 0; D->Lo && c < D->npieces; c++) {
+        hspmv_local_spmv_part(D->Lo, c, D->npieces, x, y, 0);
         if (c + 1 < D->npieces) hspmv_halo_progress(D); /* let large messages move meanwhile */
     }
     t2 = MPI_Wtime();
@@ -34,6 +36,12 @@ int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_err
     t->wait_s += t3 - t2;
     t->ghost_s += t4 - t3;
     t->total_s += t4 - t0;
+    return rc;
+}
+
+int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
+{
+    int rc = D->halo == HSPMV_HALO_NODE ? hspmv_node_spmv(D, x, y) : p2p_spmv(D, x, y);
     if (rc) return hspmv_err(err, rc, "rank %d: the halo exchange failed", D->rank);
     return hspmv_ok(err);
 }

@@ -2,6 +2,7 @@
    distributed layout (the METIS permutation stays inside), and allocation. */
 #include <string.h>
 #include "dist.h"
+#include "node.h"
 #include "util.h"
 
 /* The split and, on rank 0, the permutation that applies to a vector kind. */
@@ -90,17 +91,22 @@ out:
     return rc;
 }
 
+/* A vector of the node's window when it is an x-like one (or a y-like one
+   of a square matrix split like its columns: solvers multiply those too);
+   otherwise, or when the window's slots are all lent, private memory on
+   huge pages. */
 hspmv_real *hspmv_dist_vec_alloc(const hspmv_dist *D, int which)
 {
     if (!D || (which != HSPMV_VEC_COLS && which != HSPMV_VEC_ROWS)) return NULL;
     int64_t n = which == HSPMV_VEC_ROWS ? D->nrows_local : D->ncols_local;
-    hspmv_real *v = hspmv_alloc_array((size_t)(n ? n : 1), sizeof(hspmv_real));
+    int xlike = which == HSPMV_VEC_COLS ||
+                (D->nrows == D->ncols && !memcmp(D->row_start, D->col_start, sizeof(int64_t) * (size_t)(D->size + 1)));
+    hspmv_real *v = NULL;
+    if (D->halo == HSPMV_HALO_NODE && xlike && n > 0) v = hspmv_node_vec_take(D->node);
+    if (!v) v = hspmv_alloc_pages((size_t)(n ? n : 1), sizeof(hspmv_real));
     if (!v) return NULL;
     /* first touch by the threads that read (x: owned block) or write (y) it */
-    memset(v, 0, sizeof(*v) * (size_t)(n ? n : 1)); /* covers what no piece touches */
-    for (int c = 0; c < D->npieces; c++) {
-        int64_t b = D->piece_start[c], e = D->piece_start[c + 1];
-        if (D->Lo[c] && e <= n) hspmv_local_touch(D->Lo[c], v + b, e - b);
-    }
+    if (D->Lo && n > 0) hspmv_local_touch(D->Lo, v, n);
+    else memset(v, 0, sizeof(*v) * (size_t)(n ? n : 1));
     return v;
 }

@@ -1,4 +1,4 @@
-/* dist.h — the distributed matrix behind hspmv_dist (private to src/dist and its tests). */
+/* dist.h — the distributed matrix behind hspmv_dist (private to src/mpi and its tests). */
 #ifndef HSPMV_DIST_H
 #define HSPMV_DIST_H
 
@@ -15,10 +15,12 @@
    array goes in pieces. HSPMV_DIST_CHUNK (environment) lowers it for tests. */
 #define HSPMV_DIST_CHUNK_MAX ((int64_t)1 << 30)
 
-/* Most row pieces of the owned block (HSPMV_DIST_PIECES in the environment
-   chooses how many; by default 4 for a rank with neighbours and at least
-   2^18 owned entries, else 1). */
+/* Most parts the owned block is multiplied in, with message progress in
+   between (HSPMV_DIST_PIECES in the environment chooses how many; by
+   default one per 2^17 entries for a rank with messages in flight, else 1). */
 #define HSPMV_DIST_PIECES_MAX 16
+
+struct hspmv_node;
 
 struct hspmv_dist {
     MPI_Comm comm;              /* MPI_Comm_dup of the caller's, MPI_ERRORS_RETURN */
@@ -31,16 +33,17 @@ struct hspmv_dist {
     int64_t *file_row;          /* nrows_local entries: file row of each local row; NULL = identity */
     int64_t nrows_local, ncols_local;
     int64_t nnz_owned, nnz_ghost;
-    int npieces;                /* the owned block is prepared in this many row pieces (1..HSPMV_DIST_PIECES_MAX),
+    int npieces;                /* the owned block is multiplied in this many parts (1..HSPMV_DIST_PIECES_MAX),
                                    so that the halo messages progress (MPI_Testall) between them */
-    int64_t piece_start[HSPMV_DIST_PIECES_MAX + 1]; /* piece c owns local rows [piece_start[c], piece_start[c+1]) */
-    hspmv_local *Lo[HSPMV_DIST_PIECES_MAX]; /* owned block pieces, rows x ncols_local; NULL when empty */
+    hspmv_local *Lo;            /* owned block, nrows_local x ncols_local; NULL when it has no entries */
+    int halo;                   /* HSPMV_HALO_NODE or HSPMV_HALO_P2P */
+    struct hspmv_node *node;    /* the node layout (both modes), and in mode "node" its plan and window */
     hspmv_local *Lg;            /* ghost block, nghost_rows x nghost; NULL when it has no entries */
     int64_t nghost_rows;        /* rows of the ghost block */
     int64_t *ghost_row;         /* nghost_rows entries: local row of each ghost-block row; NULL when the
                                    ghost block keeps every local row (most rows have ghosts) */
     hspmv_real *gy;             /* nghost_rows entries when ghost_row: the ghost block's product */
-    /* halo plan: ghosts sorted by global column, hence grouped by owner */
+    /* p2p halo plan (mode "p2p" only): ghosts sorted by global column, hence grouped by owner */
     int64_t nghost;             /* distinct ghost columns */
     int64_t *ghost_col;         /* nghost entries: global column of each ghost (ascending) */
     int nrecv;                  /* ranks this rank receives from */
@@ -57,6 +60,7 @@ struct hspmv_dist {
     int threads;                /* threads used by the blocks (packing too) */
     hspmv_dist_info info;       /* filled at creation */
     hspmv_dist_timing timing;   /* cumulative */
+    hspmv_dist_setup setup;     /* how it was read and set up */
 };
 
 /* One rank's rows before they are split: CSR with nrows local rows, ncols
@@ -65,6 +69,9 @@ struct hspmv_dist {
 /* Agrees on a status across comm: if any rank's code is not HSPMV_OK, every
    rank gets the code and message of the lowest such rank. Collective. */
 int hspmv_dist_agree(MPI_Comm comm, int code, hspmv_error *err);
+
+/* x's split: the rows' when square, else the columns evenly (D->row_start, nrows, ncols set). */
+void hspmv_dist_column_layout(hspmv_dist *D);
 
 /* Row partitions (rank-0 work, no MPI): start gets P+1 entries. */
 void hspmv_partition_rows(int64_t nrows, int P, int64_t *start);
@@ -86,8 +93,21 @@ void hspmv_dist_sort_rows(hspmv_csr *S);
    frees S. */
 int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_error *err);
 
+/* hspmv_dist_read with rank 0 reading the file (dist_create.c), and with
+   every rank reading a byte range (dist_read_parallel.c). */
+int hspmv_dist_read_root(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D, hspmv_error *err);
+int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D,
+                             hspmv_error *err);
+
 /* Allocates a zeroed hspmv_dist with comm duplicated; collective. */
 int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **D, hspmv_error *err);
+
+/* Owner of global column c: the rank r with cs[r] <= c < cs[r+1]. */
+int hspmv_dist_owner(const int64_t *cs, int P, int64_t c);
+
+/* Kernel "auto" on every rank at once for a group of blocks multiplied
+   together (see halo_plan.c). Collective. */
+void hspmv_dist_agree_kernels(hspmv_dist *D, hspmv_local **all, int n, int64_t min_nnz);
 
 /* Posts the halo receives and sends for x (begin) and waits for them (end). */
 int hspmv_halo_begin(hspmv_dist *D, const hspmv_real *x);

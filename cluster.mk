@@ -1,0 +1,28 @@
+# cluster.mk — the suites `make test` runs once, on the double-precision
+# build, after every precision's unit, MPI and solver tests: the run_all
+# scripts and scripts/plot (tests/scripts), the PETSc example (tests/petsc)
+# and a real one-node Slurm (tests/slurm: root only, SKIPPED otherwise).
+# Each records "P F S" in $(BUILD)/results-*.txt for the closing summary.
+# Included by the Makefile unless NO_MPI is set.
+#   SLURM_TEST_TIMEOUT  seconds for the whole Slurm suite (default 900)
+
+SLURM_TEST_TIMEOUT ?= 900
+.PHONY: test-cluster test-scripts test-petsc test-slurm
+
+# one after another: they time things and start daemons
+test-cluster:
+	@$(MAKE) --no-print-directory test-scripts
+	@$(MAKE) --no-print-directory test-petsc
+	@$(MAKE) --no-print-directory test-slurm
+
+test-scripts: programs
+	@HSPMV_BUILD=$(BUILD) sh tests/run.sh --record $(BUILD)/results-scripts.txt \
+	  tests/scripts/test_run_all.sh tests/scripts/test_plot.sh
+
+test-petsc: programs
+	@HSPMV_MAKE="$(MAKE)" sh tests/petsc/run.sh --record $(BUILD)/results-petsc.txt $(BUILD)
+
+test-slurm: programs
+	@timeout -k 200 $(SLURM_TEST_TIMEOUT) sh tests/slurm/run.sh --record $(BUILD)/results-slurm.txt $(BUILD); \
+	  rc=$$?; if [ $$rc = 124 ] || [ $$rc = 137 ]; then \
+	    echo "slurm: the suite ran past $(SLURM_TEST_TIMEOUT) s"; echo "0 1 0" > $(BUILD)/results-slurm.txt; fi

@@ -1,0 +1,55 @@
+/* local_part.c — y = A*x of one row part of every thread chunk (see local_part.h). */
+#include "local.h"
+#include "local_part.h"
+
+static int has_row_kernels(const hspmv_local *L)
+{
+    return L->format == HSPMV_FORMAT_CSR || L->format == HSPMV_FORMAT_CSRL || L->format == HSPMV_FORMAT_CSR16 ||
+           L->format == HSPMV_FORMAT_CSRVI;
+}
+
+/* Rows [r0, r1) of y = A*x; 0 when the format has no row-range kernel. */
+static int run_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y, int add)
+{
+    switch (L->format) {
+    case HSPMV_FORMAT_CSR:
+        L->ks->csr(r0, r1, L->csr.rowptr, L->csr.colind, L->csr.val, x, y, add);
+        return 1;
+    case HSPMV_FORMAT_CSRL:
+        L->ks->csrl(r0, r1, L->csrl.segptr, L->csrl.valptr, L->csrl.jas, L->csrl.jan, L->csrl.val, x, y, add);
+        return 1;
+    case HSPMV_FORMAT_CSR16:
+        L->ks->csr16(r0, r1, L->csr16.rowptr32, L->csr16.rowptr, L->csr16.off, L->csr16.val, x, y, add);
+        return 1;
+    case HSPMV_FORMAT_CSRVI:
+        L->ks->csrvi(r0, r1, L->csrvi.rowptr32, L->csrvi.rowptr, L->csrvi.colind, L->csrvi.code, L->csrvi.tab,
+                     L->csrvi.ntab, x, y, add);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void chunk_part(const hspmv_local *L, int c, int part, int nparts, const hspmv_real *x, hspmv_real *y,
+                       int add)
+{
+    int64_t r0 = L->rows[c], len = L->rows[c + 1] - r0;
+    int64_t a = r0 + len * part / nparts, b = r0 + len * (part + 1) / nparts;
+    if (b > a) run_rows(L, a, b, x, y, add);
+}
+
+void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
+                           int add)
+{
+    int T = L->threads;
+    if (nparts <= 1 || L->nrows == 0 || !has_row_kernels(L)) {
+        if (part == 0) hspmv_local_spmv(L, x, y, add);
+        return;
+    }
+    if (T == 1) {
+        chunk_part(L, 0, part, nparts, x, y, add);
+        return;
+    }
+#pragma omp parallel num_threads(T)
+    HSPMV_FOR_MY_CHUNKS(c, T) chunk_part(L, c, part, nparts, x, y, add);
+}

@@ -1,0 +1,16 @@
+/* local_part.h — one part of a prepared matrix's product (private: the MPI
+   layer multiplies its owned block part by part, with message progress in
+   between, without splitting the matrix into separately allocated pieces). */
+#ifndef HSPMV_LOCAL_PART_H
+#define HSPMV_LOCAL_PART_H
+
+#include "hspmv.h"
+
+/* Part `part` of `nparts` of y = A*x (add: y += A*x): in each thread's row
+   chunk, the rows [r0 + len*part/nparts, r0 + len*(part+1)/nparts). Calling
+   it for every part gives the same y, bit for bit, as hspmv_local_spmv.
+   Formats without row-range kernels (blocked COO) do everything in part 0. */
+void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
+                           int add);
+
+#endif

@@ -1,0 +1,195 @@
+/* node.h — the node-aware halo (private to src/mpi and its tests): the node
+   communicator, the MPI-3 shared window holding the node's x and the ghosts
+   received for the node, the flags the ranks of a node synchronise with, and
+   the plan of what travels between nodes, once per node pair (Bienz, Gropp,
+   Olson, "Node aware sparse matrix-vector multiplication", JPDC 2019).
+
+   Per product (call n, parity b = n % 2), rank q of a node:
+     1. caller's x (not a window vector): copies the entries of its own part
+        that other ranks read (all of it, when they read most) into the
+        parity buffer b of the window; publishes ready = n and the slot its x
+        lives in;
+     2. posts the receives of the node pairs it receives for (into ghost area b);
+     3. (after the owned block when it sends nothing) waits until every rank
+        of the node has published ready >= n (one pass over the node's
+        flags); if the ranks' x vectors are not one window vector, those with
+        readers copy their part into buffer b as well (ready2);
+     4. packs what the node pairs it sends for need (its own entries from x,
+        others' from the window once their owner is ready; the sending rank
+        of a pair is the one that owns most of what it needs) and sends (one
+        message per node pair);
+     5. multiplies its owned block (its own x, any pointer) in parts, letting
+        the messages progress in between (when most of its entries lie in
+        other ranks' columns, as with random columns, the owned columns are
+        part of the node block instead: one pass over the rows, not two);
+     6. multiplies the node block: entries in columns of other ranks of the
+        node, gathered from the window itself (direct) or from a private copy
+        of the entries it needs (copy); the plan chose by timing both;
+     7. waits for its receives, publishes recvd = n, waits for the ranks that
+        received what it reads, multiplies the off-node block;
+     8. publishes done = n; when its x was a window vector (zero copy),
+        waits until the ranks that read its part are done, so that the caller
+        may overwrite it as soon as the call returns.
+   Why double buffering is safe: at step 3 of call n-1 every rank of the node
+   had entered call n-1, so it had finished call n-2, the last call that
+   used buffer b and ghost area b; ranks of a node are never more than one
+   call apart. */
+#ifndef HSPMV_NODE_H
+#define HSPMV_NODE_H
+
+#include <stdint.h>
+#include <mpi.h>
+#include "hspmv.h"
+
+struct hspmv_dist;
+
+/* One rank's flags in the window (call numbers, written with release
+   stores, read with acquire loads), each on its own 128-byte line pair. */
+typedef struct node_flags {
+    uint64_t ready;   /* its x part of call n is in place; slot[n % 2] says where */
+    int32_t slot[2];  /* window slot of its x (>= 0), -1: the parity buffer, -2: nobody reads its part */
+    char pad0[112];
+    uint64_t ready2;  /* call n: its part copied into the parity buffer too (slots disagreed) */
+    char pad1[120];
+    uint64_t recvd;   /* call n: the off-node values it receives for the node are in the ghost area */
+    char pad2[120];
+    uint64_t done;    /* call n: it finished reading the window */
+    char pad3[120];
+} node_flags;
+
+/* A block added into y after the owned block, kept to the rows that have
+   entries in it when those are at most half of the rows. */
+typedef struct node_block {
+    hspmv_local *L;   /* NULL when the block has no entries */
+    int64_t nrows;    /* rows of L */
+    int64_t *row;     /* nrows entries: local row of each row of L; NULL when L has every local row */
+    hspmv_real *gy;   /* nrows entries when row: L's product before it is added */
+} node_block;
+
+/* Slot bookkeeping of the vectors hspmv_dist_vec_alloc places in the window;
+   hspmv_free hands them back here (it may outlive the matrix: see node_window.c). */
+typedef struct node_pool {
+    hspmv_real *vecs;   /* first slot */
+    int64_t stride;     /* entries between slots */
+    int nslots;
+    int used[64];       /* 1 while lent out */
+} node_pool;
+
+typedef struct hspmv_node {
+    /* node_comm.c */
+    MPI_Comm comm;        /* the ranks of this node (or pseudo-node), ordered like D->comm */
+    MPI_Comm leaders;     /* node rank 0 of every node, ordered by node; MPI_COMM_NULL elsewhere */
+    int rank, size;       /* in comm */
+    int node, nnodes;     /* this node's number; nodes in all */
+    int env_ranks;        /* HSPMV_NODE_RANKS (ranks per pseudo-node), 0 when unset */
+    int *node_of;         /* D->size entries: node of each rank of D->comm */
+    int *member;          /* size entries: D->comm rank of each node rank */
+    int64_t *part_off;    /* size+1 entries: node rank q's x part is [part_off[q], part_off[q] + len) of a node vector */
+    int64_t vec_len;      /* entries of a node vector (the parts, each padded to 4 KiB) */
+
+    /* node_window.c */
+    MPI_Win win;
+    int have_win;
+    char *base;           /* the layout's start in the window, 4 KiB aligned */
+    node_flags *flags;    /* size entries */
+    int nslots;           /* vectors hspmv_dist_vec_alloc may place in the window */
+    int64_t vec_stride;   /* entries between node vectors */
+    hspmv_real *vecs;     /* nslots + 2 node vectors: the slots, then the parity buffers for callers' x */
+    hspmv_real *ghost;    /* 2 ghost areas, gh_stride entries apart (call parity) */
+    int64_t gh_len, gh_stride;
+    node_pool *pool;
+    uint64_t calls;       /* products so far */
+    int64_t copies;       /* products that copied the caller's x into the window (this rank) */
+
+    /* node_halo.c: what travels between nodes */
+    int nrecv;            /* node pairs this rank receives for */
+    int *recv_src;        /* D rank that sends each */
+    int64_t *recv_off;    /* where each lands in the ghost area */
+    int64_t *recv_cnt;    /* entries of each */
+    int nsend;            /* node pairs this rank sends for */
+    int *send_dst;        /* D rank that receives each */
+    int64_t *send_ptr;    /* nsend+1 entries into send_idx */
+    int64_t *send_idx;    /* node-vector offsets to pack (ascending within each pair, so grouped by owner) */
+    int nseg;             /* runs of send_idx with one owner: [seg_ptr[i], seg_ptr[i+1]) owned by node rank seg_owner[i] */
+    int64_t *seg_ptr;
+    int *seg_owner;
+    hspmv_real *sendbuf;  /* send_ptr[nsend] entries (at least 1) */
+    MPI_Request *req;     /* nrecv + nsend entries (at least 1) */
+    int nsrc_recv;        /* node ranks that receive what this rank's off-node block reads */
+    int *src_recv;
+    int nreaders;         /* node ranks that read this rank's x part in the window (node blocks, packing) */
+    int *readers;
+    int64_t nexp;         /* entries of its part they read (ascending offsets in exp_idx) */
+    int32_t *exp_idx;     /* NULL: the whole part (most of it is read) */
+    int merged;           /* 1: the owned columns are in the node block (which then covers every on-node column) */
+
+    /* the blocks beyond the owned one */
+    int gather;           /* HSPMV_GATHER_DIRECT or _COPY */
+    node_block nb, ob;    /* node block (columns of other ranks of the node), off-node block */
+    int64_t nn, no;       /* their columns */
+    int64_t *nsrc;        /* nn entries: node-vector offset of each node-block column */
+    int64_t *osrc;        /* no entries: ghost-area offset of each off-node column */
+    hspmv_real *xn, *xo;  /* copy: the private buffers the blocks gather from */
+    int threads;
+    double t_direct, t_copy; /* the gathers timed by the plan (slowest rank, s per product; 0: not timed) */
+
+    /* reported */
+    int64_t inter_entries, inter_entries_p2p, inter_msgs, inter_msgs_p2p; /* this rank's share */
+} hspmv_node;
+
+/* node_comm.c. Splits D->comm by shared memory (MPI_COMM_TYPE_SHARED), then
+   into pseudo-nodes of HSPMV_NODE_RANKS consecutive node ranks when that is
+   set; fills comm, leaders, node numbers, members. Collective. */
+int hspmv_node_comm(struct hspmv_dist *D, hspmv_node **N, hspmv_error *err);
+/* The x layout of node vectors (part_off, vec_len). */
+void hspmv_node_layout(struct hspmv_dist *D, hspmv_node *N);
+/* Frees everything of N (collective when it holds a window). */
+void hspmv_node_free(hspmv_node **N);
+
+/* node_window.c. Allocates the window (flags, vectors, ghost areas) on the
+   node communicator; HSPMV_ERR_UNSUPPORTED when the MPI library gives none.
+   Collective over the node; the status is agreed over D->comm. */
+int hspmv_node_window(struct hspmv_dist *D, hspmv_node *N, hspmv_error *err);
+/* Frees the window (collective over the node): see node_window.c. */
+void hspmv_node_window_free(hspmv_node *N);
+/* Slot of x when it is this rank's part of a window vector, else -1. */
+int hspmv_node_slot_of(const hspmv_node *N, const hspmv_real *x);
+/* A window vector's part for this rank, or NULL when every slot is taken. */
+hspmv_real *hspmv_node_vec_take(hspmv_node *N);
+/* Spins until *flag >= n (acquire); returns the seconds spent. */
+double hspmv_node_wait(const uint64_t *flag, uint64_t n);
+/* Release store of n into *flag. */
+void hspmv_node_publish(uint64_t *flag, uint64_t n);
+
+/* node_halo.c. Builds the node and off-node blocks of this rank from its
+   ghost block Ag (its ng columns g, global, ascending; with N->merged the
+   owned columns are among them), the plan between
+   nodes, the readers of each part; then allocates the window and chooses
+   direct or copy gathers. o as for the blocks (kernel "scalar" when timed:
+   the kernel set is then agreed over the ranks). Collective; N->threads
+   must be set. Frees nothing of Ag. */
+int hspmv_node_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,
+                    const hspmv_opts *o, int timed, hspmv_error *err);
+/* Only the volumes between nodes (halo "p2p": for the report). Collective. */
+int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hspmv_error *err);
+
+/* node_spmv.c. y = A*x in halo "node" mode (the steps above). */
+int hspmv_node_spmv(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
+
+/* node_gather.c. Times direct and copy gathers on every rank at once and
+   keeps copy when its slowest rank is more than 10% faster, else direct
+   (HSPMV_NODE_GATHER=direct|copy forces one instead); moves the kept blocks into N (zeroing dir/cpy's
+   entries), agrees the kernel sets first when timed. Collective. */
+int hspmv_node_choose_gather(struct hspmv_dist *D, hspmv_node *N, node_block dir[2], node_block cpy[2],
+                             int timed, hspmv_error *err);
+
+/* dst[j] = src[idx[j]], j < n, with threads threads (when n is large). */
+void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_t *idx, int64_t n, int threads);
+
+/* y (+)= the block's product of x (compressed rows added in place). */
+void hspmv_node_block_add(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads);
+/* The same with add == 0: y = the block's product (every row: only for a block without compressed rows). */
+void hspmv_node_block_mul(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads, int add);
+void hspmv_node_block_free(node_block *B);
+
+#endif

@@ -1,0 +1,619 @@
+/* test_node.c — the node-aware halo against the serial reference: pseudo-
+   nodes (HSPMV_NODE_RANKS) of the sizes the rank count gives (4 ranks as
+   2+2, 5 as 2+2+1, 8 as 3+3+2, and every rank its own node), every
+   partition, halo node and p2p, direct and copy gathers, the owned columns
+   apart and in the node block, x in the window
+   (zero copy), the caller's x, and both mixed across ranks; spmv_scaled,
+   scatter/gather, back-to-back products that overwrite x right after each
+   call (the races double buffering and the readers' wait guard), CG on the
+   off-node path, window vectors outliving their matrix, the fallback to
+   p2p without shared windows, and the error paths (a bad file, an
+   allocation failure on one rank). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "dist.h"
+#include "mpitest.h"
+#include "node.h"
+#include "nodetest.h"
+#include "testlib.h"
+#include "util.h"
+
+static int me, P;
+static const char *part_name[] = {"nnz", "rows", "metis"};
+
+/* Ranks per pseudo-node that gives this rank count the shapes. */
+static int default_k(void) { return P == 8 ? 3 : 2; }
+
+/* HSPMV_NODE_RANKS and HSPMV_NODE_GATHER on every rank (NULL: unset). */
+static void set_env(const char *k, const char *gather)
+{
+    if (k) setenv("HSPMV_NODE_RANKS", k, 1);
+    else unsetenv("HSPMV_NODE_RANKS");
+    if (gather) setenv("HSPMV_NODE_GATHER", gather, 1);
+    else unsetenv("HSPMV_NODE_GATHER");
+}
+
+/* 1 on every rank when y (distributed) matches the reference of A*x on rank 0. */
+static int y_ok(hspmv_dist *D, const hspmv_csr *A, const hspmv_real *xg, const hspmv_real *yl, hspmv_real *yg,
+                double c, const char *what)
+{
+    int ok = hspmv_dist_gather(D, HSPMV_VEC_ROWS, yl, yg, NULL) == HSPMV_OK, all;
+    if (me == 0 && A->nrows > 0) {
+        hspmv_check chk;
+        hspmv_ref_check(A, xg, yg, c, &chk);
+        if (chk.violations) fprintf(stderr, "  %s: %lld rows off bound (first %lld)\n", what,
+                                    (long long)chk.violations, (long long)chk.first_bad);
+        ok &= chk.violations == 0;
+    }
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* The node layout HSPMV_NODE_RANKS=k asks for (all ranks on this machine). */
+static int layout_ok(const hspmv_dist_info *in, int k)
+{
+    int node = me / k, size = P - node * k < k ? P - node * k : k;
+    return in->node == node && in->node_ranks == size && in->nnodes == (P + k - 1) / k && in->node_ranks_env == k;
+}
+
+/* One matrix, partition, halo mode, gather and pseudo-node size: y right
+   with x in the window, the caller's x, and a mix; spmv_scaled; the plan. */
+static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, int k, int merge, const char *what)
+{
+    char ks[16], w[300];
+    snprintf(ks, sizeof(ks), "%d", k);
+    set_env(k > 0 ? ks : NULL, gather);
+    if (merge >= 0) setenv("HSPMV_NODE_MERGE", merge ? "1" : "0", 1);
+    snprintf(w, sizeof(w), "%s, %s, %s, gather %s, %d ranks per node, owned columns %s", what, part_name[part],
+             halo == HSPMV_HALO_NODE ? "node" : "p2p", gather ? gather : "timed", k,
+             merge < 0 ? "as chosen" : merge ? "in the node block" : "apart");
+    hspmv_opts o;
+    hspmv_opts_default(&o);
+    o.partition = part;
+    o.halo = halo;
+    hspmv_dist *D = NULL;
+    hspmv_error e = {0, ""};
+    int ok = 1, rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, &D, &e);
+    set_env(NULL, NULL);
+    unsetenv("HSPMV_NODE_MERGE");
+    if (rc) {
+        if (me == 0) fprintf(stderr, "  %s: create failed: %s\n", w, e.msg);
+        return 0;
+    }
+    hspmv_dist_info in;
+    hspmv_dist_get_info(D, &in);
+    ok &= in.halo == halo;
+    if (halo == HSPMV_HALO_NODE && merge >= 0) ok &= in.owned_in_node == merge;
+    if (k > 0) ok &= layout_ok(&in, k);
+    if (halo == HSPMV_HALO_NODE && gather) ok &= in.gather == (!strcmp(gather, "copy") ? HSPMV_GATHER_COPY
+                                                                                        : HSPMV_GATHER_DIRECT);
+    hspmv_real *xg = NULL, *yg = NULL;
+    hspmv_real *xw = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *yw = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *xc = hspmv_malloc(((size_t)in.ncols_local + 1) * sizeof(hspmv_real));
+    if (me == 0) {
+        xg = hspmv_alloc_array((size_t)A->ncols + 1, sizeof(hspmv_real));
+        yg = hspmv_alloc_array((size_t)A->nrows + 1, sizeof(hspmv_real));
+        tl_fill(xg, A->ncols, 42);
+    }
+    ok &= hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, xw, &e) == HSPMV_OK;
+    ok &= hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, xc, &e) == HSPMV_OK;
+    if (halo == HSPMV_HALO_NODE && in.ncols_local > 0)
+        ok &= (hspmv_node_slot_of(D->node, xw) >= 0) == (in.window_slots > 0) && hspmv_node_slot_of(D->node, xc) < 0;
+    for (int rep = 0; rep < 3; rep++) { /* both call parities, twice */
+        ok &= hspmv_dist_spmv(D, xw, yw, &e) == HSPMV_OK;
+        ok &= y_ok(D, A, xg, yw, yg, 2, w);
+    }
+    for (int rep = 0; rep < 2; rep++) {
+        ok &= hspmv_dist_spmv(D, xc, yw, &e) == HSPMV_OK;
+        ok &= y_ok(D, A, xg, yw, yg, 2, w);
+    }
+    /* even ranks pass the window vector, odd ranks their own x */
+    ok &= hspmv_dist_spmv(D, me % 2 ? xc : xw, yw, &e) == HSPMV_OK;
+    ok &= y_ok(D, A, xg, yw, yg, 2, w);
+    /* y = 2*A*x - 1*y_old = A*x */
+    ok &= hspmv_dist_spmv_scaled(D, 2, xw, -1, yw, &e) == HSPMV_OK;
+    ok &= y_ok(D, A, xg, yw, yg, 6, w);
+    ok &= node_plan_ok(D, w);
+    hspmv_free(xg);
+    hspmv_free(yg);
+    hspmv_free(xw);
+    hspmv_free(yw);
+    hspmv_free(xc);
+    hspmv_dist_destroy(&D);
+    int all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all && me == 0) fprintf(stderr, "  %s at %d ranks: wrong\n", w, P);
+    return all;
+}
+
+/* Every partition x (full: p2p; node with gathers direct and copy on the
+   issue's pseudo-nodes, on one node per rank, and on the real node; else
+   node on the issue's pseudo-nodes and on one node per rank, the gathers
+   alternating). */
+static int all_cases(const hspmv_csr *A, int full, const char *what)
+{
+    int ok = 1;
+    int64_t dims[2] = {A->nrows, A->ncols};
+    MPI_Bcast(dims, 2, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    for (int part = 0; part < 3; part++) {
+        if (part == HSPMV_PART_METIS && dims[0] != dims[1]) continue;
+        if (full) ok &= case_ok(A, part, HSPMV_HALO_P2P, NULL, default_k(), -1, what);
+        ok &= case_ok(A, part, HSPMV_HALO_NODE, part % 2 ? "copy" : "direct", default_k(), -1, what);
+        if (full) ok &= case_ok(A, part, HSPMV_HALO_NODE, part % 2 ? "direct" : "copy", default_k(), part != 1, what);
+        ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 0 ? "copy" : "direct", 1, part == 2, what);
+        if (full) ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 1 ? "copy" : "direct", 0, -1, what);
+    }
+    return ok;
+}
+
+static void node_matches_ref_on_bundled_matrices(void)
+{
+    const char *files[] = {"matrices/lap2d_64.mtx", "matrices/random_3000_k8.mtx", "matrices/powerlaw_2000_k6.mtx"};
+    for (int f = 0; f < 3; f++) {
+        hspmv_csr A = {0};
+        int rc = me == 0 ? tl_read_csr(files[f], &A) : 0;
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (rc) {
+            SKIP("%s unreadable", files[f]);
+            continue;
+        }
+        CHECK(all_cases(&A, 1, files[f]), "%s", files[f]);
+        hspmv_csr_free(&A);
+    }
+}
+
+static void node_matches_ref_on_a_shared_matrix(void)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/bayer10.mtx", tl_shared_dir());
+    hspmv_csr A = {0};
+    int rc = me == 0 ? tl_read_csr(path, &A) : 0;
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc) {
+        SKIP("%s missing", path);
+        return;
+    }
+    CHECK(all_cases(&A, 1, path), "%s", path);
+    hspmv_csr_free(&A);
+}
+
+/* Rectangular, empty rows and columns, a dense row, more ranks than rows. */
+static void node_handles_odd_shapes(void)
+{
+    hspmv_csr A;
+    tl_csr_random(&A, 37, 53, NULL, 5, 2, 12);
+    CHECK(all_cases(&A, 0, "37x53"), "wide");
+    hspmv_csr_free(&A);
+    tl_csr_random(&A, 61, 9, NULL, 3, 0, 13);
+    CHECK(all_cases(&A, 0, "61x9"), "tall");
+    hspmv_csr_free(&A);
+    int64_t n = 300, len[300];
+    for (int64_t i = 0; i < n; i++) len[i] = i == 17 ? n : (i % 7 == 0 ? 0 : 3);
+    tl_csr_random(&A, n, n, len, 0, 0, 21);
+    CHECK(all_cases(&A, 0, "dense row, empty rows"), "dense row");
+    hspmv_csr_free(&A);
+    tl_csr_random(&A, 3, 3, NULL, 2, 0, 7);
+    CHECK(all_cases(&A, 0, "3x3"), "3x3");
+    hspmv_csr_free(&A);
+}
+
+/* A matrix big enough for the plan to time the gathers (some rank's node
+   and off-node blocks >= 2^16 entries): random columns, y right, and the
+   choice reported with both timings. */
+/* n x n, k distinct random columns per row, values from tl_fill (fast at
+   any size, unlike tl_csr_random's scan of every column). */
+static void random_csr(hspmv_csr *A, int64_t n, int k, uint64_t st)
+{
+    A->nrows = A->ncols = n;
+    A->nnz = n * k;
+    A->rowptr = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
+    A->colind = hspmv_alloc_array((size_t)(n * k), sizeof(int32_t));
+    A->val = hspmv_alloc_array((size_t)(n * k), sizeof(hspmv_real));
+    A->rowptr[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t *c = A->colind + i * k;
+        for (int j = 0; j < k; j++) {
+            int fresh;
+            do {
+                st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                c[j] = (int32_t)((st >> 33) % (uint64_t)n);
+                fresh = 1;
+                for (int t = 0; t < j; t++) fresh &= c[t] != c[j];
+            } while (!fresh);
+            for (int t = j; t > 0 && c[t - 1] > c[t]; t--) {
+                int32_t tmp = c[t];
+                c[t] = c[t - 1];
+                c[t - 1] = tmp;
+            }
+        }
+        A->rowptr[i + 1] = (i + 1) * k;
+    }
+    tl_fill(A->val, n * k, st);
+}
+
+static void node_times_the_gathers(void)
+{
+    hspmv_csr A;
+    int64_t n = 16000 * (int64_t)P; /* node and off-node blocks past the 2^16 entries the plan times from */
+    random_csr(&A, n, 10, 31);
+    char ks[16];
+    snprintf(ks, sizeof(ks), "%d", default_k());
+    set_env(P > 1 ? ks : NULL, NULL);
+    hspmv_opts o;
+    hspmv_opts_default(&o);
+    hspmv_dist *D = NULL;
+    hspmv_error e = {0, ""};
+    int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+    set_env(NULL, NULL);
+    CHECK(rc == 0, "%s", e.msg);
+    if (rc) return;
+    hspmv_dist_info in;
+    hspmv_dist_get_info(D, &in);
+    int timed = in.gather_direct_ms > 0 && in.gather_copy_ms > 0;
+    CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
+    CHECK(P == 1 || timed, "not timed: %g %g", in.gather_direct_ms, in.gather_copy_ms);
+    if (me == 0 && timed)
+        printf("  random %lld x 10 at %d ranks: gathers %s (timed direct %.3f ms, copy %.3f ms)\n", (long long)n, P,
+               in.gather == HSPMV_GATHER_COPY ? "copy" : "direct", in.gather_direct_ms, in.gather_copy_ms);
+    hspmv_real *xg = NULL, *yg = NULL, *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS),
+               *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    if (me == 0) {
+        xg = hspmv_alloc_array((size_t)n, sizeof(hspmv_real));
+        yg = hspmv_alloc_array((size_t)n, sizeof(hspmv_real));
+        tl_fill(xg, n, 5);
+    }
+    CHECK(hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, &e) == 0, "%s", e.msg);
+    CHECK(hspmv_dist_spmv(D, x, y, &e) == 0, "%s", e.msg);
+    CHECK(y_ok(D, &A, xg, y, yg, 2, "random 12000*P"), "y");
+    CHECK(node_plan_ok(D, "random 12000*P"), "plan");
+    hspmv_free(xg);
+    hspmv_free(yg);
+    hspmv_free(x);
+    hspmv_free(y);
+    hspmv_dist_destroy(&D);
+    hspmv_csr_free(&A);
+}
+
+/* Exact integer arithmetic: x_{t+1} = A*x_t - 3*x_t + (t mod 3), products back to back
+   with x overwritten right after each call returns and no collective in
+   between, then compared bit for bit with the serial recurrence. A rank
+   that rewrote its part while another still read it would show. */
+static int chain_ok(hspmv_dist *D, const hspmv_csr *A, int zero_copy, const char *what)
+{
+    hspmv_dist_info in;
+    hspmv_dist_get_info(D, &in);
+    int64_t nl = in.nrows_local, n = A->nrows, steps = sizeof(hspmv_real) == 8 ? 12 : 5; /* growth <= 11x a step: exact below 2^53 / 2^24 */
+    hspmv_real *x = zero_copy ? hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS)
+                              : hspmv_malloc(((size_t)nl + 1) * sizeof(hspmv_real));
+    hspmv_real *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS), *xg = NULL, *ref = NULL, *got = NULL;
+    int64_t *fi = malloc(sizeof(int64_t) * (size_t)(nl + 1));
+    int ok = 1;
+    hspmv_dist_get_file_index(D, HSPMV_VEC_COLS, fi);
+    for (int64_t j = 0; j < nl; j++) x[j] = (hspmv_real)(fi[j] % 5 - 2);
+    for (int64_t t = 0; t < steps; t++) {
+        ok &= hspmv_dist_spmv(D, x, y, NULL) == HSPMV_OK;
+        /* overwrite x at once: a neighbour may still be in this product */
+        for (int64_t j = 0; j < nl; j++) x[j] = y[j] - 3 * x[j] + (hspmv_real)(t % 3);
+    }
+    if (me == 0) {
+        xg = malloc(sizeof(hspmv_real) * (size_t)n);
+        ref = malloc(sizeof(hspmv_real) * (size_t)n);
+        got = malloc(sizeof(hspmv_real) * (size_t)n);
+        for (int64_t j = 0; j < n; j++) xg[j] = (hspmv_real)(j % 5 - 2);
+        for (int64_t t = 0; t < steps; t++) {
+            for (int64_t i = 0; i < n; i++) {
+                hspmv_real s = 0;
+                for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += A->val[k] * xg[A->colind[k]];
+                ref[i] = s;
+            }
+            for (int64_t j = 0; j < n; j++) xg[j] = ref[j] - 3 * xg[j] + (hspmv_real)(t % 3);
+        }
+    }
+    ok &= hspmv_dist_gather(D, HSPMV_VEC_COLS, x, got, NULL) == HSPMV_OK;
+    if (me == 0) {
+        int64_t bad = 0;
+        for (int64_t j = 0; j < n; j++) bad += got[j] != xg[j];
+        if (bad) fprintf(stderr, "  %s: %lld entries differ after %lld chained products\n", what, (long long)bad,
+                         (long long)steps);
+        ok &= bad == 0;
+    }
+    int all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    hspmv_free(x);
+    hspmv_free(y);
+    free(fi);
+    free(xg);
+    free(ref);
+    free(got);
+    return all;
+}
+
+static void chained_products_without_collectives_are_exact(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) { /* 4 and -1: integer products stay exact */
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    const char *gathers[] = {"direct", "copy"};
+    for (int g = 0; g < 2; g++)
+        for (int k = 0; k <= 1; k++) {
+            char ks[16];
+            snprintf(ks, sizeof(ks), "%d", k ? 1 : default_k());
+            set_env(ks, gathers[g]);
+            hspmv_opts o;
+            hspmv_opts_default(&o);
+            o.halo = HSPMV_HALO_NODE;
+            o.partition = HSPMV_PART_ROWS;
+            hspmv_dist *D = NULL;
+            int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
+            set_env(NULL, NULL);
+            CHECK(rc == 0, "create");
+            if (rc) continue;
+            char w[80];
+            snprintf(w, sizeof(w), "lap2d_64, %s, %s ranks per node", gathers[g], ks);
+            CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
+            CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
+            hspmv_dist_destroy(&D);
+        }
+    hspmv_csr_free(&A);
+}
+
+/* CG on the off-node path (window vectors inside the solver, the caller's
+   b and x): converges to x* = 1 like on the p2p path. */
+static void cg_converges_on_pseudo_nodes(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    int64_t its[2] = {0, 0};
+    for (int h = 0; h < 2; h++) {
+        char ks[16];
+        snprintf(ks, sizeof(ks), "%d", default_k());
+        set_env(ks, NULL);
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.halo = h ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
+        o.partition = HSPMV_PART_METIS;
+        hspmv_dist *D = NULL;
+        hspmv_error e = {0, ""};
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+        set_env(NULL, NULL);
+        CHECK(rc == 0, "%s", e.msg);
+        if (rc) continue;
+        hspmv_dist_info in;
+        hspmv_dist_get_info(D, &in);
+        hspmv_real *ones = hspmv_malloc(((size_t)in.nrows_local + 1) * sizeof(hspmv_real));
+        hspmv_real *b = hspmv_malloc(((size_t)in.nrows_local + 1) * sizeof(hspmv_real));
+        hspmv_real *x = hspmv_calloc((size_t)in.nrows_local + 1, sizeof(hspmv_real));
+        for (int64_t i = 0; i < in.nrows_local; i++) ones[i] = 1;
+        CHECK(hspmv_dist_spmv(D, ones, b, &e) == 0, "%s", e.msg);
+        hspmv_solver_opts so;
+        hspmv_solver_opts_default(&so);
+        so.tol = sizeof(hspmv_real) == 8 ? 1e-10 : 1e-5;
+        hspmv_solver_result res;
+        rc = hspmv_cg_solve(D, b, x, &so, &res, &e);
+        CHECK(rc == HSPMV_OK, "cg (%s): %s", h ? "p2p" : "node", e.msg);
+        double worst = 0, all;
+        for (int64_t i = 0; i < in.nrows_local; i++) worst = fmax(worst, fabs((double)x[i] - 1));
+        MPI_Allreduce(&worst, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(all < (sizeof(hspmv_real) == 8 ? 1e-6 : 1e-2), "max|x-1| = %g", all);
+        its[h] = res.iterations;
+        hspmv_free(ones);
+        hspmv_free(b);
+        hspmv_free(x);
+        hspmv_dist_destroy(&D);
+    }
+    CHECK(llabs(its[0] - its[1]) <= 2, "cg iterations node %lld, p2p %lld", (long long)its[0], (long long)its[1]);
+    hspmv_csr_free(&A);
+}
+
+/* More vectors than the window has slots (the rest in private memory, all
+   usable as x); a window vector kept past hspmv_dist_destroy stays valid. */
+static void window_vectors_run_out_and_outlive_the_matrix(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    setenv("HSPMV_NODE_SLOTS", "3", 1);
+    hspmv_opts o;
+    hspmv_opts_default(&o);
+    hspmv_dist *D = NULL;
+    int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
+    unsetenv("HSPMV_NODE_SLOTS");
+    CHECK(rc == 0, "create");
+    if (rc) return;
+    hspmv_dist_info in;
+    hspmv_dist_get_info(D, &in);
+    CHECK(in.window_slots == 3, "slots %d", in.window_slots);
+    hspmv_real *v[5], *xg = NULL, *yg = NULL;
+    int inwin = 0;
+    for (int i = 0; i < 5; i++) {
+        v[i] = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS);
+        inwin += in.ncols_local > 0 && hspmv_node_slot_of(D->node, v[i]) >= 0;
+    }
+    CHECK(in.ncols_local == 0 || inwin == 3, "%d of 5 vectors in the window", inwin);
+    if (me == 0) {
+        xg = hspmv_alloc_array((size_t)A.ncols, sizeof(hspmv_real));
+        yg = hspmv_alloc_array((size_t)A.nrows, sizeof(hspmv_real));
+        tl_fill(xg, A.ncols, 9);
+    }
+    for (int i = 0; i < 4; i++) { /* window -> window, window -> private, private -> private */
+        hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, v[i], NULL);
+        CHECK(hspmv_dist_spmv(D, v[i], v[i + 1], NULL) == 0, "spmv %d", i);
+        CHECK(y_ok(D, &A, xg, v[i + 1], yg, 2, "slots run out"), "y %d", i);
+    }
+    hspmv_free(v[1]); /* a slot comes back and is lent again */
+    v[1] = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS);
+    CHECK(in.ncols_local == 0 || hspmv_node_slot_of(D->node, v[1]) >= 0, "slot not reused");
+    hspmv_dist_destroy(&D);
+    for (int64_t j = 0; j < in.ncols_local; j++) v[0][j] = (hspmv_real)j; /* still mapped */
+    double s = 0;
+    for (int64_t j = 0; j < in.ncols_local; j++) s += v[0][j];
+    CHECK(s == (double)in.ncols_local * (double)(in.ncols_local - 1) / 2, "vector after destroy");
+    for (int i = 0; i < 5; i++) hspmv_free(v[i]);
+    hspmv_free(xg);
+    hspmv_free(yg);
+    hspmv_csr_free(&A);
+}
+
+/* Without shared windows (simulated on the last rank): halo "auto" falls
+   back to p2p with the right y; halo "node" asked for is every rank's
+   HSPMV_ERR_UNSUPPORTED. */
+static void no_shared_windows_means_p2p(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    setenv("HSPMV_TEST_NO_WINDOW", "1", 1);
+    for (int h = 0; h < 2; h++) {
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.halo = h ? HSPMV_HALO_NODE : HSPMV_HALO_AUTO;
+        hspmv_dist *D = NULL;
+        hspmv_error e = {0, ""};
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+        char msg0[512];
+        memcpy(msg0, e.msg, sizeof(msg0));
+        MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (h) {
+            CHECK(rc == HSPMV_ERR_UNSUPPORTED && D == NULL && !strcmp(msg0, e.msg) && strstr(e.msg, "window"),
+                  "rc %d: %s", rc, e.msg);
+            continue;
+        }
+        CHECK(rc == 0, "%s", e.msg);
+        if (rc) continue;
+        hspmv_dist_info in;
+        hspmv_dist_get_info(D, &in);
+        CHECK(in.halo == HSPMV_HALO_P2P, "halo %d", in.halo);
+        hspmv_real *xg = NULL, *yg = NULL, *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS),
+                   *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        if (me == 0) {
+            xg = hspmv_alloc_array((size_t)A.ncols, sizeof(hspmv_real));
+            yg = hspmv_alloc_array((size_t)A.nrows, sizeof(hspmv_real));
+            tl_fill(xg, A.ncols, 3);
+        }
+        hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, NULL);
+        CHECK(hspmv_dist_spmv(D, x, y, &e) == 0, "%s", e.msg);
+        CHECK(y_ok(D, &A, xg, y, yg, 2, "no shared windows"), "y");
+        hspmv_free(xg);
+        hspmv_free(yg);
+        hspmv_free(x);
+        hspmv_free(y);
+        hspmv_dist_destroy(&D);
+    }
+    unsetenv("HSPMV_TEST_NO_WINDOW");
+    hspmv_csr_free(&A);
+}
+
+/* A bad file on the node path: every rank the same message. */
+static void bad_file_is_every_ranks_error(void)
+{
+    char path[] = "/tmp/hspmv_node_badXXXXXX";
+    int fd = -1;
+    if (me == 0) {
+        fd = mkstemp(path);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (f) {
+            fputs("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n", f);
+            fclose(f);
+        }
+    }
+    MPI_Bcast(path, sizeof(path), MPI_CHAR, 0, MPI_COMM_WORLD);
+    char ks[16];
+    snprintf(ks, sizeof(ks), "%d", default_k());
+    set_env(ks, NULL);
+    hspmv_opts o;
+    hspmv_opts_default(&o);
+    o.halo = HSPMV_HALO_NODE;
+    hspmv_dist *D = NULL;
+    hspmv_error e = {0, ""};
+    int rc = hspmv_dist_read(path, MPI_COMM_WORLD, &o, &D, &e);
+    set_env(NULL, NULL);
+    char msg0[512];
+    memcpy(msg0, e.msg, sizeof(msg0));
+    MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
+    CHECK(rc == HSPMV_ERR_FORMAT && D == NULL && !strcmp(msg0, e.msg) && strstr(e.msg, ":4:"), "rc %d: %s", rc,
+          e.msg);
+    if (me == 0) unlink(path);
+}
+
+/* The n-th allocation fails on the last rank while building the node plan
+   on pseudo-nodes: the same NOMEM and message everywhere, nobody hangs. */
+static void failed_allocation_on_the_node_path(void)
+{
+    hspmv_csr A;
+    tl_csr_random(&A, 300, 300, NULL, 8, 2, 5);
+    int failures = 0, mismatches = 0, n;
+    char ks[16];
+    snprintf(ks, sizeof(ks), "%d", default_k());
+    for (n = 1; n < 400; n++) {
+        set_env(ks, n % 2 ? "copy" : "direct");
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.partition = n % 3;
+        o.halo = HSPMV_HALO_NODE;
+        hspmv_dist *D = NULL;
+        hspmv_error e = {0, ""};
+        if (me == P - 1) hspmv_alloc_fail_after(n);
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+        hspmv_alloc_fail_after(0);
+        set_env(NULL, NULL);
+        char msg0[512];
+        int rc0 = rc;
+        memcpy(msg0, e.msg, sizeof(msg0));
+        MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
+        int bad = rc != rc0 || (rc && strcmp(msg0, e.msg) != 0) || (rc != 0) != (D == NULL), anyb;
+        MPI_Allreduce(&bad, &anyb, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        mismatches += anyb;
+        if (rc == 0) { /* it works afterwards */
+            hspmv_dist_info in;
+            hspmv_dist_get_info(D, &in);
+            CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
+        }
+        hspmv_dist_destroy(&D);
+        if (rc == 0) break;
+        failures++;
+        CHECK(rc == HSPMV_ERR_NOMEM, "rc %d: %s", rc, e.msg);
+    }
+    if (me == 0) printf("  node path: allocation failure injected at %d points before success\n", failures);
+    CHECK(mismatches == 0 && failures > 10 && n < 400, "mismatches %d failures %d", mismatches, failures);
+    hspmv_csr_free(&A);
+}
+
+int main(int argc, char **argv)
+{
+    int prov;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &prov);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    if (me != 0 && !freopen("/dev/null", "w", stdout)) return 1;
+    set_env(NULL, NULL); /* the runner's choices would hide this program's */
+    unsetenv("HSPMV_HALO");
+    unsetenv("HSPMV_NODE_MERGE");
+    MRUN(node_matches_ref_on_bundled_matrices);
+    MRUN(node_matches_ref_on_a_shared_matrix);
+    MRUN(node_handles_odd_shapes);
+    MRUN(node_times_the_gathers);
+    MRUN(chained_products_without_collectives_are_exact);
+    MRUN(cg_converges_on_pseudo_nodes);
+    MRUN(window_vectors_run_out_and_outlive_the_matrix);
+    MRUN(no_shared_windows_means_p2p);
+    MRUN(bad_file_is_every_ranks_error);
+    MRUN(failed_allocation_on_the_node_path);
+    int rc = check_failed ? 1 : 0;
+    printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
+    fflush(stdout);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,316 @@
+#!/bin/sh
+# run.sh — the programs as a user runs them: what benchmark-omp measures by
+# default, and hostile input (absurd arguments, files, sizes, unwritable
+# output) answered with one clear error and a non-zero exit, never a signal
+# or a hang; records "P F S" like tests/run.sh.
+#   run.sh [--record FILE] BUILD
+# PROGRAMS_TEST_TIMEOUT (seconds per program run, default 60).
+set -u
+record=""
+if [ "${1:-}" = "--record" ]; then record=$2; shift 2; fi
+build=${1:?usage: run.sh [--record FILE] BUILD}
+bin=$build/bin
+tmo=${PROGRAMS_TEST_TIMEOUT:-60}
+P=0; F=0; S=0
+
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+MPIRUN="mpirun --oversubscribe --bind-to none"
+if [ "$(id -u)" = 0 ]; then
+    MPIRUN="$MPIRUN --allow-run-as-root"
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+single=$(sed -n 's/^#define HSPMV_SINGLE.*/1/p' "$build/include/hspmv_config.h" 2>/dev/null)
+have_mpi=0
+[ -x "$bin/benchmark-mpi" ] && command -v mpirun >/dev/null 2>&1 && have_mpi=1
+
+pass() { P=$((P + 1)); echo "ok   $1"; }
+fail() { F=$((F + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && [ -f "$2" ] && head -30 "$2"; }
+skip() { S=$((S + 1)); echo "skip $1"; }
+out=$(mktemp)
+tmp=$(mktemp -d)
+trap 'rm -rf "$out" "$tmp"' EXIT
+
+# expect_error NAME WANT CMD...: CMD must exit non-zero on its own (not by a
+# signal, not by the timeout), and its output (stdout and stderr, all ranks)
+# must hold exactly one "PROG: error:" line, containing WANT.
+expect_error() {
+    _n=$1 _w=$2; shift 2
+    timeout "$tmo" "$@" > "$out" 2>&1
+    _rc=$?
+    _k=$(grep -c '^[a-z-]*: error: ' "$out")
+    if [ "$_rc" -ne 0 ] && [ "$_rc" -lt 124 ] && [ "$_k" = 1 ] && grep '^[a-z-]*: error: ' "$out" | grep -qF -- "$_w" &&
+       ! grep -qE 'signal [0-9]|Segmentation fault|core dumped|Sanitizer|runtime error|double free|corrupted' "$out"; then
+        pass "$_n"
+    else fail "$_n (exit $_rc, $_k error lines, want '$_w')" "$out"; fi
+}
+# the same under mpirun at NP ranks
+expect_error_np() {
+    _np=$1; shift
+    if [ "$have_mpi" = 0 ]; then skip "$1 (no MPI)"; return; fi
+    _en=$1 _ew=$2; shift 2
+    expect_error "$_en at $_np ranks" "$_ew" $MPIRUN -n "$_np" "$@"
+}
+# the same under mpirun at 1 and 3 ranks
+expect_error_mpi() {
+    _mn=$1 _mw=$2; shift 2
+    if [ "$have_mpi" = 0 ]; then skip "$_mn (no MPI)"; return; fi
+    for _p in 1 3; do expect_error "$_mn at $_p ranks" "$_mw" $MPIRUN -n "$_p" "$@"; done
+}
+
+# ---- item: benchmark-omp's default runs every format its usage names --------
+# Default format list (no --format): csr, csrl, bcoo, csr16, csrvi and auto,
+# each key=value line labelled with what was asked and what ran; a fixed
+# format must run as itself, and the summary names auto's and the best's time.
+t=benchmark_omp_default_runs_every_format_and_auto_under_its_own_name
+if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx --no-bw --reps 5 > "$out" 2>&1; then
+    got=$(sed -n 's/^bench=omp .* format=\([a-z0-9]*\) asked=\([a-z0-9]*\) .*/\2:\1/p' "$out" | sort | tr '\n' ' ')
+    asked=$(sed -n 's/^bench=omp .* asked=\([a-z0-9]*\) .*/\1/p' "$out" | sort | tr '\n' ' ')
+    auto=$(sed -n 's/^bench=omp .* format=\([a-z0-9]*\) asked=auto .*/\1/p' "$out")
+    sum=$(grep -c '^bench=omp-summary .* auto='"$auto"' auto_ms=[0-9.]* best=[a-z0-9]* best_ms=' "$out")
+    mislabel=$(echo "$got" | tr ' ' '\n' | awk -F: '$1 != "auto" && $1 != $2' | wc -l)
+    if [ "$asked" = "auto bcoo csr csr16 csrl csrvi " ] && [ -n "$auto" ] && [ "$mislabel" = 0 ] && [ "$sum" = 1 ]; then
+        pass "$t"
+    else fail "$t (asked: $asked; asked:ran: $got; summary lines: $sum)" "$out"; fi
+else fail "$t (exit $?)" "$out"; fi
+
+# ---- item: a file declaring more than the machine can give -----------------
+# The size line's rows, columns and count say what reading, building CSR and
+# multiplying take; above physical memory or the address-space limit the
+# programs refuse at once, with the figure, instead of paging for minutes.
+# (The ranks get the limit, not mpirun: Open MPI's launcher needs more.)
+printf '%%%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n' > "$tmp/huge.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n1 1 1\n' > "$tmp/big.mtx"
+lim="ulimit -v 2000000;"
+# triplets + CSR 1.6 GB + x and y: 1.6 GB in double, 0.8 GB in single
+[ -n "$single" ] && need=2.4 || need=3.2
+for prog in benchmark-naive benchmark-omp; do
+    expect_error "${prog}_refuses_2147483647_squared_with_its_figure" "2147483647 x 2147483647 matrix of 1 entries (triplets" \
+        sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/huge.mtx"
+    expect_error "${prog}_refuses_a_matrix_above_ulimit_v_with_its_figure" \
+        "needs $need GB, more than the address-space limit (ulimit -v)" \
+        sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/big.mtx"
+done
+if [ "$have_mpi" = 1 ]; then
+    for prog in benchmark-mpi solve; do
+        expect_error_mpi "${prog}_refuses_2147483647_squared_with_its_figure" "2147483647 x 2147483647 matrix of 1 entries (triplets" \
+            sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/huge.mtx"
+        expect_error_mpi "${prog}_refuses_a_matrix_above_ulimit_v_with_its_figure" \
+            "needs $need GB, more than the address-space limit (ulimit -v)" \
+            sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/big.mtx"
+    done
+else skip "mpi programs under ulimit -v (no MPI)"; fi
+# ---- item: --read parallel in the MPI programs (issue 14) ------------------------
+# benchmark-mpi reads with every rank and prints the setup phases; the
+# product is the root read's (same ysum); gzip falls back to rank 0 and says
+# so; solve with --jacobi converges in the root read's iterations.
+if [ "$have_mpi" = 1 ]; then
+    m=matrices/lap3d_12_sym.mtx
+    t=benchmark_mpi_read_parallel_gives_the_root_product_and_setup_times
+    ysum() { sed -n 's/^bench=mpi .* ysum=\([^ ]*\) .*/\1/p' "$1"; }
+    if timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" $m --reps 3 > "$tmp/root.txt" 2>&1 &&
+       timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" $m --reps 3 --read parallel > "$out" 2>&1 &&
+       grep -q '^bench=mpi .* read=parallel read_s=[0-9.]* partition_s=[0-9.]* distribute_s=[0-9.]* prepare_s=[0-9.]* read_peak_mb_max=[0-9.]* read_peak_mb_root=[0-9.]* read_peak_share_max=[0-9.]* .*violations=0 ' "$out" &&
+       [ -n "$(ysum "$out")" ] && [ "$(ysum "$out")" = "$(ysum "$tmp/root.txt")" ]; then pass "$t"
+    else fail "$t" "$out"; fi
+    t=benchmark_mpi_read_parallel_on_gzip_reads_on_rank_0_and_says_so
+    if gzip -c $m > "$tmp/m.mtx.gz" 2>/dev/null &&
+       timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$tmp/m.mtx.gz" --reps 3 --read parallel > "$out" 2>&1 &&
+       grep -q '^bench=mpi .* read=root ' "$out" && grep -q 'gzip: a compressed stream cannot be split' "$out"; then pass "$t"
+    else fail "$t" "$out"; fi
+    t=solve_read_parallel_jacobi_converges_as_the_root_read
+    it() { sed -n 's/^bench=solve .* status=0 iterations=\([0-9]*\) .*/\1/p' "$1"; }
+    if timeout "$tmo" $MPIRUN -n 3 "$bin/solve" $m --jacobi > "$tmp/root.txt" 2>&1 &&
+       timeout "$tmo" $MPIRUN -n 3 "$bin/solve" $m --jacobi --read parallel > "$out" 2>&1 &&
+       [ -n "$(it "$out")" ] && [ "$(it "$out")" = "$(it "$tmp/root.txt")" ]; then pass "$t"
+    else fail "$t" "$out"; fi
+    t=benchmark_mpi_refuses_an_unknown_read_method
+    timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" $m --read sideways > "$out" 2>&1; rc=$?
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q -- '--read takes root or parallel' "$out"; then pass "$t"
+    else fail "$t (exit $rc)" "$out"; fi
+else
+    skip "benchmark_mpi_read_parallel (no MPI)"
+fi
+t=benchmark_naive_read_only_reads_with_threads_the_same_matrix
+if OMP_NUM_THREADS=2 timeout "$tmo" "$bin/benchmark-naive" matrices/banded_2000_w16.mtx --read-only > "$out" 2>&1 &&
+   OMP_NUM_THREADS=1 timeout "$tmo" "$bin/benchmark-naive" matrices/banded_2000_w16.mtx --read-only > "$tmp/one.txt" 2>&1 &&
+   grep -q '^bench=naive-read .* threads=2 .*nnz=' "$out" &&
+   [ "$(sed -n 's/^bench=naive-read .*nnz=\([0-9]*\) .*/\1/p' "$out")" = "$(sed -n 's/^bench=naive-read .*nnz=\([0-9]*\) .*/\1/p' "$tmp/one.txt")" ]; then
+    pass "$t"
+else fail "$t" "$out"; fi
+
+# ---- item: every argument checked for range and trailing garbage ------------
+# 1. the table of hostile command lines (bad_args.txt)
+M=matrices/lap2d_64.mtx
+here=$(dirname "$0")
+while IFS='|' read -r prog want args; do
+    case "$prog" in ''|\#*) continue ;; esac
+    prog=$(echo $prog); want=$(echo "$want" | sed 's/^ *//; s/ *$//')
+    eval "set -- $(echo "$args" | sed "s|\bM\b|$M|g")"
+    name="$prog $(echo "$args" | sed 's/^ *//')"
+    case "$prog" in
+    benchmark-mpi|solve) expect_error_np 2 "$name" "$want" "$bin/$prog" "$@" ;;
+    *) expect_error "$name" "$want" "$bin/$prog" "$@" ;;
+    esac
+done < "$here/bad_args.txt"
+
+# 2. the sweep: every numeric option of every program with every kind of
+#    bad value (the MPI programs as singletons, without mpirun, and in the
+#    double build only: the parser is the same in both precisions, the table
+#    above checks their one message at 2 ranks, and each start costs a second)
+ints="'' abc 10abc 1e3 1.5 0x10 ' 5' -1 2305843009213693952 99999999999999999999 -9223372036854775809 nan"
+reals="'' abc 1.5x nan inf -inf 1e999 -1 2e308 ' 0.5' 0.5.5 0x"
+mpi_ints="'' 10abc -1 99999999999999999999"
+mpi_reals="'' nan 1e999 0.5.5"
+sweep() { # PROG MPI? KIND PREFIX... -- OPTIONS: OPTION takes each value of KIND after PREFIX
+    _prog=$1 _np=$2 _vals=$3; shift 3
+    _pre=""
+    while [ "$1" != "--" ]; do _pre="$_pre $1"; shift; done
+    shift
+    for _opt in "$@"; do
+        eval "set -- $_vals"
+        for _v in "$@"; do
+            if [ "$_opt" = "@pos" ]; then # a positional value: one starting with '-' is an option
+                case "$_v" in -*) continue ;; esac
+                eval "set -- $_pre"; set -- "$@" "$_v"; _w=$_pw
+            else eval "set -- $_pre"; set -- "$@" "$_opt" "$_v"; _w=$_opt; fi
+            if [ "$_np" = 0 ]; then expect_error "sweep $_prog $([ "$_opt" = @pos ] && echo "$_pw" || echo "$_opt") '$_v'" "$_w" "$bin/$_prog" "$@"
+            else expect_error_np "$_np" "sweep $_prog $_opt '$_v'" "$_w" "$bin/$_prog" "$@"; fi
+            eval "set -- $_vals"
+        done
+    done
+}
+_pw=threads; sweep benchmark-omp 0 "$ints" "$M" -- --reps --warmup --bw-mib @pos
+sweep benchmark-omp 0 "$reals" "$M" -- --threshold
+sweep benchmark-naive 0 "$ints" "$M" -- --reps --warmup
+_pw=SIZE; sweep genmat 0 "$ints" lap2d 8 -- --k --width
+sweep genmat 0 "$ints" banded -- @pos
+sweep genmat 0 "$reals" powerlaw 50 -- --alpha
+if [ "$have_mpi" = 1 ] && [ -z "$single" ]; then
+    sweep benchmark-mpi 0 "$mpi_ints" "$M" -- --reps --warmup --threads --triad
+    sweep benchmark-mpi 0 "$mpi_reals" "$M" -- --threshold
+    sweep solve 0 "$mpi_ints" "$M" -- --reps --maxit --threads
+    sweep solve 0 "$mpi_reals" "$M" -- --tol
+else skip "sweep of the MPI programs' options (single precision or no MPI)"; fi
+
+# 3. an environment that asks for absurd threads, and --help
+OMP_NUM_THREADS=100000 expect_error "benchmark-omp with OMP_NUM_THREADS=100000" OMP_NUM_THREADS \
+    "$bin/benchmark-omp" "$M" --no-bw
+if [ "$have_mpi" = 1 ]; then
+    OMP_NUM_THREADS=100000 expect_error_np 2 "benchmark-mpi with OMP_NUM_THREADS=100000" OMP_NUM_THREADS \
+        "$bin/benchmark-mpi" "$M"
+fi
+for prog in benchmark-naive benchmark-omp genmat; do
+    if timeout "$tmo" "$bin/$prog" --help > "$out" 2>&1 && grep -q '^usage: ' "$out"; then pass "$prog --help"
+    else fail "$prog --help" "$out"; fi
+done
+
+# ---- item: lost output is an error -------------------------------------------
+# A full disk (/dev/full) or an unwritable path: exit non-zero with the
+# system's reason, never 0 with a truncated file; the CSV is opened before
+# anything is measured.
+expect_error "genmat_to_a_full_stdout_fails" "writing standard output: No space left on device" \
+    sh -c 'exec "$0" lap2d 300 > /dev/full' "$bin/genmat"
+expect_error "genmat_small_output_to_a_full_stdout_fails_at_the_close" "No space left on device" \
+    sh -c 'exec "$0" lap2d 3 > /dev/full' "$bin/genmat"
+expect_error "genmat_-o_dev_full_fails" "writing /dev/full: No space left on device" "$bin/genmat" lap2d 300 -o /dev/full
+expect_error "genmat_-o_unwritable_path_fails" "cannot create $tmp/none/m.mtx: No such file or directory" \
+    "$bin/genmat" lap2d 3 -o "$tmp/none/m.mtx"
+if [ -c /dev/full ]; then pass "genmat_left_dev_full_a_device"; else fail "genmat_left_dev_full_a_device"; fi
+t=benchmark_omp_unwritable_csv_fails_before_measuring
+expect_error "$t" "--csv $tmp/none/x.csv: cannot open for appending: No such file or directory" \
+    "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --csv "$tmp/none/x.csv"
+if grep -q '^threads=' "$out"; then fail "$t: it measured first" "$out"; fi
+expect_error "benchmark_omp_csv_on_a_full_disk_fails" "--csv /dev/full: writing failed: No space left on device" \
+    "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --csv /dev/full
+expect_error "benchmark-naive_to_a_full_stdout_fails" "writing standard output failed: No space left on device" \
+    sh -c 'exec "$0" "$1" --reps 5 > /dev/full' "$bin/benchmark-naive" "$M"
+expect_error "benchmark-omp_to_a_full_stdout_fails" "writing standard output failed: No space left on device" \
+    sh -c 'exec "$0" "$1" --reps 5 --no-bw > /dev/full' "$bin/benchmark-omp" "$M"
+if [ "$have_mpi" = 1 ]; then
+    for prog in benchmark-mpi solve; do
+        expect_error_np 2 "${prog}_to_a_full_stdout_fails" "writing standard output failed" \
+            sh -c 'exec "$0" "$1" --reps 2 > /dev/full' "$bin/$prog" "$M"
+    done
+fi
+rm -f "$tmp/ok.csv"
+if timeout "$tmo" "$bin/benchmark-omp" "$M" 1,2 --no-bw --reps 5 --format csr,auto --csv "$tmp/ok.csv" > "$out" 2>&1 &&
+   timeout "$tmo" "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --format csr --csv "$tmp/ok.csv" >> "$out" 2>&1 &&
+   [ "$(grep -c '^matrix,rows' "$tmp/ok.csv")" = 1 ] && [ "$(wc -l < "$tmp/ok.csv")" = 6 ]; then
+    pass "benchmark_omp_csv_appends_rows_under_one_header"
+else fail "benchmark_omp_csv_appends_rows_under_one_header" "$tmp/ok.csv"; fi
+
+# ---- item: overflow and underflow -------------------------------------------
+# Duplicates summing past the range are refused at read time; a product that
+# overflows is reported as such (its own field and message), never as a wrong
+# kernel; subnormal products pass the bound's absolute term.
+if [ -n "$single" ]; then big=3e38 t1=1e-40 t2=3e-45; else big=1e308 t1=1e-310 t2=3e-320; fi
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 %s\n1 2 %s\n2 2 1\n' $big $big > "$tmp/ovf.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 %s\n2 1 %s\n' $t1 $t2 > "$tmp/den.mtx"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 %s\n2 2 1\n1 1 %s\n' $big $big > "$tmp/dup.mtx"
+for prog in benchmark-naive benchmark-omp; do
+    nobw=""; [ "$prog" = benchmark-omp ] && nobw=--no-bw
+    expect_error "${prog}_reports_an_overflowing_product_as_overflow" "the product overflows the" \
+        "$bin/$prog" "$tmp/ovf.mtx" --reps 5 $nobw
+    n=$(grep -c '^bench=\(naive\|omp\) .* violations=0 overflows=1 ' "$out")
+    if [ "$n" -ge 1 ] && ! grep -q 'off the reference bound' "$out"; then pass "${prog}_overflow_has_its_own_field"
+    else fail "${prog}_overflow_has_its_own_field ($n lines)" "$out"; fi
+    expect_error "${prog}_refuses_duplicates_summing_to_inf" "entry (1,1) is given more than once" \
+        "$bin/$prog" "$tmp/dup.mtx"
+    if timeout "$tmo" "$bin/$prog" "$tmp/den.mtx" --reps 5 $nobw > "$out" 2>&1 && ! grep -q 'violations=[1-9]' "$out" &&
+       grep -q 'violations=0' "$out"; then pass "${prog}_accepts_subnormal_products"
+    else fail "${prog}_accepts_subnormal_products" "$out"; fi
+done
+if [ "$have_mpi" = 1 ]; then
+    expect_error_np 2 "benchmark-mpi_reports_an_overflowing_product_as_overflow" "the product overflows the" \
+        "$bin/benchmark-mpi" "$tmp/ovf.mtx" --reps 5
+    if grep -q '^bench=mpi .* violations=0 .* overflows=1' "$out"; then pass "benchmark-mpi_overflow_has_its_own_field"
+    else fail "benchmark-mpi_overflow_has_its_own_field" "$out"; fi
+    expect_error_np 2 "solve_reports_an_overflowing_product_as_overflow" "y = A*1 overflows the" \
+        "$bin/solve" "$tmp/ovf.mtx"
+    expect_error_np 2 "benchmark-mpi_refuses_duplicates_summing_to_inf" "entry (1,1) is given more than once" \
+        "$bin/benchmark-mpi" "$tmp/dup.mtx"
+    if timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$tmp/den.mtx" --reps 5 > "$out" 2>&1 &&
+       grep -q '^bench=mpi .* violations=0 ' "$out"; then pass "benchmark-mpi_accepts_subnormal_products at 2 ranks"
+    else fail "benchmark-mpi_accepts_subnormal_products at 2 ranks" "$out"; fi
+fi
+
+# solve --rhs with entries near 1e300: ||b||^2 overflowed ("||b|| is not
+# finite"); the solvers scale b and x by a power of two
+if [ "$have_mpi" = 1 ] && [ -z "$single" ]; then
+    awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print "4096 1";
+                 for (i = 0; i < 4096; i++) printf "%.17g\n", (1 + i % 7) * 1e300 }' > "$tmp/rhs_big.mtx"
+    if timeout "$tmo" $MPIRUN -n 2 "$bin/solve" "$M" --rhs "$tmp/rhs_big.mtx" > "$out" 2>&1 &&
+       grep -q '^  status: converged' "$out"; then pass "solve_with_a_rhs_near_1e300_converges at 2 ranks"
+    else fail "solve_with_a_rhs_near_1e300_converges at 2 ranks" "$out"; fi
+fi
+
+# ---- item: genmat's blocks are symmetric as documented ------------------------
+symmetric() { # FILE: 1 when every (i,j,v) has its (j,i,v)
+    awk 'BEGIN { h = 0 } /^%/ { next } !h { h = 1; next } { a[$1 " " $2] = $3 }
+         END { for (k in a) { split(k, ij, " "); if (a[ij[2] " " ij[1]] != a[k]) { print "asymmetric at " k; exit 1 } } }' "$1"
+}
+ok=1
+for spec in "1200 --width 12" "50 --width 7" "10 --width 3 --values random" "9 --width 9" "17 --width 1"; do
+    # shellcheck disable=SC2086
+    "$bin/genmat" blocks $spec -o "$tmp/b.mtx" && symmetric "$tmp/b.mtx" > "$out" || { ok=0; echo "  blocks $spec"; cat "$out"; }
+done
+symmetric matrices/blocks_1200_b12.mtx > "$out" || { ok=0; echo "  matrices/blocks_1200_b12.mtx"; cat "$out"; }
+if [ "$ok" = 1 ]; then pass "genmat_blocks_is_symmetric_and_the_bundled_one_too"
+else fail "genmat_blocks_is_symmetric_and_the_bundled_one_too"; fi
+# a row buffer the machine cannot give is refused, not written through
+expect_error "genmat_refuses_a_row_buffer_beyond_ulimit_v" "out of memory for a row of 2147483647 columns" \
+    sh -c 'ulimit -v 200000; exec "$0" powerlaw 2147483647' "$bin/genmat"
+# its --symmetric form is the lower triangle of the general one
+"$bin/genmat" blocks 50 --width 7 -o "$tmp/g.mtx" && "$bin/genmat" blocks 50 --width 7 --symmetric -o "$tmp/s.mtx"
+if awk '/^%/ { next } FNR == NR { if (!h1) { h1 = 1; next } if ($1 >= $2) g[$1 " " $2] = $3; next }
+        !h2 { h2 = 1; next } { if (g[$1 " " $2] != $3) exit 1; n++ } END { m = 0; for (k in g) m++; exit n != m }' \
+       "$tmp/g.mtx" "$tmp/s.mtx"; then pass "genmat_blocks_symmetric_form_is_the_lower_triangle"
+else fail "genmat_blocks_symmetric_form_is_the_lower_triangle"; fi
+if [ "$have_mpi" = 1 ] && timeout "$tmo" $MPIRUN -n 2 "$bin/solve" matrices/blocks_1200_b12.mtx > "$out" 2>&1 &&
+   grep -q '^  status: converged' "$out"; then pass "cg_converges_on_the_bundled_blocks_matrix"
+elif [ "$have_mpi" = 1 ]; then fail "cg_converges_on_the_bundled_blocks_matrix" "$out"; fi
+
+if [ -n "$record" ]; then mkdir -p "$(dirname "$record")"; echo "$P $F $S" > "$record"; fi
+echo "programs: $P passed, $F failed, $S skipped"
+[ -n "$record" ] || [ "$F" -eq 0 ]
