@@ -427,14 +427,15 @@ int main(int argc, char **argv)
                        thr, part_names[in.partition], in.permuted ? " (rows renumbered)" : "", imb,
                        in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa,
                        in.owned_in_node ? ", owned columns within the node block" : "");
-                printf("  formats (owned blocks): csr %d, csrl %d, bcoo %d, csr16 %d, csrvi %d, none %d (CSRL when "
-                       "nzseg/nnz < %.2f)\n",
+                int nfmt = 0;
+                for (int f = 1; f < HSPMV_NFORMATS; f++) nfmt += in.format_counts[f];
+                printf("  formats (owned blocks): csr %d, csrl %d, bcoo %d, csr16 %d, csrvi %d, csrp %d, csrdu %d, "
+                       "panels %d, none %d (CSRL when nzseg/nnz < %.2f); rank 0's ghost block: %s\n",
                        in.format_counts[HSPMV_FORMAT_CSR], in.format_counts[HSPMV_FORMAT_CSRL],
                        in.format_counts[HSPMV_FORMAT_BCOO], in.format_counts[HSPMV_FORMAT_CSR16],
-                       in.format_counts[HSPMV_FORMAT_CSRVI],
-                       P - in.format_counts[1] - in.format_counts[2] - in.format_counts[3] - in.format_counts[4] -
-                           in.format_counts[5],
-                       o.csrl_threshold);
+                       in.format_counts[HSPMV_FORMAT_CSRVI], in.format_counts[HSPMV_FORMAT_CSRP],
+                       in.format_counts[HSPMV_FORMAT_CSRDU], in.format_counts[HSPMV_FORMAT_PANELS], P - nfmt,
+                       o.csrl_threshold, in.ghost.nnz > 0 ? in.ghost.format_name : "none");
                 if (verbose)
                     for (int p = 0; p < P; p++)
                         printf("    rank %d: rows %lld nnz %lld owned %s (nzseg/nnz %.3f) ghost %s, %lld ghost x "
@@ -493,7 +494,8 @@ int main(int argc, char **argv)
                           "\"partition\":\"%s\",\"read\":\"%s\",\"read_s\":%.4f,\"partition_s\":%.4f,"
                           "\"distribute_s\":%.4f,\"prepare_s\":%.4f,\"read_peak_mb_max\":%.1f,"
                           "\"read_peak_mb_root\":%.1f,\"read_peak_share_max\":%.3f,\"read_gbs\":%.3f,\"rows\":%lld,\"cols\":%lld,\"nnz\":%lld,\"imbalance\":%.4f,"
-                          "\"formats\":{\"csr\":%d,\"csrl\":%d,\"bcoo\":%d,\"csr16\":%d,\"csrvi\":%d},"
+                          "\"formats\":{\"csr\":%d,\"csrl\":%d,\"bcoo\":%d,\"csr16\":%d,\"csrvi\":%d,\"csrp\":%d,"
+                          "\"csrdu\":%d,\"panels\":%d},\"ghost_format\":\"%s\","
                           "\"halo_bytes\":%.0f,\"halo_max_bytes\":%.0f,\"reps\":%ld,\"median_ms\":%.6f,"
                           "\"min_ms\":%.6f,\"max_ms\":%.6f,\"pass_medians_ms\":\"%s\",\"gflops\":%.4f,\"gbs\":%.3f,"
                           "\"post_ms\":%.5f,\"owned_ms\":%.5f,\"wait_ms\":%.5f,\"ghost_ms\":%.5f,\"sync_ms\":%.5f,"
@@ -507,7 +509,8 @@ int main(int argc, char **argv)
                         : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
                           "partition_s=%.4f distribute_s=%.4f prepare_s=%.4f read_peak_mb_max=%.1f "
                           "read_peak_mb_root=%.1f read_peak_share_max=%.3f read_gbs=%.3f rows=%lld cols=%lld "
-                          "nnz=%lld imbalance=%.4f csr=%d csrl=%d bcoo=%d csr16=%d csrvi=%d halo_bytes=%.0f "
+                          "nnz=%lld imbalance=%.4f csr=%d csrl=%d bcoo=%d csr16=%d csrvi=%d csrp=%d csrdu=%d panels=%d "
+                          "ghost_format=%s halo_bytes=%.0f "
                           "halo_max_bytes=%.0f reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f pass_medians_ms=%s "
                           "gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f wait_ms=%.5f ghost_ms=%.5f sync_ms=%.5f "
                           "wait_share=%.4f halo=%s env=%s nodes=%d node_ranks=%d gather=%s gather_direct_ms=%.5f "
@@ -518,7 +521,9 @@ int main(int argc, char **argv)
                    path, prec, P, thr, part_names[in.partition], read_how, va->su_max[0], va->su_max[1],
                    va->su_max[2], va->su_max[3], va->mem_max[0] / 1e6, va->rp_root / 1e6, va->mem_max[1], read_gbs,
                    (long long)in.nrows, (long long)in.ncols, (long long)in.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
-                   in.format_counts[4], in.format_counts[5], halo_b, halo_mx, nt, med * 1e3, mn * 1e3, mx * 1e3,
+                   in.format_counts[4], in.format_counts[5], in.format_counts[HSPMV_FORMAT_CSRP],
+                   in.format_counts[HSPMV_FORMAT_CSRDU], in.format_counts[HSPMV_FORMAT_PANELS],
+                   in.ghost.nnz > 0 ? in.ghost.format_name : "none", halo_b, halo_mx, nt, med * 1e3, mn * 1e3, mx * 1e3,
                    passes > 1 ? pm : "-", flops / med / 1e9, bytes / med / 1e9, tmax[0] * 1e3, tmax[1] * 1e3,
                    tmax[2] * 1e3, tmax[3] * 1e3, tmax[5] * 1e3, wait_share, halo_name, env, in.nnodes,
                    node_ranks_max, gather_name, in.gather_direct_ms, in.gather_copy_ms,
