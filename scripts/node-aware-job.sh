@@ -11,13 +11,15 @@
 #   scripts/node-aware-job.sh [PASSES]            (default 3)
 # EXTRA_ENVS="--env K=V ..." adds variants to the 16-rank runs (diagnostics);
 # MATS="l3r l3 rnd pwl" and HYB_MATS="l3r rnd" choose the matrices; PEERS_AFTER=0
-# runs the peers only before the 16-rank runs.
+# runs the peers only before the 16-rank runs; MPI_ARGS="--read parallel" adds
+# arguments to every benchmark-mpi call.
 set -u
 PASSES=${1:-3}
 MATS=${MATS:-l3r l3 rnd pwl}
 HYB_MATS=${HYB_MATS:-l3r rnd}
 EXTRA_ENVS=${EXTRA_ENVS:-}
 PEERS_AFTER=${PEERS_AFTER:-1}
+MPI_ARGS=${MPI_ARGS:-}
 . scripts/job-env.sh
 { lscpu | grep -iE "thread|core|socket|MHz"; cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list
   cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled
@@ -35,7 +37,7 @@ peers() { # benchmark-omp (auto) and the naive loop at 16 threads
 }
 for m in $MATS; do M=$D/$m.mtx
   peers $M
-  OMP_NUM_THREADS=1 timeout 150 $MPI -n 16 ./benchmark-mpi $M --threads 1 --reps 20 --passes $PASSES --verbose \
+  OMP_NUM_THREADS=1 timeout 150 $MPI -n 16 ./benchmark-mpi $M $MPI_ARGS --threads 1 --reps 20 --passes $PASSES --verbose \
     --env "" --env HSPMV_HALO=p2p --env HSPMV_NODE_RANKS=8 --env HSPMV_NODE_RANKS=4 $EXTRA_ENVS > /tmp/v.txt 2>&1
   grep "^bench=mpi" /tmp/v.txt >> $OUT/mpi16.txt; grep -v "^bench=mpi" /tmp/v.txt | grep -v "^    rank" >> $OUT/mpi16-verbose.txt
   grep "^    rank" /tmp/v.txt >> $OUT/mpi16-ranks.txt
@@ -45,7 +47,7 @@ done
 for m in $HYB_MATS; do M=$D/$m.mtx
   for hy in "8 2" "4 4" "2 8" "1 16"; do set -- $hy
     env OMP_NUM_THREADS=$2 OMP_PROC_BIND=close OMP_PLACES=cores timeout 90 mpirun -n $1 --map-by slot:PE=$2 --bind-to core \
-      ./benchmark-mpi $M --threads $2 --reps 20 --passes $PASSES 2>&1 | grep "^bench=mpi" >> $OUT/hybrid.txt
+      ./benchmark-mpi $M $MPI_ARGS --threads $2 --reps 20 --passes $PASSES 2>&1 | grep "^bench=mpi" >> $OUT/hybrid.txt
   done
   [ "$PEERS_AFTER" = 0 ] || peers $M
   echo "$m hybrids t=$((SECONDS-T0))"
