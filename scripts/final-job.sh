@@ -11,7 +11,7 @@ PASSES=${1:-2}
 F=${OUT:-results/final}; mkdir -p $F
 export OUT=/tmp/res; mkdir -p $OUT /tmp/m
 MATS="l3r pwl" HYB_MATS="rnd" MPI_ARGS="--read parallel" bash scripts/node-aware-job.sh $PASSES > $OUT/node-aware-out.txt 2>&1
+tar czf $F/final.tgz -C $OUT .; tail -40 $OUT/node-aware-out.txt
 ln -sf /tmp/m/l3r.mtx /tmp/m/lap3d_200_random.mtx
 bash scripts/read-job.sh $PASSES > $OUT/read-out.txt 2>&1
-tar czf $F/final.tgz -C $OUT .
-tail -40 $OUT/node-aware-out.txt; cat $OUT/read-out.txt | tail -20
+tar czf $F/final.tgz -C $OUT .; tail -20 $OUT/read-out.txt

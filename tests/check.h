@@ -50,6 +50,16 @@ static const char *check_cur_name;
         fflush(stdout);                                                        \
     } while (0)
 
+/* fn on every matrix of a folder (tl_each_mtx of testlib.h): skipped when
+   the folder is missing, failed when it held none or some could not be read. */
+#define CHECK_EACH_MTX(dir, shared, fn)                                        \
+    do {                                                                       \
+        int unread_, done_ = tl_each_mtx(dir, shared, fn, &unread_);           \
+        if (done_ < 0) SKIP("%s is missing (%s)", dir, tl_missing_hint(shared)); \
+        else CHECK(done_ > 0 && unread_ == 0, "%s: %d matrices read, %d could not be", \
+                   dir, done_, unread_);                                       \
+    } while (0)
+
 /* Ends main: prints the summary line and returns the exit status. */
 #define CHECK_DONE()                                                           \
     do {                                                                       \
