@@ -59,7 +59,7 @@ expect_error_mpi() {
 }
 
 # ---- item: benchmark-omp's default runs every format its usage names --------
-# Default format list (no --format): csr, csrl, bcoo, csr16, csrvi and auto,
+# Default format list (no --format): csr, csrl, bcoo, csr16, csrvi, csrp, csrdu, panels and auto,
 # each key=value line labelled with what was asked and what ran; a fixed
 # format must run as itself, and the summary names auto's and the best's time.
 t=benchmark_omp_default_runs_every_format_and_auto_under_its_own_name
@@ -69,7 +69,7 @@ if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx --no-bw --reps 5 > 
     auto=$(sed -n 's/^bench=omp .* format=\([a-z0-9]*\) asked=auto .*/\1/p' "$out")
     sum=$(grep -c '^bench=omp-summary .* auto='"$auto"' auto_ms=[0-9.]* best=[a-z0-9]* best_ms=' "$out")
     mislabel=$(echo "$got" | tr ' ' '\n' | awk -F: '$1 != "auto" && $1 != $2' | wc -l)
-    if [ "$asked" = "auto bcoo csr csr16 csrl csrvi " ] && [ -n "$auto" ] && [ "$mislabel" = 0 ] && [ "$sum" = 1 ]; then
+    if [ "$asked" = "auto bcoo csr csr16 csrdu csrl csrp csrvi panels " ] && [ -n "$auto" ] && [ "$mislabel" = 0 ] && [ "$sum" = 1 ]; then
         pass "$t"
     else fail "$t (asked: $asked; asked:ran: $got; summary lines: $sum)" "$out"; fi
 else fail "$t (exit $?)" "$out"; fi
