@@ -50,21 +50,22 @@ endif
 # Library sources by layer. Each format's SIMD kernel is written once
 # (src/kernels/spmv_<fmt>_simd.c, over the wrappers of simd.h) and compiled
 # once per instruction set this architecture has, with that set's flags
-# only: spmv_<fmt>_<isa>.o. The sets are chosen at run time (one binary runs
-# on any x86-64).
+# only: spmv_<fmt>_simd_<isa>.o (not spmv_<fmt>_<isa>.o: build folders from
+# before hold dependency files naming the old per-set sources under that
+# name). The sets are chosen at run time (one binary runs on any x86-64).
 LIB_DIRS := src/util src/io src/csr src/format src/kernels src/local
 LIB_SRC  := $(filter-out %_simd.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 SIMD_SRC := $(wildcard src/kernels/*_simd.c)
 SIMD_ISAS := $(if $(filter x86_64,$(ARCH)),avx2 avx512,$(if $(filter aarch64,$(ARCH)),neon))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) \
-            $(foreach i,$(SIMD_ISAS),$(SIMD_SRC:src/kernels/%_simd.c=$(BUILD)/obj/src/kernels/%_$(i).o))
+            $(foreach i,$(SIMD_ISAS),$(SIMD_SRC:src/kernels/%_simd.c=$(BUILD)/obj/src/kernels/%_simd_$(i).o))
 LIB      := $(BUILD)/libhspmv.a
 
 ISA_FLAGS_avx2   := -DHSPMV_ISA_AVX2 -mavx2 -mfma
 ISA_FLAGS_avx512 := -DHSPMV_ISA_AVX512 -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx512cd -mfma
 ISA_FLAGS_neon   := -DHSPMV_ISA_NEON
 define simd_rule
-$$(BUILD)/obj/src/kernels/%_$(1).o: src/kernels/%_simd.c $$(BUILD)/include/hspmv_config.h
+$$(BUILD)/obj/src/kernels/%_simd_$(1).o: src/kernels/%_simd.c $$(BUILD)/include/hspmv_config.h
 	@mkdir -p $$(dir $$@)
 	$$(Q)$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(ISA_FLAGS_$(1)) -c $$< -o $$@
 endef
