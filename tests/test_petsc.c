@@ -372,7 +372,7 @@ static void note_progress(int64_t done, int64_t total, void *ctx)
 static void csr_read_of_a_petsc_file_reports_progress_and_bytes(void)
 {
     hspmv_csr A, B;
-    hspmv_read_opts o = {note_progress, NULL};
+    hspmv_read_opts o = {note_progress, NULL, 0};
     hspmv_read_info in;
     hspmv_error e;
     CHECK(tl_csr_random(&A, 500, 500, NULL, 9, 0, 8) == HSPMV_OK, "generator");

@@ -51,8 +51,8 @@ typedef struct xchg_sink {
 
 /* Collective. Every entry of the pieces (and, for symmetric and skew kinds,
    its mirror off the diagonal) goes to the rank owning its row by
-   owner_start (P+1 entries), in rounds of at most HSPMV_XCHG_RECORDS records
-   sent per rank (HSPMV_READ_XCHG in the environment lowers it for tests), so
+   owner_start (P+1 entries), in rounds of a 32nd of the rank's records
+   (at least 2^14, at most HSPMV_XCHG_RECORDS) sent per rank (HSPMV_READ_XCHG in the environment lowers it for tests), so
    that every MPI count stays below 2^31 and the buffers are bounded. With
    release, piece memory is given back as it is sent. Returns HSPMV_OK or
    the same error on every rank; *moved counts the records sent elsewhere. */
