@@ -4,6 +4,7 @@
    distributed, every rank builds its halo plan, and y = A*x is timed with the
    halo exchange overlapped; y is checked against the serial reference (on
    rank 0, or row block by row block when no rank holds the matrix). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,30 @@ static void set_env(const char *spec, char saved[][2][128], int *n, int restore)
         else saved[*n][1][0] = 1, saved[*n][1][1] = 0;
         (*n)++;
         setenv(tok, eq + 1, 1);
+    }
+}
+
+/* Refuses an --env spec set_env would not apply as written: every
+   comma-separated part is the word caller-x or NAME=VALUE (a C identifier
+   of under 128 characters, a value of under 128), at most 16 of them. */
+static void check_env_spec(const char *spec)
+{
+    int n = 0;
+    const char *p = spec;
+    for (;;) {
+        size_t len = strcspn(p, ","), name = strcspn(p, "=,");
+        if (len == 8 && !strncmp(p, "caller-x", 8)) {
+        } else if (name == len || name == 0 || name >= 128 || len - name - 1 >= 128 ||
+                   !(isalpha((unsigned char)p[0]) || p[0] == '_')) {
+            bu_fail("--env takes NAME=VALUE[,NAME=VALUE]... (or the word caller-x), not '%.60s'", spec);
+        } else {
+            for (size_t k = 1; k < name; k++)
+                if (!isalnum((unsigned char)p[k]) && p[k] != '_')
+                    bu_fail("--env: '%.*s' is not a variable name (in '%.60s')", (int)name, p, spec);
+        }
+        if (++n > 16) bu_fail("--env: at most 16 settings in one --env, not more (in '%.60s')", spec);
+        if (!p[len]) break;
+        p += len + 1;
     }
 }
 
@@ -255,6 +280,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--env")) {
             v = bu_value(argc, argv, &i);
             if (nenv == 32 || strlen(v) >= 256) bu_fail("--env: at most 32, of under 256 characters each");
+            check_env_spec(v);
             envs[nenv++] = v;
         } else if (!strcmp(a, "--passes")) passes = bu_parse_int(a, bu_value(argc, argv, &i), 1, 64);
         else if (!strcmp(a, "--caller-x")) caller_x = 1;

@@ -52,11 +52,16 @@ int main(int argc, char **argv)
         }
     }
     if (!in || !out) {
+        fprintf(stderr, "%s: error: %s\n", prog, in ? "no output file given" : "no input file given");
         usage(stderr);
         return 2;
     }
     int from_petsc = hspmv_petsc_is_matrix_file(in);
     int to_petsc = to ? !strcmp(to, "petsc") : !from_petsc;
+    if (!to_petsc && isz == 8) {
+        fprintf(stderr, "%s: error: --index64 applies to PETSc output only (the output here is Matrix Market)\n", prog);
+        return 2;
+    }
     double t0 = bu_now();
     if (hspmv_csr_read(in, &A, NULL, NULL, &e)) bu_die(prog, &e);
     double t_read = bu_now() - t0;

@@ -75,6 +75,18 @@ int petsc_check_size(const petsc_file *f, hspmv_error *err);
 /* Sets f->nnz to the row lengths' sum total after checking it against the header. */
 int petsc_check_total(petsc_file *f, int64_t total, hspmv_error *err);
 
+/* The entries the file can hold: the header's count (rows*cols when
+   dense; the row lengths' sum once known), capped by what the bytes after
+   the lengths can hold when the size is known (a 32-bit header's 2^31-1
+   means "that many or more"). */
+int64_t petsc_nnz_most(const petsc_file *f);
+
+/* What reading the whole file into CSR and multiplying takes (CSR for
+   petsc_nnz_most entries, x and y, the read buffer of piece bytes), refused
+   with the figure before anything is allocated, as the Matrix Market
+   reader refuses its size line (hspmv_mem_check). */
+int petsc_check_memory(const petsc_file *f, int64_t piece, hspmv_error *err);
+
 /* Ranges of rows [r0, r1) with entries [k0, k1); 64-bit arithmetic throughout. */
 void petsc_ranges_of(const petsc_file *f, int64_t r0, int64_t r1, int64_t k0, int64_t k1, petsc_ranges *out);
 

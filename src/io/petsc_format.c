@@ -169,6 +169,27 @@ int petsc_check_total(petsc_file *f, int64_t total, hspmv_error *err)
     return hspmv_ok(err);
 }
 
+int64_t petsc_nnz_most(const petsc_file *f)
+{
+    int64_t k = f->nnz >= 0 ? f->nnz : f->nnz_header, left;
+    if (f->size < 0 || k <= 0) return k > 0 ? k : 0;
+    if (f->dense) left = (f->size - petsc_header_bytes(f)) / PETSC_VAL_BYTES;
+    else left = (f->size - petsc_off_col(f, 0)) / (f->isz + PETSC_VAL_BYTES);
+    if (left < 0) left = 0;
+    return left < k ? left : k;
+}
+
+int petsc_check_memory(const petsc_file *f, int64_t piece, hspmv_error *err)
+{
+    const double r = sizeof(hspmv_real), n = (double)f->nrows;
+    int64_t k = petsc_nnz_most(f);
+    double csr = 8 * (n + 1) + (4 + r) * (double)k, vec = r * (n + (double)f->ncols);
+    char what[200];
+    snprintf(what, sizeof(what), "a %lld x %lld matrix of %lld entries (CSR %.3g GB, x and y %.3g GB)",
+             (long long)f->nrows, (long long)f->ncols, (long long)k, csr / 1e9, vec / 1e9);
+    return hspmv_mem_check(csr + vec + (double)piece, f->name, 0, what, err);
+}
+
 void petsc_ranges_of(const petsc_file *f, int64_t r0, int64_t r1, int64_t k0, int64_t k1, petsc_ranges *o)
 {
     o->len_off = f->dense ? 0 : petsc_off_len(f, r0);

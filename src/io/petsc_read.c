@@ -155,6 +155,10 @@ int hspmv_petsc_read_opts(const char *path, hspmv_csr *A, const hspmv_read_opts 
     if ((rc = petsc_open(path, &r.f, &r.fd, err))) return rc;
     r.opts = opts;
     r.piece = petsc_piece_bytes();
+    if ((rc = petsc_check_memory(&r.f, r.piece, err))) { /* the header's sizes, before any allocation */
+        close(r.fd);
+        return rc;
+    }
     r.buf = hspmv_malloc((size_t)r.piece);
     rc = r.buf ? read_all(&r, A, err) : hspmv_err(err, HSPMV_ERR_NOMEM, "%s: out of memory for a read buffer", path);
     hspmv_free(r.buf);

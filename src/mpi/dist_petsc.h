@@ -31,9 +31,13 @@ typedef struct petsc_read_stats {
    string on every rank) with MPI-IO, split by partition (HSPMV_PART_NNZ or
    _ROWS): S gets them as CSR with global columns (S->nrows local rows,
    S->ncols global), row_start the P+1 splits; *total the global entries.
-   The same status and message on every rank. */
-int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, hspmv_csr *S, int64_t *row_start,
-                          int64_t *total, petsc_read_stats *st, hspmv_error *err);
+   keep says what the caller makes of the rows (READ_ROWS, READ_MATRIX or
+   READ_MATRIX_WINDOW of read_parallel.h): memory is checked before it is
+   allocated, for the row lengths each rank reads to agree the partition
+   and then for its share with what keep adds, on every rank and summed
+   over each node (dist_mem.h). The same status and message on every rank. */
+int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, int keep, hspmv_csr *S,
+                          int64_t *row_start, int64_t *total, petsc_read_stats *st, hspmv_error *err);
 
 /* Collective. 1 when rank 0's path is a PETSc binary matrix (rank 0 looks,
    everyone gets the answer), else 0. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "dist_mem.h"
 #include "dist_petsc.h"
 #include "read_parallel.h"
 #include "util.h"
@@ -25,6 +26,8 @@ typedef struct preader {
     int64_t piece;
     int independent;    /* HSPMV_MPIIO=independent: MPI_File_read_at */
     int64_t bytes;      /* read by this rank */
+    int keep;           /* READ_ROWS, READ_MATRIX or READ_MATRIX_WINDOW: for the memory checks */
+    char whole[160];    /* "a R x C matrix of K entries", for their messages */
 } preader;
 
 int hspmv_dist_bcast_path(const char *path, MPI_Comm comm, char **out, hspmv_error *err)
@@ -187,6 +190,12 @@ static int agree_partition(preader *r, int partition, int64_t *start, int64_t *s
     int P = r->P, me = r->me, rc = HSPMV_OK;
     int64_t lo = (int64_t)((__int128)r->f.nrows * me / P), hi = (int64_t)((__int128)r->f.nrows * (me + 1) / P);
     int64_t first = lo > 0 ? lo - 1 : lo, nb = hi - first;
+    /* the lengths of an even block, refused before they are allocated when
+       this rank or its node cannot hold them */
+    char what[400];
+    double need = 8.0 * ((double)nb + 1);
+    snprintf(what, sizeof(what), "reading the row lengths of %s on rank %d (%lld rows)", r->whole, me, (long long)nb);
+    if ((rc = hspmv_dist_mem_check(r->comm, need, r->f.name, 0, what, r->whole, err))) return rc;
     int64_t *rpb = hspmv_alloc_array((size_t)nb + 1, sizeof(int64_t));
     int64_t *sums = hspmv_alloc_array((size_t)P * 2 + 1, sizeof(int64_t)), *last = sums + P + 1;
     if (!rpb || !sums)
@@ -197,8 +206,11 @@ static int agree_partition(preader *r, int partition, int64_t *start, int64_t *s
     if ((rc = hspmv_dist_agree(r->comm, rc, err))) goto out;
     int64_t mine[2] = {0, hi > lo ? rpb[nb] : -1}; /* the block's sum, its last row's length */
     for (int64_t i = lo; i < hi; i++) mine[0] += rpb[1 + i - first];
+    /* agreed before the gather: a rank without the buffer must not skip it */
     int64_t *both = hspmv_alloc_array((size_t)P * 2, sizeof(int64_t));
-    if (!both || MPI_Allgather(mine, 2, MPI_INT64_T, both, 2, MPI_INT64_T, r->comm) != MPI_SUCCESS)
+    if (!both) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the block sums", me);
+    if ((rc = hspmv_dist_agree(r->comm, rc, err))) goto out;
+    if (MPI_Allgather(mine, 2, MPI_INT64_T, both, 2, MPI_INT64_T, r->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allgather of the block sums failed", me);
     for (int p = 0; both && p < P; p++) {
         sums[p + 1] = both[2 * p];
@@ -243,6 +255,11 @@ static int read_my_rows(preader *r, const int64_t *start, const int64_t *start_n
     const petsc_file *f = &r->f;
     int me = r->me, rc = HSPMV_OK;
     int64_t r0 = start[me], n = start[me + 1] - r0, k0 = start_nnz[me], z = start_nnz[me + 1] - k0;
+    int64_t cols = f->nrows == f->ncols ? n
+                                        : (int64_t)((__int128)f->ncols * (me + 1) / r->P) -
+                                              (int64_t)((__int128)f->ncols * me / r->P);
+    share_need sn = {n, z, cols, r->keep != READ_ROWS, r->keep == READ_MATRIX_WINDOW};
+    if ((rc = hspmv_dist_check_share(r->comm, &sn, f->name, 0, r->whole, err))) return rc;
     S->nrows = n;
     S->ncols = f->ncols;
     S->nnz = z;
@@ -272,8 +289,8 @@ static int read_my_rows(preader *r, const int64_t *start, const int64_t *start_n
     return hspmv_dist_agree(r->comm, rc, err);
 }
 
-int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, hspmv_csr *S, int64_t *row_start,
-                          int64_t *total, petsc_read_stats *st, hspmv_error *err)
+int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, int keep, hspmv_csr *S,
+                          int64_t *row_start, int64_t *total, petsc_read_stats *st, hspmv_error *err)
 {
     preader r;
     int rc = HSPMV_OK;
@@ -282,6 +299,7 @@ int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, hspmv_
     memset(&r, 0, sizeof(r));
     memset(S, 0, sizeof(*S));
     r.comm = comm;
+    r.keep = keep;
     r.fh = MPI_FILE_NULL;
     MPI_Comm_rank(comm, &r.me);
     MPI_Comm_size(comm, &r.P);
@@ -294,6 +312,8 @@ int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, hspmv_
     if (!rc && partition != HSPMV_PART_NNZ && partition != HSPMV_PART_ROWS)
         rc = hspmv_err(err, HSPMV_ERR_ARG, "hspmv_petsc_read_rows: partition %d is neither nnz nor rows", partition);
     if (!(rc = hspmv_dist_agree(comm, rc, err))) rc = open_file(&r, path, err);
+    snprintf(r.whole, sizeof(r.whole), "a %lld x %lld matrix of %lld entries", (long long)r.f.nrows,
+             (long long)r.f.ncols, (long long)petsc_nnz_most(&r.f));
     if (!rc) rc = agree_partition(&r, partition, row_start, start_nnz, err);
     if (!rc) rc = read_my_rows(&r, row_start, start_nnz, S, err);
     if (r.fh != MPI_FILE_NULL) MPI_File_close(&r.fh);
@@ -362,7 +382,9 @@ int hspmv_dist_read_petsc(const char *path, MPI_Comm comm, const hspmv_opts *o, 
         free(name);
         return rc;
     }
-    rc = hspmv_petsc_read_rows(name, D->comm, o->partition, &S, D->row_start, &total, &st, err);
+    rc = hspmv_petsc_read_rows(name, D->comm, o->partition,
+                               hspmv_dist_wants_window(o) ? READ_MATRIX_WINDOW : READ_MATRIX, &S, D->row_start, &total,
+                               &st, err);
     free(name);
     if (rc) goto out;
     D->nrows = D->row_start[D->size];

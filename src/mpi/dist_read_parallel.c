@@ -2,13 +2,16 @@
    range of the file: the rows come to their owners (read_parallel.c) and
    become the distributed matrix; METIS, which needs the whole graph, gets
    the rows gathered on rank 0 and goes the root path from there. */
+#include <stdio.h>
 #include <string.h>
+#include "dist_mem.h"
 #include "read_parallel.h"
 
 enum { TAG_RP = 11, TAG_CI, TAG_V };
 
 /* Rank 0 gets the whole CSR from every rank's rows (row_start: P+1). */
-static int gather_rows(MPI_Comm comm, const int64_t *row_start, hspmv_csr *S, hspmv_csr *A, hspmv_error *err)
+static int gather_rows(MPI_Comm comm, const char *path, const int64_t *row_start, hspmv_csr *S, hspmv_csr *A,
+                       hspmv_error *err)
 {
     int me, P, rc = HSPMV_OK;
     MPI_Comm_rank(comm, &me);
@@ -21,6 +24,16 @@ static int gather_rows(MPI_Comm comm, const int64_t *row_start, hspmv_csr *S, hs
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
     nz[0] = 0;
     for (int p = 0; p < P; p++) nz[p + 1] += nz[p];
+    /* rank 0 is about to hold the whole matrix, as the root read does: the
+       same figure (CSR, x and y), refused before it is allocated */
+    const double r = sizeof(hspmv_real), rows = (double)row_start[P];
+    double csr = 8 * (rows + 1) + (4 + r) * (double)nz[P], vec = r * (rows + (double)S->ncols);
+    char whole[160], mine[400];
+    snprintf(whole, sizeof(whole), "a %lld x %lld matrix of %lld entries", (long long)row_start[P],
+             (long long)S->ncols, (long long)nz[P]);
+    snprintf(mine, sizeof(mine), "gathering %s on rank 0 for METIS (CSR %.3g GB, x and y %.3g GB)", whole, csr / 1e9,
+             vec / 1e9);
+    if ((rc = hspmv_dist_mem_check(comm, me == 0 ? csr + vec : 0, path, 0, mine, whole, err))) goto out;
     if (me == 0) {
         int64_t n = row_start[P];
         A->nrows = n;
@@ -76,13 +89,15 @@ int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *
         return hspmv_err(err, HSPMV_ERR_ARG, "unknown partition method %d", o->partition);
     if ((rc = hspmv_dist_alloc(comm, &D, err))) return rc;
     int metis = o->partition == HSPMV_PART_METIS;
-    rc = hspmv_read_rows(path, D->comm, metis ? HSPMV_PART_NNZ : o->partition, o->threads, &S, D->row_start, &st, err);
+    int keep = metis ? READ_ROWS : hspmv_dist_wants_window(o) ? READ_MATRIX_WINDOW : READ_MATRIX;
+    rc = hspmv_read_rows(path, D->comm, metis ? HSPMV_PART_NNZ : o->partition, o->threads, keep, &S, D->row_start, &st,
+                         err);
     if (rc) goto out;
     if (metis) {
         /* METIS partitions the whole graph: rank 0 gets the rows (the root
            read's memory on rank 0, the parsing done by all) */
         double t0 = MPI_Wtime();
-        rc = gather_rows(D->comm, D->row_start, &S, &A, err);
+        rc = gather_rows(D->comm, path, D->row_start, &S, &A, err);
         hspmv_csr_free(&S);
         double t_gather = MPI_Wtime() - t0;
         int me = D->rank;

@@ -3,6 +3,7 @@
    caller's x) and the two ghost areas; lending slots as vectors, and the
    spin waits on the flags. */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -92,6 +93,14 @@ static int try_window(hspmv_dist *D, hspmv_node *N, int nslots, hspmv_error *err
     void *mine = NULL, *b0 = NULL;
     MPI_Aint qsize;
     int qdisp, rc = HSPMV_OK;
+    /* every rank of the node maps all of it: checked on every rank and agreed
+       before MPI is asked, because Open MPI 4.1 hangs when the allocation
+       fails on some ranks of a node only (the others wait in its collectives) */
+    char what[240];
+    snprintf(what, sizeof(what), "rank %d: the node's shared window (the node's x %d times, %d of them vectors to "
+             "lend, and 2 ghost areas)", D->rank, nslots + 2, nslots);
+    rc = hspmv_mem_check((double)bytes, NULL, 0, what, err);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) return rc;
     if (MPI_Win_allocate_shared(N->rank == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, N->comm, &mine, &N->win) !=
         MPI_SUCCESS) {
         N->win = MPI_WIN_NULL;

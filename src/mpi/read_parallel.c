@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "csr_build.h"
+#include "dist_mem.h"
 #include "read_parallel.h"
 
 /* The prologue as rank 0 read it, sent as bytes (same program everywhere). */
@@ -37,9 +39,17 @@ static int share_path(MPI_Comm comm, int me, const char *path, char **out, hspmv
     return hspmv_dist_agree(comm, rc, err);
 }
 
+/* This rank's part of x: the rows' split when square, else the columns
+   split evenly (hspmv_dist_column_layout). */
+static int64_t share_cols(int64_t nrows, int64_t ncols, const int64_t *rs, int me, int P)
+{
+    if (nrows == ncols) return rs[me + 1] - rs[me];
+    return (int64_t)((__int128)ncols * (me + 1) / P) - (int64_t)((__int128)ncols * me / P);
+}
+
 /* Rank 0 reads the file whole and sends each rank its rows (gzip, pipes). */
-static int rows_from_root(const char *path, MPI_Comm comm, int method, int threads, hspmv_csr *S, int64_t *rs,
-                          read_stats *st, hspmv_error *err)
+static int rows_from_root(const char *path, MPI_Comm comm, int method, int threads, int keep, hspmv_csr *S,
+                          int64_t *rs, read_stats *st, hspmv_error *err)
 {
     int me, P, rc = HSPMV_OK;
     hspmv_csr A = {0};
@@ -72,6 +82,17 @@ static int rows_from_root(const char *path, MPI_Comm comm, int method, int threa
     double t2 = MPI_Wtime();
     st->partition_s = t2 - t1;
     int64_t nl = rs[me + 1] - rs[me];
+    /* what this rank will hold, refused before it is allocated (rank 0's
+       whole matrix was checked by its read) */
+    char whole[160];
+    snprintf(whole, sizeof(whole), "a %lld x %lld matrix of %lld entries", (long long)hdr[0], (long long)hdr[1],
+             (long long)(me == 0 ? A.nnz : 0));
+    if (MPI_Bcast(whole, (int)sizeof(whole), MPI_CHAR, 0, comm) != MPI_SUCCESS)
+        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Bcast of the matrix size failed", me);
+    if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
+    share_need sn = {nl, nz[me], share_cols(hdr[0], hdr[1], rs, me, P), keep != READ_ROWS,
+                     keep == READ_MATRIX_WINDOW};
+    if ((rc = hspmv_dist_check_share(comm, &sn, path, 0, whole, err))) goto out;
     S->nrows = nl;
     S->ncols = hdr[1];
     S->nnz = nz[me];
@@ -182,7 +203,59 @@ out:
     return rc;
 }
 
-int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, hspmv_csr *S, int64_t *rs,
+/* Collective. Before the rows are counted: this rank's byte range's
+   triplets and the counters (and their sums, for the nnz partition) of its
+   equal block of rows, refused with the size line's file and line when
+   this rank or its node cannot hold them. */
+static int check_counting(MPI_Comm comm, const char *path, const mtx_prologue *pr, int method, int T,
+                          const int64_t *crs, const char *whole, hspmv_error *err)
+{
+    int me, P;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &P);
+    const int64_t lo = pr->data_offset < pr->file_size ? pr->data_offset : pr->file_size;
+    int64_t rb, re, nb = crs[me + 1] - crs[me];
+    mtx_split(lo, pr->file_size, mtx_read_chunk_env(), me, P, &rb, &re);
+    double most = (double)(re - rb) / mtx_min_entry_bytes(&pr->h) + 2.0 * T; /* as mtx_read_range sizes a range */
+    if (most > (double)pr->h.nnz) most = (double)pr->h.nnz;
+    double trip = most * (8.0 + sizeof(hspmv_real)), cnt = 8.0 * ((double)nb + 1) * (method == HSPMV_PART_NNZ ? 2 : 1);
+    char mine[400];
+    snprintf(mine, sizeof(mine), "counting the rows of %s on rank %d (its byte range's triplets %.3g GB, "
+             "counts of %lld rows %.3g GB)", whole, me, trip / 1e9, (long long)nb, cnt / 1e9);
+    return hspmv_dist_mem_check(comm, trip + cnt, path, pr->lines, mine, whole, err);
+}
+
+/* Collective. Once the partition is agreed and before any row of it is
+   allocated: what this rank will hold (its rows and entries, counted from
+   the row counts of every block, and, for a matrix, its vectors), refused
+   as check_counting does. */
+static int check_share(MPI_Comm comm, const char *path, const mtx_prologue *pr, int keep, const int64_t *crs,
+                       const int64_t *cnt, const int64_t *prov, const char *whole, hspmv_error *err)
+{
+    int me, P, rc = HSPMV_OK;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &P);
+    int64_t *to = hspmv_calloc((size_t)P, sizeof(int64_t)), z = 0;
+    if (!to) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
+    if ((rc = hspmv_dist_agree(comm, rc, err))) return rc;
+    /* the entries each rank will receive: the counts of this block's rows in its range, summed */
+    for (int q = 0; q < P; q++) {
+        int64_t a = prov[q] > crs[me] ? prov[q] : crs[me], b = prov[q + 1] < crs[me + 1] ? prov[q + 1] : crs[me + 1];
+        for (int64_t r = a; r < b; r++) to[q] += cnt[r - crs[me]];
+    }
+    if (MPI_Reduce_scatter_block(to, &z, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Reduce_scatter_block of the entry counts failed", me);
+    hspmv_free(to);
+    if ((rc = hspmv_dist_agree(comm, rc, err))) return rc;
+    /* the triplets and counts held now are not counted again: the limits
+       of this process are what it has left (mem.c) */
+    int64_t nl = prov[me + 1] - prov[me];
+    share_need sn = {nl, z, share_cols(pr->h.nrows, pr->h.ncols, prov, me, P), keep != READ_ROWS,
+                     keep == READ_MATRIX_WINDOW};
+    return hspmv_dist_check_share(comm, &sn, path, pr->lines, whole, err);
+}
+
+int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, int keep, hspmv_csr *S, int64_t *rs,
                     read_stats *st, hspmv_error *err)
 {
     int me, P, rc = HSPMV_OK, fd = -1;
@@ -217,7 +290,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, h
     if (!pm.splittable) {
         st->whole = 1;
         st->whole_why = pm.gzip ? "gzip" : "not a regular file";
-        rc = rows_from_root(path, comm, method, threads, S, rs, st, err);
+        rc = rows_from_root(path, comm, method, threads, keep, S, rs, st, err);
         st->read_s = MPI_Wtime() - t0 - st->partition_s - st->distribute_s; /* the prologue included */
         goto out;
     }
@@ -228,12 +301,19 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, h
     pr.file_size = pm.file_size;
     pr.splittable = 1;
     const int64_t n = pr.h.nrows;
+    char whole[160];
+    snprintf(whole, sizeof(whole), "a %lld x %lld matrix of %lld entries", (long long)n, (long long)pr.h.ncols,
+             (long long)pr.h.nnz);
+    crs = hspmv_alloc_array((size_t)P + 1, sizeof(int64_t));
+    prov = hspmv_alloc_array((size_t)P + 1, sizeof(int64_t));
+    if (!crs || !prov) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
+    if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
+    hspmv_partition_rows(n, P, crs);
+    if ((rc = check_counting(comm, path, &pr, method, T, crs, whole, err))) goto out;
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         rc = hspmv_err_file(err, HSPMV_ERR_IO, path, 0, "rank %d cannot open it: %s", me, strerror(errno));
     pc = hspmv_calloc((size_t)T, sizeof(mtx_piece));
-    crs = hspmv_alloc_array((size_t)P + 1, sizeof(int64_t));
-    prov = hspmv_alloc_array((size_t)P + 1, sizeof(int64_t));
-    if (!rc && (!pc || !crs || !prov)) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
+    if (!rc && !pc) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
     if ((rc = parse_ranges(path, fd, comm, &pr, T, pc, &k_before, st, err))) goto out;
     if (pr.h.array) /* a dense file's places follow from the values before them */
@@ -244,8 +324,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, h
     double t1 = MPI_Wtime();
     st->read_s = t1 - t0;
 
-    /* rows counted by the ranks owning equal row blocks, then the partition */
-    hspmv_partition_rows(n, P, crs);
+    /* rows counted by the ranks owning equal row blocks (crs), then the partition */
     int64_t nb = crs[me + 1] - crs[me];
     if (!(cnt = hspmv_calloc((size_t)nb + 1, sizeof(int64_t)))) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
@@ -254,6 +333,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, h
     if ((rc = hspmv_xchg_pieces(comm, XCHG_KEYS, pc, T, pr.h.symmetry, crs, &ks, 0, &moved, err))) goto out;
     if (method == HSPMV_PART_ROWS) memcpy(prov, crs, sizeof(int64_t) * ((size_t)P + 1));
     else if ((rc = hspmv_partition_nnz_spread(comm, crs, cnt, n, prov, err))) goto out;
+    if ((rc = check_share(comm, path, &pr, keep, crs, cnt, prov, whole, err))) goto out;
     int64_t nl = prov[me + 1] - prov[me];
     if (!(raw = hspmv_alloc_array((size_t)nl + 1, sizeof(int64_t)))) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
@@ -335,7 +415,7 @@ int hspmv_dist_read_rows(const char *path, MPI_Comm comm, const hspmv_opts *o, h
                          o->partition == HSPMV_PART_METIS ? "METIS (it renumbers rows; use hspmv_dist_read)" : "this");
     if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS) return hspmv_err(err, HSPMV_ERR_MPI, "MPI_Comm_dup failed");
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-    rc = hspmv_read_rows(path, c, o->partition, o->threads, rows, row_start, &st, err);
+    rc = hspmv_read_rows(path, c, o->partition, o->threads, READ_ROWS, rows, row_start, &st, err);
     MPI_Comm_free(&c);
     return rc;
 }

@@ -19,15 +19,22 @@ typedef struct read_stats {
     int64_t records_moved; /* entries this rank sent to other ranks */
 } read_stats;
 
+/* What the caller makes of the rows (for the memory checks): the rows
+   only, or a distributed matrix, its x in the node's window or not. */
+enum { READ_ROWS = 0, READ_MATRIX, READ_MATRIX_WINDOW };
+
 /* Collective on comm. This rank's rows of the file as CSR with GLOBAL
    columns, rows sorted and summed, under `method` (HSPMV_PART_NNZ or
    HSPMV_PART_ROWS): the partition (row_start, P+1 entries) and the rows
    are those the root path gives. path matters on rank 0 only. A plain
    regular file is read in byte ranges by every rank (each with `threads`
    threads); anything else is read by rank 0 and sent (st->whole = 1).
+   Memory is checked before it is allocated, at the size line (the row
+   counts) and once the partition is known (this rank's share, with what
+   `keep` adds), on every rank and summed over each node (dist_mem.h).
    Every rank returns the same status and message. */
-int hspmv_read_rows(const char *path, MPI_Comm comm, int method, int threads, hspmv_csr *S, int64_t *row_start,
-                    read_stats *st, hspmv_error *err);
+int hspmv_read_rows(const char *path, MPI_Comm comm, int method, int threads, int keep, hspmv_csr *S,
+                    int64_t *row_start, read_stats *st, hspmv_error *err);
 
 /* ---- the all-to-all rounds (read_exchange.c) ---------------------------------- */
 

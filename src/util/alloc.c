@@ -108,7 +108,10 @@ void *hspmv_alloc_array(size_t n, size_t size)
 void *hspmv_calloc(size_t n, size_t size)
 {
     void *p = hspmv_alloc_array(n, size);
-    if (p) memset(p, 0, n * size);
+    /* from 2 MiB on the memory is a fresh anonymous mapping, zero already:
+       clearing it would fault in every page of, say, row counters of which
+       a file with 2^31 rows and one entry uses one */
+    if (p && n * size < HSPMV_HUGE) memset(p, 0, n * size);
     return p;
 }
 

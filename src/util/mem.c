@@ -10,6 +10,7 @@
 #include "util.h"
 
 double hspmv_mem_test_bytes = 0;
+double hspmv_mem_test_process_bytes = 0;
 
 /* Field k (0-based) of /proc/self/statm in bytes, or -1. */
 static double statm_bytes(int k)
@@ -65,25 +66,40 @@ static void read_fixed_limits(void)
     cgroup_bytes = cgroup_max();
 }
 
-double hspmv_mem_available(const char **what)
+double hspmv_mem_available_of(int kinds, const char **what)
 {
-    const char *w = "physical memory";
-    double have, v;
+    const char *w = "no limit";
+    double have = INFINITY, v;
     pthread_once(&fixed_once, read_fixed_limits);
-    have = phys_bytes;
-    if (hspmv_mem_test_bytes > 0) have = hspmv_mem_test_bytes, w = "the test's memory limit";
-    if ((v = cgroup_bytes) >= 0 && v < have) have = v, w = "the cgroup's memory limit (memory.max)";
-    if ((v = rlimit_left(RLIMIT_AS, 0)) < have) have = v, w = "the address-space limit (ulimit -v)";
-    if ((v = rlimit_left(RLIMIT_DATA, 5)) < have) have = v, w = "the data-size limit (ulimit -d)";
+    if (kinds & HSPMV_MEM_MACHINE) {
+        have = phys_bytes, w = "physical memory";
+        if (hspmv_mem_test_bytes > 0) have = hspmv_mem_test_bytes, w = "the test's memory limit";
+        if ((v = cgroup_bytes) >= 0 && v < have) have = v, w = "the cgroup's memory limit (memory.max)";
+    }
+    if (kinds & HSPMV_MEM_PROCESS) {
+        if ((v = rlimit_left(RLIMIT_AS, 0)) < have) have = v, w = "the address-space limit (ulimit -v)";
+        if ((v = rlimit_left(RLIMIT_DATA, 5)) < have) have = v, w = "the data-size limit (ulimit -d)";
+        if ((v = hspmv_mem_test_process_bytes) > 0 && v < have) have = v, w = "the test's process limit";
+    }
     if (what) *what = w;
     return have;
 }
 
-int hspmv_mem_check(double need, const char *name, int64_t line, const char *what, hspmv_error *err)
+double hspmv_mem_available(const char **what) { return hspmv_mem_available_of(HSPMV_MEM_ALL, what); }
+
+int hspmv_mem_check_of(int kinds, double need, const char *name, int64_t line, const char *what, hspmv_error *err)
 {
     const char *lim;
-    double have = hspmv_mem_available(&lim);
+    double have = hspmv_mem_available_of(kinds, &lim);
     if (!(need > have)) return HSPMV_OK;
+    if (!name) /* not about a file */
+        return hspmv_err(err, HSPMV_ERR_NOMEM, "%s needs %.3g GB, more than %s allows (%.3g GB)", what, need / 1e9,
+                         lim, have / 1e9);
     return hspmv_err_file(err, HSPMV_ERR_NOMEM, name, line, "%s needs %.3g GB, more than %s allows (%.3g GB)",
                           what, need / 1e9, lim, have / 1e9);
+}
+
+int hspmv_mem_check(double need, const char *name, int64_t line, const char *what, hspmv_error *err)
+{
+    return hspmv_mem_check_of(HSPMV_MEM_ALL, need, name, line, what, err);
 }

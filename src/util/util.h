@@ -26,13 +26,24 @@ int hspmv_ok(hspmv_error *err);
 double hspmv_mem_available(const char **what);
 
 /* HSPMV_OK when need bytes fit in hspmv_mem_available(), else HSPMV_ERR_NOMEM
-   with "NAME:LINE: WHAT needs X GB, more than LIMIT allows (Y GB)". Called
-   before allocating for sizes a file or a caller declares, so that an absurd
-   size is refused with its figure instead of paging the machine to death. */
+   with "NAME:LINE: WHAT needs X GB, more than LIMIT allows (Y GB)" (name
+   NULL: "WHAT needs ..."). Called before allocating for sizes a file or a
+   caller declares, so that an absurd size is refused with its figure
+   instead of paging the machine to death. */
 int hspmv_mem_check(double need, const char *name, int64_t line, const char *what, hspmv_error *err);
 
-/* Test hook: > 0 stands in for the physical memory (bytes). */
+/* The same against one kind of limit: what this process alone may map
+   (HSPMV_MEM_PROCESS: ulimit -v and -d) or what it shares with every
+   process of its machine (HSPMV_MEM_MACHINE: physical memory, the cgroup's
+   memory.max), e.g. the sum of what the ranks of one node will hold. */
+enum { HSPMV_MEM_PROCESS = 1, HSPMV_MEM_MACHINE = 2, HSPMV_MEM_ALL = 3 };
+double hspmv_mem_available_of(int kinds, const char **what);
+int hspmv_mem_check_of(int kinds, double need, const char *name, int64_t line, const char *what, hspmv_error *err);
+
+/* Test hooks: > 0 stands in for the physical memory (bytes), and for what
+   this process's own limits (ulimit -v, -d) leave it. */
 extern double hspmv_mem_test_bytes;
+extern double hspmv_mem_test_process_bytes;
 
 /* n*size with overflow check; returns 0 on overflow (callers treat as NOMEM). */
 size_t hspmv_bytes(size_t n, size_t size);

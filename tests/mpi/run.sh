@@ -81,8 +81,23 @@ mkfifo "$bad/fifo.mtx" 2>/dev/null
 awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print "% c"; print "400 400 400";
              for (i = 1; i <= 400; i++) { if (i == 333) print "333 x 1"; else print i, i, i / 7 } }' > "$bad/far_bad_line.mtx"
 printf '%%%%MatrixMarket matrix coordinate real symmetric\n4 4 3\n1 1 1\n2 1 2\n3 4 3\n' > "$bad/sym_above.mtx"
+# PETSc binary files (read with MPI-IO by every rank): big-endian 4-byte
+# integers (class id 1211216, rows, cols, entries, row lengths, columns)
+# and 8-byte doubles (1.0 is 3ff0000000000000)
+be32() { for v in "$@"; do v=$((v & 0xFFFFFFFF))
+    printf "\\$(printf %o $((v >> 24 & 255)))\\$(printf %o $((v >> 16 & 255)))\\$(printf %o $((v >> 8 & 255)))\\$(printf %o $((v & 255)))"
+done; }
+one() { for v in "$@"; do printf '\077\360\000\000\000\000\000\000'; done; }
+{ be32 1211216 3 3 2 1 1; } > "$bad/petsc_truncated.petsc"                       # no columns, no values
+{ be32 1211216 2 2 1 2 -1 0; one 1; } > "$bad/petsc_negative_length.petsc"
+{ be32 1211216 2 2 2 1 1 0 5; one 1 1; } > "$bad/petsc_column_range.petsc"
+{ be32 1211216 2 2 3 1 1 0 1; one 1 1; } > "$bad/petsc_sum.petsc"               # lengths sum to 2, header says 3
+{ be32 1211216 2147483647 2147483647 1; } > "$bad/petsc_huge.petsc"              # 2^31-1 rows in 16 bytes
+{ be32 1211216 -5 2 1; } > "$bad/petsc_negative_rows.petsc"
 for f in "$bad/out_of_range.mtx" "$bad/truncated.mtx" "$bad/complex.mtx" "$bad/garbage.mtx" "$bad/missing.mtx" \
-         "$bad/dup_inf.mtx" "$bad/bom.mtx" "$bad/fifo.mtx" "$bad/far_bad_line.mtx" "$bad/sym_above.mtx"; do
+         "$bad/dup_inf.mtx" "$bad/bom.mtx" "$bad/fifo.mtx" "$bad/far_bad_line.mtx" "$bad/sym_above.mtx" \
+         "$bad/petsc_truncated.petsc" "$bad/petsc_negative_length.petsc" "$bad/petsc_column_range.petsc" \
+         "$bad/petsc_sum.petsc" "$bad/petsc_huge.petsc" "$bad/petsc_negative_rows.petsc"; do
     for read in root parallel; do
     for p in 1 2 3 4 8; do
         [ "$read" = root ] && [ "$p" = 8 ] && continue

@@ -15,6 +15,7 @@
 #include "mpitest.h"
 #include "testlib.h"
 #include "petsc_files.h"
+#include "read_parallel.h"
 #include "util.h"
 
 static int me, P;
@@ -209,7 +210,7 @@ static int rows_are_the_serial_rows(const hspmv_csr *A, const char *name)
             hspmv_error e;
             int64_t total = -1;
             petsc_read_stats st;
-            int rc = hspmv_petsc_read_rows(tpath("rows.petsc"), MPI_COMM_WORLD, part, &S, rs, &total, &st, &e);
+            int rc = hspmv_petsc_read_rows(tpath("rows.petsc"), MPI_COMM_WORLD, part, READ_ROWS, &S, rs, &total, &st, &e);
             if (rc) {
                 fprintf(stderr, "    rank %d: %s: %s\n", me, name, e.msg);
                 ok = 0;

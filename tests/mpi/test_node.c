@@ -464,6 +464,80 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
     hspmv_csr_free(&A);
 }
 
+/* The node's window checked against the limits of every rank that maps it
+   (issue 10's memory check on the node path): a last rank whose ulimit -v
+   (the test's process limit) cannot map 64 slots makes EVERY rank fall
+   back to the 2-slot window, with the right y; the ranks never disagree on
+   the window (that would hang them in MPI_Win_allocate_shared). */
+static void a_window_one_rank_cannot_map_is_every_ranks_smaller_window(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    hspmv_opts o;
+    hspmv_opts_default(&o);
+    o.halo = HSPMV_HALO_NODE;
+    setenv("HSPMV_NODE_SLOTS", "64", 1);
+    hspmv_dist *D = NULL;
+    hspmv_error e = {0, ""};
+    int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+    CHECK(rc == 0 && D && D->node, "create: %s", e.msg);
+    if (rc || !D || !D->node) {
+        unsetenv("HSPMV_NODE_SLOTS");
+        hspmv_csr_free(&A);
+        return;
+    }
+    /* the window's bytes as node_window.c lays it out (flags, slots + 2 vectors, 2 ghost areas, a page to align) */
+    const hspmv_node *N = D->node;
+    double fl = (double)(((size_t)N->size * sizeof(node_flags) + 4095) / 4096 * 4096);
+    double vb = (double)N->vec_stride * sizeof(hspmv_real), gb = 2.0 * (double)N->gh_stride * sizeof(hspmv_real);
+    double w64 = fl + 66 * vb + gb + 4096, w2 = fl + 4 * vb + gb + 4096, lim = w2 + 8192;
+    if (lim < 400e3) lim = 400e3; /* above what the rest of the matrix asks for */
+    double most = lim;
+    MPI_Allreduce(&lim, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    lim = most;
+    hspmv_dist_destroy(&D);
+    double least = w64;
+    MPI_Allreduce(&w64, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    if (least <= lim) {
+        SKIP("64 slots fit in the limit at this rank count");
+    } else {
+        if (me == P - 1) hspmv_mem_test_process_bytes = lim;
+        rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+        hspmv_mem_test_process_bytes = 0;
+        int ok = rc == 0 && D, all = 0;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        CHECK(all, "with a limit on rank %d: %s", P - 1, e.msg);
+        if (all) {
+            hspmv_dist_info in;
+            hspmv_dist_get_info(D, &in);
+            int s[2] = {in.window_slots, -in.window_slots}, r[2];
+            MPI_Allreduce(s, r, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            CHECK(in.halo == HSPMV_HALO_NODE && r[0] == 2 && -r[1] == 2, "slots %d..%d (want 2 everywhere)", r[0],
+                  -r[1]);
+            hspmv_real *xg = NULL, *yg = NULL, *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS),
+                       *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+            if (me == 0) {
+                xg = hspmv_alloc_array((size_t)A.ncols, sizeof(hspmv_real));
+                yg = hspmv_alloc_array((size_t)A.nrows, sizeof(hspmv_real));
+                tl_fill(xg, A.ncols, 5);
+            }
+            hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, NULL);
+            CHECK(hspmv_dist_spmv(D, x, y, &e) == 0, "%s", e.msg);
+            CHECK(y_ok(D, &A, xg, y, yg, 2, "a smaller window"), "y");
+            hspmv_free(xg);
+            hspmv_free(yg);
+            hspmv_free(x);
+            hspmv_free(y);
+        }
+        hspmv_dist_destroy(&D);
+    }
+    unsetenv("HSPMV_NODE_SLOTS");
+    hspmv_csr_free(&A);
+}
+
 /* Without shared windows (simulated on the last rank): halo "auto" falls
    back to p2p with the right y; halo "node" asked for is every rank's
    HSPMV_ERR_UNSUPPORTED. */
@@ -609,6 +683,7 @@ int main(int argc, char **argv)
     MRUN(cg_converges_on_pseudo_nodes);
     MRUN(window_vectors_run_out_and_outlive_the_matrix);
     MRUN(no_shared_windows_means_p2p);
+    MRUN(a_window_one_rank_cannot_map_is_every_ranks_smaller_window);
     MRUN(bad_file_is_every_ranks_error);
     MRUN(failed_allocation_on_the_node_path);
     int rc = check_failed ? 1 : 0;

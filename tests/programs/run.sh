@@ -36,7 +36,7 @@ trap 'rm -rf "$out" "$tmp"' EXIT
 # must hold exactly one "PROG: error:" line, containing WANT.
 expect_error() {
     _n=$1 _w=$2; shift 2
-    timeout "$tmo" "$@" > "$out" 2>&1
+    timeout "$tmo" "$@" > "$out" 2>&1 < /dev/null # mpirun would eat the table read on stdin
     _rc=$?
     _k=$(grep -c '^[a-z-]*: error: ' "$out")
     if [ "$_rc" -ne 0 ] && [ "$_rc" -lt 124 ] && [ "$_k" = 1 ] && grep '^[a-z-]*: error: ' "$out" | grep -qF -- "$_w" &&
@@ -100,6 +100,28 @@ if [ "$have_mpi" = 1 ]; then
             sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/$prog" "$tmp/big.mtx"
     done
 else skip "mpi programs under ulimit -v (no MPI)"; fi
+# The same for the parallel read (every rank counts rows of the size line
+# before it allocates) and for a PETSc header declaring 1e9 rows (a sparse
+# file long enough for their lengths): the serial reader and the MPI-IO one
+# refuse with the figure, one message for all ranks.
+python3 -c "
+import struct, sys
+f = open(sys.argv[1], 'wb'); f.write(struct.pack('>4i', 1211216, 1000000000, 1000000000, 0)); f.truncate(16 + 4 * 1000000000)
+" "$tmp/absurd.petsc" 2>/dev/null || rm -f "$tmp/absurd.petsc"
+if [ -f "$tmp/absurd.petsc" ]; then
+    expect_error "benchmark-omp_refuses_a_petsc_header_above_ulimit_v_with_its_figure" \
+        "1000000000 x 1000000000 matrix of 0 entries (CSR" sh -c "$lim exec \"\$0\" \"\$1\" 1" "$bin/benchmark-omp" "$tmp/absurd.petsc"
+    expect_error "convert_refuses_a_petsc_header_above_ulimit_v_with_its_figure" \
+        "1000000000 x 1000000000 matrix of 0 entries (CSR" sh -c "$lim exec \"\$0\" \"\$1\" \"\$2\"" "$bin/convert" "$tmp/absurd.petsc" "$tmp/absurd.mtx"
+else skip "PETSc header sizes (no python3 to write the file)"; fi
+if [ "$have_mpi" = 1 ]; then
+    for prog in benchmark-mpi solve; do
+        expect_error_mpi "${prog}_read_parallel_refuses_2147483647_squared_with_its_figure" "2147483647 x 2147483647 matrix of 1 entries" \
+            sh -c "$lim exec \"\$0\" \"\$1\" --read parallel" "$bin/$prog" "$tmp/huge.mtx"
+    done
+    [ -f "$tmp/absurd.petsc" ] && expect_error_mpi "benchmark-mpi_mpiio_refuses_a_petsc_header_above_ulimit_v_with_its_figure" \
+        "1000000000 x 1000000000 matrix of 0 entries" sh -c "$lim exec \"\$0\" \"\$1\"" "$bin/benchmark-mpi" "$tmp/absurd.petsc"
+fi
 # ---- item: --read parallel in the MPI programs (issue 14) ------------------------
 # benchmark-mpi reads with every rank and prints the setup phases; the
 # product is the root read's (same ysum); gzip falls back to rank 0 and says
@@ -187,7 +209,7 @@ _pw=SIZE; sweep genmat 0 "$ints" lap2d 8 -- --k --width
 sweep genmat 0 "$ints" banded -- @pos
 sweep genmat 0 "$reals" powerlaw 50 -- --alpha
 if [ "$have_mpi" = 1 ] && [ -z "$single" ]; then
-    sweep benchmark-mpi 0 "$mpi_ints" "$M" -- --reps --warmup --threads --triad
+    sweep benchmark-mpi 0 "$mpi_ints" "$M" -- --reps --warmup --threads --triad --passes
     sweep benchmark-mpi 0 "$mpi_reals" "$M" -- --threshold
     sweep solve 0 "$mpi_ints" "$M" -- --reps --maxit --threads
     sweep solve 0 "$mpi_reals" "$M" -- --tol
