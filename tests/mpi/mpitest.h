@@ -4,7 +4,41 @@
 #define HSPMV_MPITEST_H
 
 #include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "check.h"
+
+/* Rank 0 writes n bytes of text to a fresh file in $TMPDIR (default /tmp),
+   then grows it to size bytes (a hole of zeros) when size > n; every rank
+   gets its name (malloc'ed), or NULL when it could not be written. */
+static inline char *mt_shared_file(const void *text, size_t n, long long size)
+{
+    char name[256] = "";
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (me == 0) {
+        const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(name, sizeof(name), "%s/hspmv_mt_XXXXXX", dir);
+        int fd = mkstemp(name);
+        if (fd < 0 || write(fd, text, n) != (ssize_t)n || (size > (long long)n && ftruncate(fd, size) != 0))
+            name[0] = 0;
+        if (fd >= 0) close(fd);
+    }
+    MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, MPI_COMM_WORLD);
+    return name[0] ? strdup(name) : NULL;
+}
+
+/* Once every rank is done with it, rank 0 removes the file; frees p. */
+static inline void mt_drop_file(char *p)
+{
+    int me;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (me == 0 && p) unlink(p);
+    free(p);
+}
 
 /* RUN, with the ranks' failures and skips agreed before the verdict. */
 #define MRUN(fn)                                                               \

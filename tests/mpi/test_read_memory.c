@@ -20,30 +20,6 @@
 
 static int me, P;
 
-/* Rank 0 writes n bytes of text (then grows the file to size bytes, a hole
-   of zeros, when size > n) to a fresh file whose name every rank gets. */
-static char *shared_file(const void *text, size_t n, long long size)
-{
-    char name[256] = "";
-    if (me == 0) {
-        const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(name, sizeof(name), "%s/hspmv_rm_XXXXXX", dir);
-        int fd = mkstemp(name);
-        if (fd < 0 || write(fd, text, n) != (ssize_t)n || (size > (long long)n && ftruncate(fd, size) != 0))
-            name[0] = 0;
-        if (fd >= 0) close(fd);
-    }
-    MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, MPI_COMM_WORLD);
-    return name[0] ? strdup(name) : NULL;
-}
-
-static void drop_file(char *p)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 0 && p) unlink(p);
-    free(p);
-}
-
 /* 1 when every rank got rc and rank 0's message, and that message holds
    every one of the (up to 3) strings given. */
 static int agreed(int rc, int want, const hspmv_error *e, const char *s1, const char *s2, const char *s3)
@@ -78,7 +54,7 @@ static int read_dist(const char *path, int read, int partition, int halo, hspmv_
 static void huge_size_line_is_refused_by_every_parallel_read(void)
 {
     static const char text[] = BAN "2147483647 2147483647 1\n1 1 1\n";
-    char *p = shared_file(text, strlen(text), 0);
+    char *p = mt_shared_file(text, strlen(text), 0);
     if (!p) {
         SKIP("no temporary file");
         return;
@@ -108,7 +84,7 @@ static void huge_size_line_is_refused_by_every_parallel_read(void)
     hspmv_csr_free(&S);
     free(rs);
     hspmv_mem_test_bytes = 0;
-    drop_file(p);
+    mt_drop_file(p);
 }
 
 /* A diagonal matrix of n rows in a file; the rows partition gives rank r
@@ -122,7 +98,7 @@ static char *diagonal_file(int64_t n)
                             (long long)n);
     for (int64_t i = 1; i <= n; i++) len += (size_t)snprintf(t + len, cap - len, "%lld %lld 2\n", (long long)i,
                                                              (long long)i);
-    char *p = shared_file(t, len, 0);
+    char *p = mt_shared_file(t, len, 0);
     free(t);
     return p;
 }
@@ -165,7 +141,7 @@ static void a_rank_without_room_for_its_share_is_everyones_error(void)
     CHECK(agreed(rc, HSPMV_OK, &e, NULL, NULL, NULL) && D, "with room: %s", e.msg);
     hspmv_dist_destroy(&D);
     hspmv_mem_test_process_bytes = 0;
-    drop_file(p);
+    mt_drop_file(p);
 }
 
 /* Ranks that each fit but together do not fit their node (physical memory
@@ -195,7 +171,7 @@ static void ranks_that_together_overfill_their_node_are_refused(void)
     }
     hspmv_dist_destroy(&D);
     hspmv_mem_test_bytes = 0;
-    drop_file(p);
+    mt_drop_file(p);
 }
 
 /* A PETSc binary header (4-byte integers) of rows x cols and nnz entries. */
@@ -214,7 +190,7 @@ static void petsc_header_sizes_are_refused_by_both_readers(void)
 {
     unsigned char h[16];
     petsc_header(h, 100000000, 100000000, 0);
-    char *p = shared_file(h, sizeof(h), 16 + 400000000LL);
+    char *p = mt_shared_file(h, sizeof(h), 16 + 400000000LL);
     if (!p) {
         SKIP("no temporary file");
         return;
@@ -238,7 +214,7 @@ static void petsc_header_sizes_are_refused_by_both_readers(void)
     CHECK(A.rowptr == NULL, "serial: rows came back");
     hspmv_csr_free(&A);
     hspmv_mem_test_bytes = 0;
-    drop_file(p);
+    mt_drop_file(p);
 }
 
 /* A smaller PETSc file whose row lengths fit but whose share does not on
@@ -248,7 +224,7 @@ static void petsc_share_without_room_is_everyones_error(void)
     const int64_t n = 2000000;
     unsigned char h[16];
     petsc_header(h, n, n, 0);
-    char *p = shared_file(h, sizeof(h), 16 + 4 * n);
+    char *p = mt_shared_file(h, sizeof(h), 16 + 4 * n);
     if (!p) {
         SKIP("no temporary file");
         return;
@@ -267,7 +243,7 @@ static void petsc_share_without_room_is_everyones_error(void)
     CHECK(D == NULL, "a matrix came back");
     hspmv_dist_destroy(&D);
     hspmv_mem_test_process_bytes = 0;
-    drop_file(p);
+    mt_drop_file(p);
 }
 
 /* The n-th allocation fails on the last rank, for every n until the read
@@ -320,7 +296,7 @@ static void failed_allocations_in_the_parallel_reads_are_agreed(void)
     } else {
         CHECK(0, "could not write the PETSc copy");
     }
-    drop_file(pb);
+    mt_drop_file(pb);
     free(mm);
     hspmv_csr_free(&A);
 }

@@ -138,38 +138,12 @@ static void folder(const char *dir, int shared)
 static void every_shared_matrix_reads_like_root(void) { folder(tl_shared_dir(), 1); }
 static void every_generated_matrix_reads_like_root(void) { folder("matrices", 0); }
 
-/* Rank 0 writes text to a fresh file whose name every rank gets. */
-static char *shared_temp(const char *text, size_t n)
-{
-    char name[256] = "";
-    if (me == 0) {
-        const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(name, sizeof(name), "%s/hspmv_rp_XXXXXX", dir);
-        int fd = mkstemp(name);
-        if (fd >= 0) {
-            if (write(fd, text, n) != (ssize_t)n) name[0] = 0;
-            close(fd);
-        } else {
-            name[0] = 0;
-        }
-    }
-    MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, MPI_COMM_WORLD);
-    return name[0] ? strdup(name) : NULL;
-}
-
-static void drop_temp(char *p)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 0 && p) unlink(p);
-    free(p);
-}
-
 /* Small texts cut in many places: ranges of 1..21 bytes per rank (the
    last rank takes the rest), tiny exchange rounds. */
 static int cut_everywhere(const char *text, const char *what)
 {
     static const long chunks[] = {0, 1, 2, 3, 5, 8, 13, 21};
-    char *p = shared_temp(text, strlen(text));
+    char *p = mt_shared_file(text, strlen(text), 0);
     int bad = 0;
     if (!p) return 1;
     for (int i = 0; i < 8; i++) {
@@ -177,7 +151,7 @@ static int cut_everywhere(const char *text, const char *what)
         bad += !reads_like_root(p, HSPMV_PART_NNZ, c, c % 3 ? 2 : 0, what);
         if (i % 3 == 1) bad += !reads_like_root(p, HSPMV_PART_ROWS, c, 1, what);
     }
-    drop_temp(p);
+    mt_drop_file(p);
     return bad;
 }
 
@@ -278,12 +252,12 @@ static void mutated_files_read_like_root(void)
     for (int r = 0; r < 40; r++) {
         memcpy(text, base, n + 1);
         for (int c = 0; c < 2; c++) text[48 + tl_next(&st) % (n - 48)] = alphabet[tl_next(&st) % (sizeof(alphabet) - 1)];
-        char *p = shared_temp(text, n);
+        char *p = mt_shared_file(text, n, 0);
         if (!p) continue;
         char what[32];
         snprintf(what, sizeof(what), "mutation %d", r);
         bad += !reads_like_root(p, HSPMV_PART_NNZ, 1 + r % 9, r % 2 ? 3 : 0, what);
-        drop_temp(p);
+        mt_drop_file(p);
     }
     CHECK(bad == 0, "%d mutations differ", bad);
 }
