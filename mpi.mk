@@ -1,7 +1,10 @@
 # mpi.mk — the distributed layer (src/mpi), benchmark-mpi and the MPI tests;
 # included by the Makefile before its rules unless NO_MPI is set.
-#   MPI_TEST_RANKS    rank counts the MPI tests run at (default 1 2 3 4 5 8)
+#   MPI_TEST_RANKS    rank counts the MPI tests run at (default 1 2 3 4 5 8;
+#                     in single precision 1 3 5: the rank arithmetic is the
+#                     same in both, the values' type is what single adds)
 #   MPI_TEST_THREADS  OpenMP threads per rank (default 1 2)
+#   MPI_BAD_RANKS     rank counts of the bad-file loop (default 1 2 3 4 8; single 1 3 8)
 
 MPI_LDLIBS := -lmetis
 MPI_SRC    := $(wildcard src/mpi/*.c)
@@ -24,7 +27,12 @@ $(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(MPI_PROG_OBJ
 # rank count and thread count; tests/mpi/run.sh adds up and records the counts.
 MPI_TEST_SRC := $(wildcard tests/mpi/test_*.c)
 MPI_TEST_BIN := $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%) $(BUILD)/tests/mpi/mpi_badfile
+ifeq ($(PRECISION),single)
+MPI_TEST_RANKS   ?= 1 3 5
+MPI_BAD_RANKS    ?= 1 3 8
+endif
 MPI_TEST_RANKS   ?= 1 2 3 4 5 8
+MPI_BAD_RANKS    ?= 1 2 3 4 8
 MPI_TEST_THREADS ?= 1 2
 
 $(BUILD)/tests/mpi/%: $(BUILD)/mpiobj/tests/mpi/%.o $(TEST_LIB) $(LIB)
@@ -33,7 +41,7 @@ $(BUILD)/tests/mpi/%: $(BUILD)/mpiobj/tests/mpi/%.o $(TEST_LIB) $(LIB)
 
 EXTRA_TEST_DEPS += $(MPI_TEST_BIN)
 EXTRA_TEST_CMD  += MPI_TEST_RANKS="$(MPI_TEST_RANKS)" MPI_TEST_THREADS="$(MPI_TEST_THREADS)" \
-                   sh tests/mpi/run.sh --record $(BUILD)/results-mpi.txt $(BUILD)/tests/mpi;
+                   MPI_BAD_RANKS="$(MPI_BAD_RANKS)" sh tests/mpi/run.sh --record $(BUILD)/results-mpi.txt $(BUILD)/tests/mpi;
 
 .PHONY: test-mpi
 test-mpi: $(MPI_TEST_BIN)
