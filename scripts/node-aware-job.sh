@@ -27,7 +27,7 @@ MPI_ARGS=${MPI_ARGS:-}
   ompi_info --param btl vader --level 9 | grep -iE "single_copy"; } >> $OUT/sys.txt 2>&1
 D=/tmp/m; mkdir -p $D
 declare -A GEN=([l3r]="lap3d 200 --values random" [l3]="lap3d 200" [rnd]="random 4000000 --k 8" [pwl]="powerlaw 4000000 --k 8")
-for m in $MATS; do [ -s $D/$m.mtx ] || timeout 200 ./genmat ${GEN[$m]} -o $D/$m.mtx > /dev/null & done; wait
+for m in $(echo $MATS $HYB_MATS | tr " " "\n" | sort -u); do [ -s $D/$m.mtx ] || timeout 200 ./genmat ${GEN[$m]} -o $D/$m.mtx > /dev/null & done; wait
 echo "gen done t=$((SECONDS-T0))"
 MPI="mpirun --bind-to core --map-by core"
 PIN="OMP_PROC_BIND=true OMP_PLACES=cores"
@@ -45,6 +45,7 @@ for m in $MATS; do M=$D/$m.mtx
   echo "$m 16x1 t=$((SECONDS-T0))"
 done
 for m in $HYB_MATS; do M=$D/$m.mtx
+  case " $MATS " in *" $m "*) ;; *) peers $M ;; esac # peers before, where the 16x1 part did not run them
   for hy in "8 2" "4 4" "2 8" "1 16"; do set -- $hy
     env OMP_NUM_THREADS=$2 OMP_PROC_BIND=close OMP_PLACES=cores timeout 90 mpirun -n $1 --map-by slot:PE=$2 --bind-to core \
       ./benchmark-mpi $M $MPI_ARGS --threads $2 --reps 20 --passes $PASSES 2>&1 | grep "^bench=mpi" >> $OUT/hybrid.txt
