@@ -15,6 +15,10 @@ P=0; F=0; S=0
 
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+# A job that ends with a non-zero exit is torn down at once: mpirun otherwise
+# waits 1 s per run between SIGTERM and SIGKILL of ranks that have already
+# left (the programs finish MPI before exiting, so nothing is cut short).
+export OMPI_MCA_odls_base_sigkill_timeout=0
 MPIRUN="mpirun --oversubscribe --bind-to none"
 if [ "$(id -u)" = 0 ]; then
     MPIRUN="$MPIRUN --allow-run-as-root"
