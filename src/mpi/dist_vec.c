@@ -33,61 +33,77 @@ static int check_which(const hspmv_dist *D, int which, hspmv_error *err)
     return HSPMV_OK;
 }
 
+/* What scatter and gather share: the layout, the vectors' presence, the
+   counts and displacements, rank 0's buffer for a permuted layout; agreed. */
+typedef struct vec_move {
+    const int64_t *perm, *st;
+    int *cnt, *dsp;
+    hspmv_real *tmp;
+    int64_t n, nl;
+} vec_move;
+
+static int move_prepare(const hspmv_dist *D, int which, const void *global, const void *local, vec_move *m,
+                        hspmv_error *err)
+{
+    int rc;
+    memset(m, 0, sizeof(*m));
+    if ((rc = check_which(D, which, err))) return rc;
+    m->st = layout(D, which, &m->perm);
+    m->n = m->st[D->size];
+    m->nl = m->st[D->rank + 1] - m->st[D->rank];
+    if (D->rank == 0 && !global && m->n > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: global vector is NULL");
+    else if (!local && m->nl > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: local vector is NULL", D->rank);
+    else if (counts(D, m->st, &m->cnt, &m->dsp))
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
+    else if (D->rank == 0 && m->perm && !(m->tmp = hspmv_alloc_array((size_t)(m->n ? m->n : 1), sizeof(hspmv_real))))
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank 0: out of memory for a vector of %lld entries", (long long)m->n);
+    return hspmv_dist_agree(D->comm, rc, err);
+}
+
+static void move_free(vec_move *m)
+{
+    hspmv_free(m->cnt);
+    hspmv_free(m->dsp);
+    hspmv_free(m->tmp);
+}
+
 int hspmv_dist_scatter(const hspmv_dist *D, int which, const hspmv_real *global, hspmv_real *local,
                        hspmv_error *err)
 {
-    const int64_t *perm, *st;
-    int *cnt = NULL, *dsp = NULL, rc;
-    hspmv_real *tmp = NULL;
-    if ((rc = check_which(D, which, err))) return rc;
-    st = layout(D, which, &perm);
-    int64_t n = st[D->size], nl = st[D->rank + 1] - st[D->rank];
-    if (D->rank == 0 && !global && n > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: global vector is NULL");
-    else if (!local && nl > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: local vector is NULL", D->rank);
-    else if (counts(D, st, &cnt, &dsp)) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
-    else if (D->rank == 0 && perm && !(tmp = hspmv_alloc_array((size_t)(n ? n : 1), sizeof(hspmv_real))))
-        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank 0: out of memory for a vector of %lld entries", (long long)n);
-    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    vec_move m;
+    int rc = move_prepare(D, which, global, local, &m, err);
+    const int64_t *perm = m.perm, n = m.n, nl = m.nl;
+    hspmv_real *tmp = m.tmp;
+    if (rc) goto out;
     const hspmv_real *src = global;
     if (D->rank == 0 && perm) {
         for (int64_t k = 0; k < n; k++) tmp[k] = global[perm[k]];
         src = tmp;
     }
-    if (MPI_Scatterv(src, cnt, dsp, HSPMV_MPI_REAL, local, (int)nl, HSPMV_MPI_REAL, 0, D->comm) != MPI_SUCCESS)
+    if (MPI_Scatterv(src, m.cnt, m.dsp, HSPMV_MPI_REAL, local, (int)nl, HSPMV_MPI_REAL, 0, D->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Scatterv failed", D->rank);
     rc = hspmv_dist_agree(D->comm, rc, err);
 out:
-    hspmv_free(cnt);
-    hspmv_free(dsp);
-    hspmv_free(tmp);
+    move_free(&m);
     return rc;
 }
 
 int hspmv_dist_gather(const hspmv_dist *D, int which, const hspmv_real *local, hspmv_real *global,
                       hspmv_error *err)
 {
-    const int64_t *perm, *st;
-    int *cnt = NULL, *dsp = NULL, rc;
-    hspmv_real *tmp = NULL;
-    if ((rc = check_which(D, which, err))) return rc;
-    st = layout(D, which, &perm);
-    int64_t n = st[D->size], nl = st[D->rank + 1] - st[D->rank];
-    if (D->rank == 0 && !global && n > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank 0: global vector is NULL");
-    else if (!local && nl > 0) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: local vector is NULL", D->rank);
-    else if (counts(D, st, &cnt, &dsp)) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
-    else if (D->rank == 0 && perm && !(tmp = hspmv_alloc_array((size_t)(n ? n : 1), sizeof(hspmv_real))))
-        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank 0: out of memory for a vector of %lld entries", (long long)n);
-    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    vec_move m;
+    int rc = move_prepare(D, which, global, local, &m, err);
+    const int64_t *perm = m.perm, n = m.n, nl = m.nl;
+    hspmv_real *tmp = m.tmp;
+    if (rc) goto out;
     hspmv_real *dst = D->rank == 0 && perm ? tmp : global;
-    if (MPI_Gatherv(local, (int)nl, HSPMV_MPI_REAL, dst, cnt, dsp, HSPMV_MPI_REAL, 0, D->comm) != MPI_SUCCESS)
+    if (MPI_Gatherv(local, (int)nl, HSPMV_MPI_REAL, dst, m.cnt, m.dsp, HSPMV_MPI_REAL, 0, D->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Gatherv failed", D->rank);
     if (!rc && D->rank == 0 && perm)
         for (int64_t k = 0; k < n; k++) global[perm[k]] = tmp[k];
     rc = hspmv_dist_agree(D->comm, rc, err);
 out:
-    hspmv_free(cnt);
-    hspmv_free(dsp);
-    hspmv_free(tmp);
+    move_free(&m);
     return rc;
 }
 
