@@ -68,12 +68,18 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
                 continue;
             }
             CHECK(holds(A, &P), "%s: %d panels do not hold the matrix", name, counts[c]);
-            char fmt[64];
-            tl_kernel k = {runpn, NULL, &P, NULL};
-            snprintf(fmt, sizeof(fmt), "panels P=%d xpf=%d", counts[c], dists[d]);
-            int f = tl_kcheck_sets(&T, k, sets, nsets, name, fmt);
-            CHECK(f == 0, "%s %s: %d checks failed", name, fmt, f);
-            bad += f;
+            CHECK(P.rblock == (counts[c] > 1 ? HSPMV_PANELS_RBLOCK : 0), "%s: %d panels, row blocks of %lld", name,
+                  counts[c], (long long)P.rblock);
+            for (int b = 0; b < 3; b++) { /* as built, then row blocks of 1 and of 7 rows */
+                static const int64_t rbs[] = {-1, 1, 7};
+                char fmt[80];
+                tl_kernel k = {runpn, NULL, &P, NULL};
+                if (rbs[b] > 0) P.rblock = rbs[b];
+                snprintf(fmt, sizeof(fmt), "panels P=%d xpf=%d rblock=%lld", counts[c], dists[d], (long long)P.rblock);
+                int f = tl_kcheck_sets(&T, k, sets, nsets, name, fmt);
+                CHECK(f == 0, "%s %s: %d checks failed", name, fmt, f);
+                bad += f;
+            }
             hspmv_panels_free(&P);
         }
     tl_kcheck_free(&T);

@@ -33,6 +33,7 @@
 #define HSPMV_PANELS_PAD 1024  /* zero columns after colind's entries */
 #define HSPMV_PANELS_MAX 256   /* most panels */
 #define HSPMV_PANELS_XPF 64    /* default prefetch distance of x, in entries */
+#define HSPMV_PANELS_RBLOCK 8192 /* default rows per row block when npanels > 1 */
 
 typedef struct hspmv_panels {
     int64_t nrows, ncols; /* matrix size */
@@ -40,6 +41,7 @@ typedef struct hspmv_panels {
     int npanels;          /* 1..HSPMV_PANELS_MAX */
     int64_t width;        /* columns per panel (the last may have fewer) */
     int xpf;              /* x prefetch distance in entries, 0 (none) .. PAD - 64 */
+    int64_t rblock;       /* rows multiplied through every panel before the next rows (0: all) */
     uint32_t *rowptr32;   /* npanels*(nrows+1) entries when nnz <= UINT32_MAX, else NULL */
     int64_t *rowptr;      /* the same in 64 bits when rowptr32 is NULL, else NULL */
     int32_t *colind;      /* nnz + HSPMV_PANELS_PAD entries */

@@ -15,6 +15,7 @@ int hspmv_panels_alloc(const hspmv_csr *A, int npanels, int xpf, hspmv_panels *P
     P->npanels = npanels;
     P->width = A->ncols > 0 ? (A->ncols + npanels - 1) / npanels : 1;
     P->xpf = xpf < 0 ? 0 : xpf > HSPMV_PANELS_PAD - 64 ? HSPMV_PANELS_PAD - 64 : xpf;
+    P->rblock = npanels > 1 ? HSPMV_PANELS_RBLOCK : 0;
     size_t np = (size_t)npanels * ((size_t)A->nrows + 1);
     if (hspmv_rowptr_bits(A->nnz) == 32)
         P->rowptr32 = hspmv_alloc_array(np, sizeof(uint32_t));

@@ -89,6 +89,17 @@ int hspmv_local_build_csrdu(hspmv_local *L, const hspmv_csr *A, hspmv_error *err
     return hspmv_ok(err);
 }
 
+/* A positive whole number from the environment variable name, else 0. */
+static long env_count(const char *name)
+{
+    const char *s = getenv(name);
+    char *end;
+    long v;
+    if (!s || !*s) return 0;
+    v = strtol(s, &end, 10);
+    return *end || v < 0 ? 0 : v;
+}
+
 int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, int xpf, hspmv_error *err)
 {
     hspmv_panels *P = &L->panels;
@@ -97,6 +108,7 @@ int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, in
     int64_t *cnt;
     int rc = hspmv_panels_alloc(A, npanels, xpf, P, err);
     if (rc != HSPMV_OK) return rc;
+    if (npanels > 1 && env_count("HSPMV_PANELS_RB") > 0) P->rblock = env_count("HSPMV_PANELS_RB");
     cnt = hspmv_calloc((size_t)T * (size_t)npanels, sizeof(int64_t)); /* chunk c, panel p: cnt[c*P + p] */
     if (!cnt) {
         hspmv_panels_free(P);
@@ -118,17 +130,6 @@ int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, in
     HSPMV_FOR_MY_CHUNKS(c, T) hspmv_panels_fill_rows(A, P, st[c], st[c + 1], cnt + (size_t)c * npanels);
     hspmv_free(cnt);
     return hspmv_ok(err);
-}
-
-/* A positive whole number from the environment variable name, else 0. */
-static long env_count(const char *name)
-{
-    const char *s = getenv(name);
-    char *end;
-    long v;
-    if (!s || !*s) return 0;
-    v = strtol(s, &end, 10);
-    return *end || v < 0 ? 0 : v;
 }
 
 int hspmv_local_panel_count(int64_t ncols, int threads)
