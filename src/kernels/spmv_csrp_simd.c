@@ -23,15 +23,17 @@ _Static_assert(HSPMV_CSRP_G % W == 0, "a slice is a whole number of vectors");
 /* The G rows of a uniform slice from row a: n entries, offsets o, values v
    (entry-major). */
 static inline void slice(int64_t a, const int32_t *o, int32_t n, const hspmv_real *v, const hspmv_real *x,
-                         hspmv_real *y, int add)
+                         hspmv_real *y, int add, const uint8_t *pid)
 {
     vreal c0[NV], c1[NV];
     const hspmv_real *xa = x + a;
     int32_t j = 0;
     for (int q = 0; q < NV; q++) c0[q] = c1[q] = vzero();
-    if (CSRP_PF > 0) { /* every line of the slice CSRP_PF entries ahead, and x's leading stream */
+    if (CSRP_PF > 0) { /* every line of the slice CSRP_PF entries ahead, and the first and last x streams */
         for (int64_t e = 0; e < (int64_t)n * HSPMV_CSRP_G; e += 64 / (int64_t)sizeof(hspmv_real)) pf(v + CSRP_PF + e);
         if (n > 0) pf(xa + o[n - 1] + CSRP_PF / 8);
+        if (n > 0) pf(xa + o[0] + CSRP_PF / 8);
+        pf(pid + a + CSRP_PF); /* the pattern bytes a later mixed slice reads (a 64th of a line per row) */
     }
     for (; j + 1 < n; j += 2) {
         const hspmv_real *x0 = xa + o[j], *x1 = xa + o[j + 1], *v0 = v + (int64_t)j * HSPMV_CSRP_G;
@@ -88,7 +90,7 @@ void HSPMV_KERNEL(csrp)(int64_t r0, int64_t r1, const hspmv_csrp *P, const hspmv
             int32_t n = hspmv_csrp_len(P, (int)p);
             const hspmv_real *v = P->val + P->sp[s];
             if (i == a && end == a + HSPMV_CSRP_G) { /* the whole slice */
-                slice(a, o, n, v, x, y, add);
+                slice(a, o, n, v, x, y, add, P->pid);
                 i = end;
             }
             for (; i < end; i++) { /* a part of it: row by row, the same sums */
