@@ -508,7 +508,7 @@ typedef struct hspmv_dist_info {
     int nnodes, node;             /* global: nodes (or pseudo-nodes, HSPMV_NODE_RANKS); this rank's node */
     int node_ranks;               /* ranks of this rank's node */
     int node_ranks_env;           /* HSPMV_NODE_RANKS in force (ranks per pseudo-node), 0 when none */
-    int gather;                   /* global, halo "node": HSPMV_GATHER_DIRECT or _COPY (chosen per matrix) */
+    int gather;                   /* global, halo "node": HSPMV_GATHER_DIRECT, _COPY or _SHARE (chosen per matrix) */
     int window_slots;             /* vectors hspmv_dist_vec_alloc places in the node's shared window */
     int owned_in_node;            /* global, halo "node": 1 when the owned columns are multiplied within the
                                      node block (most entries lie in other ranks' columns: one pass over
@@ -517,6 +517,7 @@ typedef struct hspmv_dist_info {
     int64_t node_readers;         /* ranks of this node that read this rank's x part (halo "node") */
     double gather_direct_ms;      /* global, halo "node": the node and off-node blocks per product when
                                      gathering from the window, slowest rank, as timed by the plan */
+    double gather_share_ms;       /* the same with direct gathers and rows shared (0: not built or not timed) */
     double gather_copy_ms;        /* the same with copies first (both 0 when not timed: small, or forced
                                      by HSPMV_NODE_GATHER=direct|copy) */
     int64_t internode_entries_node; /* global: x entries crossing between nodes per SpMV, node-aware plan */
@@ -528,8 +529,10 @@ typedef struct hspmv_dist_info {
 /* How halo "node" reads the x entries of other ranks of the node and the
    off-node entries received for the node (hspmv_dist_info.gather). */
 enum { HSPMV_GATHER_DIRECT = 1, /* the blocks gather from the shared window itself */
-       HSPMV_GATHER_COPY = 2 }; /* each rank first copies the entries it needs into a private,
+       HSPMV_GATHER_COPY = 2,   /* each rank first copies the entries it needs into a private,
                                    huge-page buffer (one pass), and its blocks gather from that */
+       HSPMV_GATHER_SHARE = 3 };/* direct, and the ranks of a node share the node block's rows
+                                   while a product runs (a rank out of work takes chunks of others) */
 
 /* Not collective. Fills *info (global fields were agreed at creation). */
 void hspmv_dist_get_info(const hspmv_dist *D, hspmv_dist_info *info);

@@ -4,8 +4,7 @@
 
 static int has_row_kernels(const hspmv_local *L)
 {
-    return L->format == HSPMV_FORMAT_CSR || L->format == HSPMV_FORMAT_CSRL || L->format == HSPMV_FORMAT_CSR16 ||
-           L->format == HSPMV_FORMAT_CSRVI;
+    return L->format != HSPMV_FORMAT_BCOO;
 }
 
 /* Rows [r0, r1) of y = A*x; 0 when the format has no row-range kernel. */
@@ -25,6 +24,9 @@ static int run_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_re
         L->ks->csrvi(r0, r1, L->csrvi.rowptr32, L->csrvi.rowptr, L->csrvi.colind, L->csrvi.code, L->csrvi.tab,
                      L->csrvi.ntab, x, y, add);
         return 1;
+    case HSPMV_FORMAT_CSRP: L->ks->csrp(r0, r1, &L->csrp, x, y, add); return 1;
+    case HSPMV_FORMAT_CSRDU: L->ks->csrdu(r0, r1, &L->csrdu, x, y, add); return 1;
+    case HSPMV_FORMAT_PANELS: L->ks->panels(r0, r1, &L->panels, x, y, add); return 1;
     default:
         return 0;
     }
@@ -52,4 +54,10 @@ void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hsp
     }
 #pragma omp parallel num_threads(T)
     HSPMV_FOR_MY_CHUNKS(c, T) chunk_part(L, c, part, nparts, x, y, add);
+}
+
+int hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y, int add)
+{
+    if (r1 <= r0) return has_row_kernels(L);
+    return run_rows(L, r0, r1, x, y, add);
 }

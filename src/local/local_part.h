@@ -13,4 +13,8 @@
 void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
                            int add);
 
+/* Rows [r0, r1) of y = A*x (add: y += A*x), in the calling thread only;
+   0 (nothing done) for a format without row-range kernels (blocked COO). */
+int hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y, int add);
+
 #endif

@@ -364,6 +364,7 @@ static int fill_info(hspmv_dist *D, hspmv_error *err)
         in->node_readers = N->nreaders;
         in->gather_direct_ms = N->t_direct * 1e3;
         in->gather_copy_ms = N->t_copy * 1e3;
+        in->gather_share_ms = N->t_share * 1e3;
         if (N->nb.L) {
             hspmv_local_info li;
             hspmv_local_get_info(N->nb.L, &li);

@@ -42,6 +42,7 @@
 #include "hspmv.h"
 
 struct hspmv_dist;
+typedef struct node_share node_share; /* node_share.c */
 
 /* One rank's flags in the window (call numbers, written with release
    stores, read with acquire loads), each on its own 128-byte line pair. */
@@ -124,14 +125,15 @@ typedef struct hspmv_node {
     int merged;           /* 1: the owned columns are in the node block (which then covers every on-node column) */
 
     /* the blocks beyond the owned one */
-    int gather;           /* HSPMV_GATHER_DIRECT or _COPY */
+    int gather;           /* HSPMV_GATHER_DIRECT, _COPY or _SHARE (direct, rows shared: node_share.c) */
+    node_share *share;    /* gather share: every rank's node block in a second window */
     node_block nb, ob;    /* node block (columns of other ranks of the node), off-node block */
     int64_t nn, no;       /* their columns */
     int64_t *nsrc;        /* nn entries: node-vector offset of each node-block column */
     int64_t *osrc;        /* no entries: ghost-area offset of each off-node column */
     hspmv_real *xn, *xo;  /* copy: the private buffers the blocks gather from */
     int threads;
-    double t_direct, t_copy; /* the gathers timed by the plan (slowest rank, s per product; 0: not timed) */
+    double t_direct, t_copy, t_share; /* the gathers timed by the plan (slowest rank, s per product; 0: not timed) */
 
     /* reported */
     int64_t inter_entries, inter_entries_p2p, inter_msgs, inter_msgs_p2p; /* this rank's share */
@@ -182,6 +184,26 @@ int hspmv_node_spmv(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
    entries), agrees the kernel sets first when timed. Collective. */
 int hspmv_node_choose_gather(struct hspmv_dist *D, hspmv_node *N, node_block dir[2], node_block cpy[2],
                              int timed, hspmv_error *err);
+
+/* node_share.c. Copies this rank's node block B (direct columns; L its
+   prepared form: its kernel set and x prefetch are kept) into a segment of a
+   second window on the node and maps every rank's. Collective over D->comm;
+   on failure (agreed) N->share may be partly built: hspmv_node_share_free. */
+int hspmv_node_share_build(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, const hspmv_local *L,
+                           hspmv_error *err);
+/* The kernel set L uses from now on (after the ranks agreed on one). */
+void hspmv_node_share_kernels(hspmv_node *N, const hspmv_local *L);
+/* Opens the next product's claims on this rank's chunks, its own to be
+   multiplied with L (before it publishes ready: every rank must open
+   before any claims). */
+void hspmv_node_share_open(hspmv_node *N, const hspmv_local *L);
+/* y (+)= the node block B's product (B: this rank's, for its row map), rows shared within the node; returns
+   the seconds spent waiting for chunks others took. */
+double hspmv_node_share_mul(hspmv_node *N, const node_block *B, const hspmv_real *x, hspmv_real *y, int add);
+/* Chunks of this rank that others ran in the last product. */
+int64_t hspmv_node_share_taken(const hspmv_node *N);
+/* Collective over the node when built. */
+void hspmv_node_share_free(hspmv_node *N);
 
 /* dst[j] = src[idx[j]], j < n, with threads threads (when n is large). */
 void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_t *idx, int64_t n, int threads);

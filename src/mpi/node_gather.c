@@ -4,9 +4,11 @@
    /sys/kernel/mm/transparent_hugepage/shmem_enabled is "never", and random
    gathers over a large x then miss the TLB), or first copied, one pass, into
    a private huge-page buffer of just the entries it needs, which its blocks
-   gather from. The plan times both on every rank at once (the fastest of 8
-   products each, interleaved) and keeps copy when its slowest rank beats
-   direct's by more than 10%. */
+   gather from; or direct with the node block's rows shared by the ranks of
+   the node while a product runs (node_share.c), where that was built. The
+   plan times each on every rank at once (the fastest of 8 products each,
+   interleaved) and keeps the fastest slowest rank, copy only when it beats
+   the others by more than 10%. */
 #include <string.h>
 #include "dist.h"
 #include "node.h"
@@ -21,7 +23,7 @@ void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_
 }
 
 /* The node and off-node blocks of one variant, from node vector xb and ghost area gb; seconds. */
-static double run_variant(const hspmv_node *N, int gather, const node_block *blk, const hspmv_real *xb,
+static double run_variant(hspmv_node *N, int gather, const node_block *blk, const hspmv_real *xb,
                           const hspmv_real *gb, hspmv_real *y)
 {
     double t0 = MPI_Wtime();
@@ -31,7 +33,10 @@ static double run_variant(const hspmv_node *N, int gather, const node_block *blk
         if (blk[1].L) hspmv_node_gather_copy(N->xo, gb, N->osrc, N->no, N->threads);
         hspmv_node_block_add(&blk[1], N->xo, y, N->threads);
     } else {
-        hspmv_node_block_add(&blk[0], xb, y, N->threads);
+        if (gather == HSPMV_GATHER_SHARE)
+            hspmv_node_share_mul(N, &blk[0], xb, y, 1);
+        else
+            hspmv_node_block_add(&blk[0], xb, y, N->threads);
         hspmv_node_block_add(&blk[1], gb, y, N->threads);
     }
     return MPI_Wtime() - t0;
@@ -39,28 +44,33 @@ static double run_variant(const hspmv_node *N, int gather, const node_block *blk
 
 static void keep(hspmv_node *N, int gather, node_block dir[2], node_block cpy[2])
 {
-    node_block *k = gather == HSPMV_GATHER_DIRECT ? dir : cpy;
+    node_block *k = gather == HSPMV_GATHER_COPY ? cpy : dir;
     N->gather = gather;
     N->nb = k[0];
     N->ob = k[1];
     memset(k, 0, 2 * sizeof(*k));
-    if (gather == HSPMV_GATHER_DIRECT) {
+    if (gather != HSPMV_GATHER_COPY) {
         hspmv_free(N->xn);
         hspmv_free(N->xo);
         N->xn = N->xo = NULL;
     }
+    if (gather != HSPMV_GATHER_SHARE) hspmv_node_share_free(N);
 }
 
 int hspmv_node_choose_gather(hspmv_dist *D, hspmv_node *N, node_block dir[2], node_block cpy[2], int timed,
                              hspmv_error *err)
 {
     int64_t z = 0, zmax = 0;
-    double t[2] = {1e300, 1e300}, worst[2];
+    enum { NV = 3 };
+    static const int mode[NV] = {HSPMV_GATHER_DIRECT, HSPMV_GATHER_COPY, HSPMV_GATHER_SHARE};
+    double t[NV] = {1e300, 1e300, 1e300}, worst[NV];
+    int have[NV] = {1, 1, N->share != NULL};
     (void)err;
     if (timed) { /* each variant with the kernel set its slowest rank runs fastest */
         hspmv_local *a[2] = {dir[0].L, dir[1].L}, *b[2] = {cpy[0].L, cpy[1].L};
         hspmv_dist_agree_kernels(D, a, 2, (int64_t)1 << 15);
         hspmv_dist_agree_kernels(D, b, 2, (int64_t)1 << 15);
+        if (N->share) hspmv_node_share_kernels(N, dir[0].L);
     }
     for (int i = 0; i < 2; i++)
         if (dir[i].L) {
@@ -78,19 +88,27 @@ int hspmv_node_choose_gather(hspmv_dist *D, hspmv_node *N, node_block dir[2], no
     for (int64_t j = 0; j < D->ncols_local; j++) xb[N->part_off[N->rank] + j] = 1;
     MPI_Barrier(N->comm);
     for (int r = -1; r < TIMED_REPS; r++)
-        for (int v = 0; v < 2; v++) { /* interleaved, all ranks at once: the bandwidth they share is real */
+        for (int v = 0; v < NV; v++) { /* interleaved, all ranks at once: the bandwidth they share is real */
+            if (!have[v]) continue;
+            if (mode[v] == HSPMV_GATHER_SHARE) hspmv_node_share_open(N, dir[0].L); /* all before any claim */
             MPI_Barrier(D->comm);
-            double s = run_variant(N, v ? HSPMV_GATHER_COPY : HSPMV_GATHER_DIRECT, v ? cpy : dir, xb, gb, D->work);
+            double s = run_variant(N, mode[v], mode[v] == HSPMV_GATHER_COPY ? cpy : dir, xb, gb, D->work);
             if (r >= 0 && s < t[v]) t[v] = s;
         }
-    MPI_Allreduce(t, worst, 2, MPI_DOUBLE, MPI_MAX, D->comm);
+    MPI_Allreduce(t, worst, NV, MPI_DOUBLE, MPI_MAX, D->comm);
     N->t_direct = worst[0];
-    N->t_copy = worst[1];
+    N->t_copy = have[1] ? worst[1] : 0;
+    N->t_share = have[2] ? worst[2] : 0;
     /* copy only when it wins clearly: its private buffers (a copy of much of
        x per rank) crowd the last-level cache the ranks share, which the
        isolated timing does not see, and timings at creation are noisy (on
        16 ranks of the power-law matrix one creation timed direct 113 ms,
-       copy 94 ms; its products then took 96-102 ms, direct ones 53) */
-    keep(N, worst[1] < 0.9 * worst[0] ? HSPMV_GATHER_COPY : HSPMV_GATHER_DIRECT, dir, cpy);
+       copy 94 ms; its products then took 96-102 ms, direct ones 53).
+       Sharing needs no margin: it gathers as direct does, and only moves rows. */
+    int best = HSPMV_GATHER_DIRECT;
+    double tb = worst[0];
+    if (have[2] && worst[2] < tb) best = HSPMV_GATHER_SHARE, tb = worst[2];
+    if (have[1] && worst[1] < 0.9 * tb) best = HSPMV_GATHER_COPY;
+    keep(N, best, dir, cpy);
     return HSPMV_OK;
 }

@@ -618,13 +618,31 @@ static int copy_rows(const node_block *a, node_block *b)
     return HSPMV_OK;
 }
 
-/* Which gathers to prepare: HSPMV_NODE_GATHER=direct|copy, else both (timed). */
+/* Which gathers to prepare: HSPMV_NODE_GATHER=direct|copy|share, else all (timed). */
 static int env_gather(void)
 {
     const char *s = getenv("HSPMV_NODE_GATHER");
     if (s && !strcmp(s, "direct")) return HSPMV_GATHER_DIRECT;
     if (s && !strcmp(s, "copy")) return HSPMV_GATHER_COPY;
+    if (s && !strcmp(s, "share")) return HSPMV_GATHER_SHARE;
     return 0;
+}
+
+/* 1 (on every rank) when the node blocks can be shared: the owned columns
+   are in them (they are the ranks' whole work), there are other ranks on
+   the node, and the blocks are worth timing (or sharing was asked for). */
+static int share_fits(hspmv_dist *D, hspmv_node *N, const node_block *nb, int want)
+{
+    int64_t z[2] = {0, 0}, g[2];
+    if (nb->L) {
+        hspmv_local_info li;
+        hspmv_local_get_info(nb->L, &li);
+        z[1] = li.nnz;
+    }
+    MPI_Allreduce(z, g, 2, MPI_INT64_T, MPI_MAX, D->comm);
+    int mx = N->size;
+    MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_INT, MPI_MAX, D->comm);
+    return N->merged && mx > 1 && (want == HSPMV_GATHER_SHARE || g[1] >= ((int64_t)1 << 16));
 }
 
 int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,
@@ -654,7 +672,7 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     if (compress_rows(&Bn, &cpy[0]) || compress_rows(&Bo, &cpy[1]) || copy_rows(&cpy[0], &dir[0]) ||
         copy_rows(&cpy[1], &dir[1]))
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the node blocks", me);
-    if (!rc && want != HSPMV_GATHER_DIRECT) {
+    if (!rc && want != HSPMV_GATHER_DIRECT && want != HSPMV_GATHER_SHARE) {
         if (Bn.nnz > 0) rc = hspmv_local_create(&Bn, o, &cpy[0].L, err);
         if (!rc && Bo.nnz > 0) rc = hspmv_local_create(&Bo, o, &cpy[1].L, err);
         N->xn = hspmv_alloc_pages((size_t)(N->nn ? N->nn : 1), sizeof(hspmv_real));
@@ -669,6 +687,16 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
         if (Bn.nnz > 0) rc = hspmv_local_create(&Bn, o, &dir[0].L, err);
         if (!rc && Bo.nnz > 0) rc = hspmv_local_create(&Bo, o, &dir[1].L, err);
     }
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    if ((!want || want == HSPMV_GATHER_SHARE) && share_fits(D, N, &dir[0], want)) { /* rows shared: node_share.c */
+        hspmv_error e2;
+        if (hspmv_node_share_build(D, N, &Bn, dir[0].L, want == HSPMV_GATHER_SHARE ? err : &e2) != HSPMV_OK) {
+            hspmv_node_share_free(N);
+            if (want == HSPMV_GATHER_SHARE) rc = err->code ? err->code : HSPMV_ERR_UNSUPPORTED;
+        }
+    } else if (want == HSPMV_GATHER_SHARE) {
+        want = HSPMV_GATHER_DIRECT; /* nothing to share here: direct */
+    }
     if (rc && err && strncmp(err->msg, "rank ", 5) != 0) {
         char tmp[sizeof(err->msg)];
         snprintf(tmp, sizeof(tmp), "%s", err->msg);
@@ -677,13 +705,13 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if (want) { /* forced: nothing to choose (the other variant was not built) */
         N->gather = want;
-        node_block *keep = want == HSPMV_GATHER_DIRECT ? dir : cpy, *drop = want == HSPMV_GATHER_DIRECT ? cpy : dir;
+        node_block *keep = want != HSPMV_GATHER_COPY ? dir : cpy, *drop = want != HSPMV_GATHER_COPY ? cpy : dir;
         N->nb = keep[0];
         N->ob = keep[1];
         memset(keep, 0, 2 * sizeof(*keep));
         hspmv_node_block_free(&drop[0]);
         hspmv_node_block_free(&drop[1]);
-        if (want == HSPMV_GATHER_DIRECT) {
+        if (want != HSPMV_GATHER_COPY) {
             hspmv_free(N->xn);
             hspmv_free(N->xo);
             N->xn = N->xo = NULL;
@@ -691,6 +719,7 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
         if (timed) {
             hspmv_local *g2[2] = {N->nb.L, N->ob.L};
             hspmv_dist_agree_kernels(D, g2, 2, (int64_t)1 << 15);
+            if (N->share) hspmv_node_share_kernels(N, N->nb.L);
         }
     } else {
         rc = hspmv_node_choose_gather(D, N, dir, cpy, timed, err);

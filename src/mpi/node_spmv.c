@@ -103,6 +103,7 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
         N->copies++;
     }
     F[me].slot[b] = slot;
+    if (N->gather == HSPMV_GATHER_SHARE) hspmv_node_share_open(N, N->nb.L); /* before ready: node_share.c */
     hspmv_node_publish(&F[me].ready, n);
     /* 2. the receives of the node pairs this rank receives for */
     for (int r = 0; r < N->nrecv; r++)
@@ -131,8 +132,13 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     double t1 = MPI_Wtime();
     /* 6. the node block */
     if (nreq) MPI_Testall(nreq, N->req, &flag, MPI_STATUSES_IGNORE);
-    if (N->gather == HSPMV_GATHER_COPY && N->nb.L) hspmv_node_gather_copy(N->xn, xb, N->nsrc, N->nn, N->threads);
-    hspmv_node_block_mul(&N->nb, N->gather == HSPMV_GATHER_COPY ? N->xn : xb, y, N->threads, !whole);
+    if (N->gather == HSPMV_GATHER_SHARE) {
+        sync += hspmv_node_share_mul(N, &N->nb, xb, y, !whole);
+    } else {
+        if (N->gather == HSPMV_GATHER_COPY && N->nb.L)
+            hspmv_node_gather_copy(N->xn, xb, N->nsrc, N->nn, N->threads);
+        hspmv_node_block_mul(&N->nb, N->gather == HSPMV_GATHER_COPY ? N->xn : xb, y, N->threads, !whole);
+    }
     double t2 = MPI_Wtime();
     /* 7. the off-node block, once the node's receivers have its entries */
     if (nreq && MPI_Waitall(nreq, N->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
@@ -149,7 +155,9 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     double t5 = MPI_Wtime();
     /* 8. done reading; a window vector is the caller's again once its readers are done */
     hspmv_node_publish(&F[me].done, n);
-    if (slot >= 0) /* (also when the slots disagreed: packers read owners' vectors before they knew) */
+    if (slot >= 0 && N->gather == HSPMV_GATHER_SHARE) /* any rank may have run rows that read this part */
+        for (int q = 0; q < N->size; q++) sync += q == me ? 0 : hspmv_node_wait(&F[q].done, n);
+    else if (slot >= 0) /* (also when the slots disagreed: packers read owners' vectors before they knew) */
         for (int i = 0; i < N->nreaders; i++) sync += hspmv_node_wait(&F[N->readers[i]].done, n);
     double t6 = MPI_Wtime();
 

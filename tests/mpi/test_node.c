@@ -1,7 +1,7 @@
 /* test_node.c — the node-aware halo against the serial reference: pseudo-
    nodes (HSPMV_NODE_RANKS) of the sizes the rank count gives (4 ranks as
    2+2, 5 as 2+2+1, 8 as 3+3+2, and every rank its own node), every
-   partition, halo node and p2p, direct and copy gathers, the owned columns
+   partition, halo node and p2p, direct, copy and shared-row gathers, the owned columns
    apart and in the node block, x in the window
    (zero copy), the caller's x, and both mixed across ranks; spmv_scaled,
    scatter/gather, back-to-back products that overwrite x right after each
@@ -59,6 +59,14 @@ static int layout_ok(const hspmv_dist_info *in, int k)
     return in->node == node && in->node_ranks == size && in->nnodes == (P + k - 1) / k && in->node_ranks_env == k;
 }
 
+/* The most ranks any node has. */
+static int node_ranks_max(const hspmv_dist_info *in)
+{
+    int m = in->node_ranks;
+    MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
 /* One matrix, partition, halo mode, gather and pseudo-node size: y right
    with x in the window, the caller's x, and a mix; spmv_scaled; the plan. */
 static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, int k, int merge, const char *what)
@@ -88,8 +96,14 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     ok &= in.halo == halo;
     if (halo == HSPMV_HALO_NODE && merge >= 0) ok &= in.owned_in_node == merge;
     if (k > 0) ok &= layout_ok(&in, k);
-    if (halo == HSPMV_HALO_NODE && gather) ok &= in.gather == (!strcmp(gather, "copy") ? HSPMV_GATHER_COPY
-                                                                                        : HSPMV_GATHER_DIRECT);
+    if (halo == HSPMV_HALO_NODE && gather && strcmp(gather, "share"))
+        ok &= in.gather == (!strcmp(gather, "copy") ? HSPMV_GATHER_COPY : HSPMV_GATHER_DIRECT);
+    if (halo == HSPMV_HALO_NODE && gather && !strcmp(gather, "share")) /* shared where the blocks are the work */
+    {
+        int want = in.owned_in_node && node_ranks_max(&in) > 1 ? HSPMV_GATHER_SHARE : HSPMV_GATHER_DIRECT;
+        if (in.gather != want && me == 0) fprintf(stderr, "  %s: gather %d, not %d\n", w, in.gather, want);
+        ok &= in.gather == want;
+    }
     hspmv_real *xg = NULL, *yg = NULL;
     hspmv_real *xw = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *yw = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
     hspmv_real *xc = hspmv_malloc(((size_t)in.ncols_local + 1) * sizeof(hspmv_real));
@@ -145,6 +159,8 @@ static int all_cases(const hspmv_csr *A, int full, const char *what)
         if (full) ok &= case_ok(A, part, HSPMV_HALO_NODE, part % 2 ? "direct" : "copy", default_k(), part != 1, what);
         ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 0 ? "copy" : "direct", 1, part == 2, what);
         if (full) ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 1 ? "copy" : "direct", 0, -1, what);
+        if (full || part == 0) /* rows shared within the (pseudo-)node, the owned columns in the node block */
+            ok &= case_ok(A, part, HSPMV_HALO_NODE, "share", part == 2 ? 0 : default_k(), 1, what);
     }
     return ok;
 }
@@ -237,7 +253,7 @@ static void random_csr(hspmv_csr *A, int64_t n, int k, uint64_t st)
 static void node_times_the_gathers(void)
 {
     hspmv_csr A;
-    int64_t n = 16000 * (int64_t)P; /* node and off-node blocks past the 2^16 entries the plan times from */
+    int64_t n = 24000 * (int64_t)P; /* node and off-node blocks past the 2^16 entries the plan times from */
     random_csr(&A, n, 10, 31);
     char ks[16];
     snprintf(ks, sizeof(ks), "%d", default_k());
@@ -255,9 +271,14 @@ static void node_times_the_gathers(void)
     int timed = in.gather_direct_ms > 0 && in.gather_copy_ms > 0;
     CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
     CHECK(P == 1 || timed, "not timed: %g %g", in.gather_direct_ms, in.gather_copy_ms);
+    int shares = in.owned_in_node && node_ranks_max(&in) > 1; /* shared rows are timed where they can be built */
+    CHECK((in.gather_share_ms > 0) == shares, "shared rows timed %g (owned in node %d)", in.gather_share_ms,
+          in.owned_in_node);
     if (me == 0 && timed)
-        printf("  random %lld x 10 at %d ranks: gathers %s (timed direct %.3f ms, copy %.3f ms)\n", (long long)n, P,
-               in.gather == HSPMV_GATHER_COPY ? "copy" : "direct", in.gather_direct_ms, in.gather_copy_ms);
+        printf("  random %lld x 10 at %d ranks: gathers %s (timed direct %.3f ms, copy %.3f ms, shared rows %.3f ms)\n",
+               (long long)n, P,
+               in.gather == HSPMV_GATHER_COPY ? "copy" : in.gather == HSPMV_GATHER_SHARE ? "share" : "direct",
+               in.gather_direct_ms, in.gather_copy_ms, in.gather_share_ms);
     hspmv_real *xg = NULL, *yg = NULL, *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS),
                *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
     if (me == 0) {
@@ -267,8 +288,8 @@ static void node_times_the_gathers(void)
     }
     CHECK(hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, &e) == 0, "%s", e.msg);
     CHECK(hspmv_dist_spmv(D, x, y, &e) == 0, "%s", e.msg);
-    CHECK(y_ok(D, &A, xg, y, yg, 2, "random 12000*P"), "y");
-    CHECK(node_plan_ok(D, "random 12000*P"), "plan");
+    CHECK(y_ok(D, &A, xg, y, yg, 2, "random 24000*P"), "y");
+    CHECK(node_plan_ok(D, "random 24000*P"), "plan");
     hspmv_free(xg);
     hspmv_free(yg);
     hspmv_free(x);
@@ -338,12 +359,13 @@ static void chained_products_without_collectives_are_exact(void)
         SKIP("matrices/lap2d_64.mtx missing");
         return;
     }
-    const char *gathers[] = {"direct", "copy"};
-    for (int g = 0; g < 2; g++)
+    const char *gathers[] = {"direct", "copy", "share"};
+    for (int g = 0; g < 3; g++)
         for (int k = 0; k <= 1; k++) {
             char ks[16];
             snprintf(ks, sizeof(ks), "%d", k ? 1 : default_k());
             set_env(ks, gathers[g]);
+            if (g == 2) setenv("HSPMV_NODE_MERGE", "1", 1); /* sharing needs the owned columns in the node block */
             hspmv_opts o;
             hspmv_opts_default(&o);
             o.halo = HSPMV_HALO_NODE;
@@ -351,6 +373,7 @@ static void chained_products_without_collectives_are_exact(void)
             hspmv_dist *D = NULL;
             int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
             set_env(NULL, NULL);
+            unsetenv("HSPMV_NODE_MERGE");
             CHECK(rc == 0, "create");
             if (rc) continue;
             char w[80];
@@ -358,6 +381,26 @@ static void chained_products_without_collectives_are_exact(void)
             CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
             CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
             hspmv_dist_destroy(&D);
+            if (g == 2 && k == 0) { /* rank 0 late every product: the others take its tail, y stays exact */
+                set_env(ks, gathers[g]);
+                setenv("HSPMV_NODE_MERGE", "1", 1);
+                setenv("HSPMV_TEST_SHARE_DELAY", "0:20000", 1);
+                rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
+                set_env(NULL, NULL);
+                unsetenv("HSPMV_NODE_MERGE");
+                unsetenv("HSPMV_TEST_SHARE_DELAY");
+                CHECK(rc == 0, "create");
+                if (rc) continue;
+                snprintf(w, sizeof(w), "lap2d_64, shared rows, rank 0 late");
+                CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
+                int taken = D->node->share ? (int)hspmv_node_share_taken(D->node) : -1;
+                hspmv_dist_info in;
+                hspmv_dist_get_info(D, &in);
+                if (me == 0 && in.node_ranks > 1) /* the last product's quarter, all of it gone to others */
+                    CHECK(taken == 16, "rank 0 late: others took %d of its chunks, not 16", taken);
+                CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
+                hspmv_dist_destroy(&D);
+            }
         }
     hspmv_csr_free(&A);
 }

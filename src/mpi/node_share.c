@@ -1,0 +1,303 @@
+/* node_share.c — the node block's rows shared out among the ranks of a node
+   while a product runs (gather "share"), so that a rank slowed down by its
+   core, its cache or its rows does not hold up the node.
+
+   With a static split every product waits for the slowest rank of the node:
+   on the power-law matrix (16 ranks of equal nonzeros, one 16-core Xeon,
+   one job) the ranks' node blocks took 40.2-50.7 ms per product, the same
+   ranks being slow call after call, and each product took 51.6 ms where
+   one process of 16 threads took 48.2. Threads of one process balance that
+   by sharing memory; ranks can too, for the part of the work whose data
+   every rank of the node can read.
+
+   Each rank cuts its node block (direct columns: node-vector offsets, the
+   same for every rank) into NCHUNK chunks of equal entries and copies the
+   last NTAIL of them, as plain CSR, into its segment of a second shared
+   window. Every product each rank multiplies its chunks from the front
+   with its own prepared block (private memory, huge pages, its own
+   format), and when it has none left takes chunks from the back of the
+   other ranks' tails, multiplying them from the window copy into the
+   owner's result buffer there; the owner adds those rows into its y once
+   it has run out of chunks. A quarter of each rank's work can move: enough
+   for a rank a quarter slower than its node, at a quarter more memory for
+   the node block (a copy of all of it, on the window's 4 KiB pages, ran
+   17% slower than the private block on 2 ranks of random columns).
+
+   Claims are a compare-and-swap on the owner's word: epoch (24 bits), next
+   chunk from the front (20 bits), one past the last chunk left at the back
+   (20 bits). The owner resets it for a product before it publishes its x
+   part (node_spmv.c step 1); the others take chunks only after seeing every
+   rank's x published (step 3), so every claim of epoch e follows the reset
+   for e, and a claimer still on the previous epoch fails its CAS. An owner
+   leaves a product only after the chunks taken from it are done, so its
+   result buffer and word are free again at the next reset.
+
+   A rank that runs another's chunk reads x entries of ranks whose readers
+   it may not be: with sharing, a rank whose x is a window vector waits for
+   every rank of the node at step 8, not only its readers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "dist.h"
+#include "kernel_select.h"
+#include "local_part.h"
+#include "node.h"
+#include "util.h"
+
+enum { NCHUNK = 64, NTAIL = 16 }; /* chunks per rank; the last NTAIL of them others may take */
+#define EPOCH_MASK 0xffffffu
+
+/* What each rank publishes at the start of its segment. */
+typedef struct share_head {
+    uint64_t word; /* epoch << 40 | front << 20 | back: chunks [front, back) are left */
+    char pad0[120];
+    int64_t base;  /* first row of the tail (row bounds[NCHUNK - NTAIL] of the block) */
+    int64_t nrows, ncols, nnz; /* of the tail */
+    int64_t off_bounds, off_done, off_rowptr, off_colind, off_val, off_ybuf; /* from the segment's start */
+    int32_t xpf;
+} share_head;
+
+struct node_share {
+    MPI_Win win;
+    int size, rank, threads;
+    uint32_t epoch;
+    const hspmv_kernel_set *ks;
+    share_head **head;      /* size entries: each rank's head in this process's mapping */
+    hspmv_panels *view;     /* size entries: each rank's tail as a one-panel CSR over its segment */
+    const int64_t **bounds; /* size entries of NCHUNK+1: chunk c is block rows [bounds[c], bounds[c+1]) */
+    uint64_t **done;        /* size entries of NCHUNK: the epoch in which another rank last did chunk c */
+    hspmv_real **ybuf;      /* size entries: tail rows taken by others land here (row - base) */
+    const hspmv_local *L;   /* this rank's own block */
+    int delay_us;           /* tests: this rank starts each product this late (HSPMV_TEST_SHARE_DELAY) */
+    unsigned char mine[NCHUNK]; /* this epoch: 1 when this rank ran its own chunk c */
+};
+
+static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
+
+/* The chunk bounds: NCHUNK row ranges of about equal entries. */
+static void cut(const hspmv_csr *B, int64_t *bounds)
+{
+    int64_t i = 0;
+    bounds[0] = 0;
+    for (int c = 1; c < NCHUNK; c++) {
+        int64_t goal = B->nnz * c / NCHUNK;
+        while (i < B->nrows && B->rowptr[i + 1] <= goal) i++;
+        bounds[c] = i > bounds[c - 1] ? i : bounds[c - 1];
+    }
+    bounds[NCHUNK] = B->nrows;
+}
+
+void hspmv_node_share_free(hspmv_node *N)
+{
+    node_share *S = N->share;
+    if (!S) return;
+    if (S->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(S->win);
+        MPI_Win_free(&S->win);
+    }
+    hspmv_free(S->head);
+    hspmv_free(S->view);
+    hspmv_free(S->bounds);
+    hspmv_free(S->done);
+    hspmv_free(S->ybuf);
+    hspmv_free(S);
+    N->share = NULL;
+}
+
+int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, const hspmv_local *L,
+                           hspmv_error *err)
+{
+    int rc = HSPMV_OK, me = D->rank;
+    hspmv_local_info li = {0};
+    int64_t bounds[NCHUNK + 1];
+    if (L) hspmv_local_get_info(L, &li);
+    node_share *S = hspmv_calloc(1, sizeof(*S));
+    if (S) {
+        S->win = MPI_WIN_NULL;
+        S->size = N->size;
+        S->rank = N->rank;
+        S->threads = N->threads;
+        S->L = L;
+        S->ks = hspmv_kernel_find(li.isa);
+        const char *d = getenv("HSPMV_TEST_SHARE_DELAY"); /* "rank:microseconds": others take its tail */
+        int dr = -1, du = 0;
+        if (d && sscanf(d, "%d:%d", &dr, &du) == 2 && dr == me) S->delay_us = du;
+        S->head = hspmv_calloc((size_t)N->size, sizeof(*S->head));
+        S->view = hspmv_calloc((size_t)N->size, sizeof(*S->view));
+        S->bounds = hspmv_calloc((size_t)N->size, sizeof(*S->bounds));
+        S->done = hspmv_calloc((size_t)N->size, sizeof(*S->done));
+        S->ybuf = hspmv_calloc((size_t)N->size, sizeof(*S->ybuf));
+    }
+    N->share = S;
+    if (!S || !S->ks || !S->head || !S->view || !S->bounds || !S->done || !S->ybuf)
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory sharing the node block", me);
+    if (!rc && B->nnz > 0 && (!L || !hspmv_local_spmv_rows(L, 0, 0, NULL, NULL, 0)))
+        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: its node block's format has no row-range kernel", me);
+    /* the segment: head, bounds, done flags, the tail's CSR (colind padded
+       for the x prefetches ahead), its result buffer */
+    cut(B, bounds);
+    share_head h = {0};
+    int64_t base = bounds[NCHUNK - NTAIL], k0 = B->rowptr[base];
+    size_t at = up64(sizeof(share_head));
+    h.base = base;
+    h.nrows = B->nrows - base;
+    h.ncols = B->ncols;
+    h.nnz = B->rowptr[B->nrows] - k0;
+    h.xpf = li.format == HSPMV_FORMAT_PANELS ? li.xpf : 0;
+    h.off_bounds = (int64_t)at, at = up64(at + (NCHUNK + 1) * sizeof(int64_t));
+    h.off_done = (int64_t)at, at = up64(at + NCHUNK * sizeof(uint64_t));
+    h.off_rowptr = (int64_t)at, at = up64(at + (size_t)(h.nrows + 1) * sizeof(int64_t));
+    h.off_colind = (int64_t)at, at = up64(at + (size_t)(h.nnz + HSPMV_PANELS_PAD) * sizeof(int32_t));
+    h.off_val = (int64_t)at, at = up64(at + (size_t)h.nnz * sizeof(hspmv_real));
+    h.off_ybuf = (int64_t)at, at = up64(at + (size_t)h.nrows * sizeof(hspmv_real));
+    if (!rc) {
+        char what[160];
+        snprintf(what, sizeof(what), "rank %d: a copy of the last quarter of its node block in a shared window", me);
+        rc = hspmv_mem_check((double)at, NULL, 0, what, err);
+    }
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) return rc;
+    char *seg = NULL;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true"); /* each segment on its own pages */
+    if (MPI_Win_allocate_shared((MPI_Aint)at, 1, info, N->comm, &seg, &S->win) != MPI_SUCCESS || !seg) {
+        S->win = MPI_WIN_NULL;
+        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: MPI_Win_allocate_shared of %zu bytes failed", me, at);
+    }
+    MPI_Info_free(&info);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) return rc;
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, S->win);
+    /* this rank's segment */
+    share_head *H = (share_head *)seg;
+    *H = h;
+    H->word = 0; /* epoch 0: nothing to claim until the first reset */
+    memcpy(seg + h.off_bounds, bounds, sizeof(bounds));
+    memset(seg + h.off_done, 0, NCHUNK * sizeof(uint64_t));
+    int64_t *rp = (int64_t *)(seg + h.off_rowptr);
+    for (int64_t i = 0; i <= h.nrows; i++) rp[i] = B->rowptr[base + i] - k0;
+    memcpy(seg + h.off_colind, B->colind + k0, (size_t)h.nnz * sizeof(int32_t));
+    memset(seg + h.off_colind + (size_t)h.nnz * sizeof(int32_t), 0, HSPMV_PANELS_PAD * sizeof(int32_t));
+    memcpy(seg + h.off_val, B->val + k0, (size_t)h.nnz * sizeof(hspmv_real));
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    MPI_Barrier(N->comm);
+    /* every rank's segment in this process's mapping */
+    for (int q = 0; q < N->size && !rc; q++) {
+        MPI_Aint qs;
+        int qd;
+        char *b = NULL;
+        if (MPI_Win_shared_query(S->win, q, &qs, &qd, &b) != MPI_SUCCESS || !b) {
+            rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: MPI_Win_shared_query gave no segment", me);
+            break;
+        }
+        share_head *Hq = (share_head *)b;
+        hspmv_panels *v = &S->view[q];
+        S->head[q] = Hq;
+        S->bounds[q] = (const int64_t *)(b + Hq->off_bounds);
+        S->done[q] = (uint64_t *)(b + Hq->off_done);
+        S->ybuf[q] = (hspmv_real *)(b + Hq->off_ybuf);
+        v->nrows = Hq->nrows;
+        v->ncols = Hq->ncols;
+        v->nnz = Hq->nnz;
+        v->npanels = 1;
+        v->width = Hq->ncols > 0 ? Hq->ncols : 1;
+        v->xpf = Hq->xpf;
+        v->rowptr = (int64_t *)(b + Hq->off_rowptr);
+        v->colind = (int32_t *)(b + Hq->off_colind);
+        v->val = (hspmv_real *)(b + Hq->off_val);
+    }
+    return hspmv_dist_agree(D->comm, rc, err);
+}
+
+void hspmv_node_share_kernels(hspmv_node *N, const hspmv_local *L)
+{
+    hspmv_local_info li = {0};
+    const hspmv_kernel_set *ks;
+    if (!N->share || !L) return;
+    hspmv_local_get_info(L, &li);
+    if ((ks = hspmv_kernel_find(li.isa))) N->share->ks = ks;
+}
+
+static uint64_t word_of(uint32_t epoch, uint64_t front, uint64_t back)
+{
+    return (uint64_t)(epoch & EPOCH_MASK) << 40 | front << 20 | back;
+}
+
+void hspmv_node_share_open(hspmv_node *N, const hspmv_local *L)
+{
+    node_share *S = N->share;
+    S->epoch++;
+    S->L = L;
+    memset(S->mine, 0, sizeof(S->mine));
+    __atomic_store_n(&S->head[S->rank]->word, word_of(S->epoch, 0, NCHUNK), __ATOMIC_RELEASE);
+}
+
+/* The next chunk of rank q this epoch: from the front (q itself), else from
+   the back of its tail; -1 when none is left (or q has not opened it). */
+static int claim(node_share *S, int q)
+{
+    uint64_t *w = &S->head[q]->word, c = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    for (;;) {
+        uint64_t front = c >> 20 & 0xfffff, back = c & 0xfffff, n;
+        int got;
+        if ((c >> 40) != (S->epoch & EPOCH_MASK)) return -1;
+        if (q == S->rank) {
+            if (front >= back) return -1;
+            n = word_of(S->epoch, front + 1, back), got = (int)front;
+        } else {
+            if (back <= front || back <= NCHUNK - NTAIL) return -1;
+            n = word_of(S->epoch, front, back - 1), got = (int)back - 1;
+        }
+        if (__atomic_compare_exchange_n(w, &c, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return got;
+    }
+}
+
+double hspmv_node_share_mul(hspmv_node *N, const node_block *B, const hspmv_real *x, hspmv_real *y, int add)
+{
+    node_share *S = N->share;
+    const int me = S->rank, P = S->size;
+    const int64_t *row = B->row; /* compressed rows: own chunks land in gy, then y[row[i]] += */
+    hspmv_real *own = row ? B->gy : y;
+    double wait = 0;
+    if (row) add = 0;
+    if (S->delay_us > 0) usleep((useconds_t)S->delay_us);
+#pragma omp parallel num_threads(S->threads)
+    for (int t = 0; t < P; t++) { /* own chunks first, then the others' from the next rank on */
+        int q = (me + t) % P, c;
+        while ((c = claim(S, q)) >= 0) {
+            int64_t r0 = S->bounds[q][c], r1 = S->bounds[q][c + 1];
+            if (q == me) {
+                if (S->L)
+                    hspmv_local_spmv_rows(S->L, r0, r1, x, own, add);
+                else if (!add) /* an empty block: its rows are zeros */
+                    memset(own + r0, 0, sizeof(*own) * (size_t)(r1 - r0));
+                S->mine[c] = 1;
+            } else {
+                int64_t b = S->head[q]->base;
+                S->ks->panels(r0 - b, r1 - b, &S->view[q], x, S->ybuf[q], 0);
+                __atomic_store_n(&S->done[q][c], (uint64_t)S->epoch, __ATOMIC_RELEASE);
+            }
+        }
+    }
+    /* the rows others ran for this rank (and every row when compressed) */
+    const int64_t base = S->head[me]->base;
+    const hspmv_real *yb = S->ybuf[me] - base;
+    for (int c = 0; c < NCHUNK; c++) {
+        int64_t i0 = S->bounds[me][c], i1 = S->bounds[me][c + 1];
+        if (!S->mine[c]) wait += hspmv_node_wait(&S->done[me][c], S->epoch);
+        const hspmv_real *src = S->mine[c] ? own : yb;
+        if (row)
+            for (int64_t i = i0; i < i1; i++) y[row[i]] += src[i];
+        else if (!S->mine[c])
+            for (int64_t i = i0; i < i1; i++) y[i] = add ? y[i] + src[i] : src[i];
+    }
+    return wait;
+}
+
+int64_t hspmv_node_share_taken(const hspmv_node *N)
+{
+    const node_share *S = N->share;
+    int64_t n = 0;
+    for (int c = 0; S && c < NCHUNK; c++) n += !S->mine[c];
+    return n;
+}
