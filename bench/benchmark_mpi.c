@@ -37,8 +37,8 @@ static void usage(FILE *f)
             "  x in the program's own memory (copied into the window each product) instead of a vector\n"
             "  from hspmv_dist_vec_alloc (in the window: no copy). Variants: each halo mode of the list\n"
             "  times each --env (HSPMV_* settings in force while its matrix is made, e.g.\n"
-            "  --env HSPMV_NODE_RANKS=8 --env HSPMV_NODE_GATHER=copy; the word caller-x in it: that\n"
-            "  variant's x is the program's own), all made from one read and timed\n"
+            "  --env none --env HSPMV_NODE_RANKS=8 --env HSPMV_NODE_GATHER=copy; the word none: nothing\n"
+            "  set; the word caller-x: that variant's x is the program's own), all made from one read and timed\n"
             "  in --passes interleaved passes of --reps products; one summary and key=value line each.\n"
             "  --read parallel: every rank reads a byte range of the file and the entries move to their\n"
             "  owners (gzip files and pipes cannot be split: rank 0 reads them, and the output says so);\n"
@@ -114,7 +114,8 @@ static void set_env(const char *spec, char saved[][2][128], int *n, int restore)
 }
 
 /* Refuses an --env spec set_env would not apply as written: every
-   comma-separated part is the word caller-x or NAME=VALUE (a C identifier
+   comma-separated part is the word caller-x, the word none (a variant
+   with nothing set) or NAME=VALUE (a C identifier
    of under 128 characters, a value of under 128), at most 16 of them. */
 static void check_env_spec(const char *spec)
 {
@@ -122,10 +123,10 @@ static void check_env_spec(const char *spec)
     const char *p = spec;
     for (;;) {
         size_t len = strcspn(p, ","), name = strcspn(p, "=,");
-        if (len == 8 && !strncmp(p, "caller-x", 8)) {
+        if ((len == 8 && !strncmp(p, "caller-x", 8)) || (len == 4 && !strncmp(p, "none", 4))) {
         } else if (name == len || name == 0 || name >= 128 || len - name - 1 >= 128 ||
                    !(isalpha((unsigned char)p[0]) || p[0] == '_')) {
-            bu_fail("--env takes NAME=VALUE[,NAME=VALUE]... (or the word caller-x), not '%.60s'", spec);
+            bu_fail("--env takes NAME=VALUE[,NAME=VALUE]... (or the word caller-x or none), not '%.60s'", spec);
         } else {
             for (size_t k = 1; k < name; k++)
                 if (!isalnum((unsigned char)p[k]) && p[k] != '_')

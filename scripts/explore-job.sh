@@ -27,7 +27,7 @@ for m in rnd pwl; do M=$D/$m.mtx
     --verbose --env HSPMV_PANELS=1 --env HSPMV_PANELS=4 --env HSPMV_PANELS=8 --env HSPMV_PANELS=16 \
     --env HSPMV_PANELS=8,HSPMV_PANELS_RB=2048 > $OUT/mpi-$m-panels.txt 2>&1
   env OMP_NUM_THREADS=16 OMP_PROC_BIND=close OMP_PLACES=cores timeout 120 mpirun -n 1 --map-by slot:PE=16 --bind-to core \
-    ./benchmark-mpi $M --threads 16 --reps 20 --passes 2 --env "" --env HSPMV_PANELS=8 > $OUT/mpi-$m-1x16.txt 2>&1
+    ./benchmark-mpi $M --threads 16 --reps 20 --passes 2 --env none --env HSPMV_PANELS=8 > $OUT/mpi-$m-1x16.txt 2>&1
   echo "$m t=$((SECONDS-T0))"
 done
 K="thp=[^ ]+|env=[^ ]+|format=[a-z0-9]+|ghost_format=[a-z0-9]+|ranks=[0-9]+|threads=[0-9]+|median_ms=[0-9.]+|pass_medians_ms=[^ ]+|ghost_ms=[0-9.]+|sync_ms=[0-9.]+|gather=[a-z-]+"

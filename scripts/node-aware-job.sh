@@ -15,8 +15,8 @@
 # arguments to every benchmark-mpi call.
 set -u
 PASSES=${1:-3}
-MATS=${MATS:-l3r l3 rnd pwl}
-HYB_MATS=${HYB_MATS:-l3r rnd}
+MATS=${MATS-l3r l3 rnd pwl}
+HYB_MATS=${HYB_MATS-l3r rnd}
 EXTRA_ENVS=${EXTRA_ENVS:-}
 PEERS_AFTER=${PEERS_AFTER:-1}
 MPI_ARGS=${MPI_ARGS:-}
@@ -38,7 +38,7 @@ peers() { # benchmark-omp (auto) and the naive loop at 16 threads
 for m in $MATS; do M=$D/$m.mtx
   peers $M
   OMP_NUM_THREADS=1 timeout 150 $MPI -n 16 ./benchmark-mpi $M $MPI_ARGS --threads 1 --reps 20 --passes $PASSES --verbose \
-    --env "" --env HSPMV_HALO=p2p --env HSPMV_NODE_RANKS=8 --env HSPMV_NODE_RANKS=4 $EXTRA_ENVS > /tmp/v.txt 2>&1
+    --env none --env HSPMV_HALO=p2p --env HSPMV_NODE_RANKS=8 --env HSPMV_NODE_RANKS=4 $EXTRA_ENVS > /tmp/v.txt 2>&1
   grep "^bench=mpi" /tmp/v.txt >> $OUT/mpi16.txt; grep -v "^bench=mpi" /tmp/v.txt | grep -v "^    rank" >> $OUT/mpi16-verbose.txt
   grep "^    rank" /tmp/v.txt >> $OUT/mpi16-ranks.txt
   [ "$PEERS_AFTER" = 0 ] || peers $M
