@@ -9,6 +9,7 @@
    plan times each on every rank at once (the fastest of 8 products each,
    interleaved) and keeps the fastest slowest rank, copy only when it beats
    the others by more than 10%. */
+#include <stdlib.h>
 #include <string.h>
 #include "dist.h"
 #include "node.h"
@@ -87,8 +88,11 @@ int hspmv_node_choose_gather(hspmv_dist *D, hspmv_node *N, node_block dir[2], no
     hspmv_real *xb = N->vecs + (int64_t)N->nslots * N->vec_stride, *gb = N->ghost;
     for (int64_t j = 0; j < D->ncols_local; j++) xb[N->part_off[N->rank] + j] = 1;
     MPI_Barrier(N->comm);
-    for (int r = -1; r < TIMED_REPS; r++)
-        for (int v = 0; v < NV; v++) { /* interleaved, all ranks at once: the bandwidth they share is real */
+    const char *il = getenv("HSPMV_PLAN_INTERLEAVE");
+    int inter = il && *il == '1';
+    for (int a = 0; a < (inter ? TIMED_REPS + 2 : NV); a++)
+        for (int b = 0; b < (inter ? NV : TIMED_REPS + 2); b++) { /* all ranks at once: the bandwidth they share is real */
+            int v = inter ? b : a, r = (inter ? a : b) - 2; /* 2 untimed first */
             if (!have[v]) continue;
             if (mode[v] == HSPMV_GATHER_SHARE) hspmv_node_share_open(N, dir[0].L); /* all before any claim */
             MPI_Barrier(D->comm);
