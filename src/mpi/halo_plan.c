@@ -403,10 +403,12 @@ static int fill_info(hspmv_dist *D, hspmv_error *err)
 }
 
 /* Whether the owned columns go into the node block (one pass over the
-   rows): when, over all ranks, fewer entries lie in the ranks' own columns
-   than in other columns of their node (random columns: 1/16 own at 16
-   ranks, and an owned block of half an entry per row costs a pass over the
-   rows for little work); HSPMV_NODE_MERGE=0|1 forces it. Collective. */
+   rows, and the block is then every rank's whole work, which the ranks of
+   a node can share: node_share.c): when, over all ranks, fewer than twice
+   as many entries lie in the ranks' own columns as in other columns of
+   their node (random columns: 1/16 own at 16 ranks, and an owned block of
+   half an entry per row costs a pass over the rows for little work; at 2
+   ranks half and half); HSPMV_NODE_MERGE=0|1 forces it. Collective. */
 static int merge_owned(hspmv_dist *D, const hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t nnz_owned)
 {
     int64_t v[2] = {nnz_owned, 0}, sum[2];
@@ -414,7 +416,7 @@ static int merge_owned(hspmv_dist *D, const hspmv_node *N, const hspmv_csr *Ag, 
         v[1] += N->node_of[hspmv_dist_owner(D->col_start, D->size, g[Ag->colind[k]])] == N->node;
     MPI_Allreduce(v, sum, 2, MPI_INT64_T, MPI_SUM, D->comm);
     const char *env = getenv("HSPMV_NODE_MERGE");
-    int m[1] = {env && *env ? atoi(env) != 0 : sum[0] < sum[1]};
+    int m[1] = {env && *env ? atoi(env) != 0 : sum[0] < 2 * sum[1]};
     MPI_Bcast(m, 1, MPI_INT, 0, D->comm);
     return m[0];
 }

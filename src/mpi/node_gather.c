@@ -108,10 +108,13 @@ int hspmv_node_choose_gather(hspmv_dist *D, hspmv_node *N, node_block dir[2], no
        isolated timing does not see, and timings at creation are noisy (on
        16 ranks of the power-law matrix one creation timed direct 113 ms,
        copy 94 ms; its products then took 96-102 ms, direct ones 53).
-       Sharing needs no margin: it gathers as direct does, and only moves rows. */
-    int best = HSPMV_GATHER_DIRECT;
-    double tb = worst[0];
-    if (have[2] && worst[2] < tb) best = HSPMV_GATHER_SHARE, tb = worst[2];
+       Shared rows, where built, over direct without timing: they gather as
+       direct does and only move rows, and the plan's timings of direct were
+       far off the products' when some ranks ran slower than the others
+       (2 ranks x 8 threads, random columns: direct timed 11.6 ms, products
+       26.3 ms; shared rows timed 11.7, products 13.5). */
+    int best = have[2] ? HSPMV_GATHER_SHARE : HSPMV_GATHER_DIRECT;
+    double tb = have[2] ? worst[2] : worst[0];
     if (have[1] && worst[1] < 0.9 * tb) best = HSPMV_GATHER_COPY;
     keep(N, best, dir, cpy);
     return HSPMV_OK;

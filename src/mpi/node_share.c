@@ -12,16 +12,19 @@
 
    Each rank cuts its node block (direct columns: node-vector offsets, the
    same for every rank) into NCHUNK chunks of equal entries and copies the
-   last NTAIL of them, as plain CSR, into its segment of a second shared
-   window. Every product each rank multiplies its chunks from the front
-   with its own prepared block (private memory, huge pages, its own
-   format), and when it has none left takes chunks from the back of the
-   other ranks' tails, multiplying them from the window copy into the
-   owner's result buffer there; the owner adds those rows into its y once
-   it has run out of chunks. A quarter of each rank's work can move: enough
-   for a rank a quarter slower than its node, at a quarter more memory for
-   the node block (a copy of all of it, on the window's 4 KiB pages, ran
-   17% slower than the private block on 2 ranks of random columns).
+   last NTAIL of them (HSPMV_NODE_SHARE_TAIL, 0..64), as plain CSR, into
+   its segment of a second shared window. Every product each rank
+   multiplies its chunks from the front with its own prepared block
+   (private memory, huge pages, its own format), and when it has none left
+   takes chunks from the back of the other ranks' tails, multiplying them
+   from the window copy into the owner's result buffer there; the owner
+   adds those rows into its y once it has run out of chunks. Three quarters
+   of each rank's work can move, at three quarters more memory for the
+   node block: one job had two of 16 ranks 2.6 times slower than the rest
+   on random columns whatever the gathers (28.5 ms per product against
+   11.1, direct), and with a quarter movable they still took 21.4 ms. (A
+   copy of all of it, on the window's 4 KiB pages, ran 17% slower than the
+   private block on 2 ranks of random columns: the owner keeps its own.)
 
    Claims are a compare-and-swap on the owner's word: epoch (24 bits), next
    chunk from the front (20 bits), one past the last chunk left at the back
@@ -45,14 +48,15 @@
 #include "node.h"
 #include "util.h"
 
-enum { NCHUNK = 64, NTAIL = 16 }; /* chunks per rank; the last NTAIL of them others may take */
+enum { NCHUNK = 64, NTAIL = 48 }; /* chunks per rank; by default others may take the last NTAIL */
 #define EPOCH_MASK 0xffffffu
 
 /* What each rank publishes at the start of its segment. */
 typedef struct share_head {
     uint64_t word; /* epoch << 40 | front << 20 | back: chunks [front, back) are left */
     char pad0[120];
-    int64_t base;  /* first row of the tail (row bounds[NCHUNK - NTAIL] of the block) */
+    int64_t base;  /* first row of the tail (row bounds[NCHUNK - tail] of the block) */
+    int32_t tail;  /* chunks others may take: the last tail */
     int64_t nrows, ncols, nnz; /* of the tail */
     int64_t off_bounds, off_done, off_rowptr, off_colind, off_val, off_ybuf; /* from the segment's start */
     int32_t xpf;
@@ -74,6 +78,14 @@ struct node_share {
 };
 
 static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
+
+/* Chunks others may take: HSPMV_NODE_SHARE_TAIL (0..64), else NTAIL. */
+static int tail_chunks(void)
+{
+    const char *s = getenv("HSPMV_NODE_SHARE_TAIL");
+    int t = s && *s ? atoi(s) : NTAIL;
+    return t < 0 ? 0 : t > NCHUNK ? NCHUNK : t;
+}
 
 /* The chunk bounds: NCHUNK row ranges of about equal entries. */
 static void cut(const hspmv_csr *B, int64_t *bounds)
@@ -138,9 +150,11 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, con
        for the x prefetches ahead), its result buffer */
     cut(B, bounds);
     share_head h = {0};
-    int64_t base = bounds[NCHUNK - NTAIL], k0 = B->rowptr[base];
+    int tail = tail_chunks();
+    int64_t base = bounds[NCHUNK - tail], k0 = B->rowptr[base];
     size_t at = up64(sizeof(share_head));
     h.base = base;
+    h.tail = tail;
     h.nrows = B->nrows - base;
     h.ncols = B->ncols;
     h.nnz = B->rowptr[B->nrows] - k0;
@@ -153,7 +167,8 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, con
     h.off_ybuf = (int64_t)at, at = up64(at + (size_t)h.nrows * sizeof(hspmv_real));
     if (!rc) {
         char what[160];
-        snprintf(what, sizeof(what), "rank %d: a copy of the last quarter of its node block in a shared window", me);
+        snprintf(what, sizeof(what), "rank %d: a copy of the last %d of 64 chunks of its node block in a shared window",
+                 me, tail);
         rc = hspmv_mem_check((double)at, NULL, 0, what, err);
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) return rc;
@@ -245,7 +260,7 @@ static int claim(node_share *S, int q)
             if (front >= back) return -1;
             n = word_of(S->epoch, front + 1, back), got = (int)front;
         } else {
-            if (back <= front || back <= NCHUNK - NTAIL) return -1;
+            if (back <= front || back <= (uint64_t)(NCHUNK - S->head[q]->tail)) return -1;
             n = word_of(S->epoch, front, back - 1), got = (int)back - 1;
         }
         if (__atomic_compare_exchange_n(w, &c, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return got;
