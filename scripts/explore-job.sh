@@ -9,10 +9,7 @@ set -u
 . scripts/job-env.sh
 { grep -i huge /proc/meminfo; cat /sys/kernel/mm/transparent_hugepage/shmem_enabled
   grep -m1 -o 'tlb[^ ]*' /proc/cpuinfo; cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list; } >> $OUT/sys.txt 2>&1
-D=/tmp/m; mkdir -p $D
-declare -A GEN=([rnd]="random 4000000 --k 8 --values random" [pwl]="powerlaw 4000000 --k 8 --values random")
-for m in rnd pwl; do [ -s $D/$m.mtx ] || timeout 200 ./genmat ${GEN[$m]} -o $D/$m.mtx > /dev/null & done; wait
-echo "gen done t=$((SECONDS-T0))"
+gen_mats rnd pwl
 PIN="OMP_PROC_BIND=true OMP_PLACES=cores"
 MPI="mpirun --bind-to core --map-by core"
 for m in rnd pwl; do M=$D/$m.mtx

@@ -11,3 +11,11 @@ T0=$SECONDS
 { nproc; lscpu | grep -E 'Model name|^L3|Socket|NUMA node\(s\)'; mpirun --version | head -1; } > $OUT/sys.txt 2>&1
 make -j16 NO_ZLIB=1 HSPMV_SKIP_DEPS=1 programs > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
 gcc -O3 -march=native -fopenmp -I.dev/peers -o /tmp/naive .dev/peers/naive_csr.c .dev/peers/common/mm_csr.c || echo "naive build failed"
+# The 16-core jobs' generated matrices in /tmp/m, by short name (all real-valued
+# but l3): gen_mats NAME... makes those missing, in parallel.
+D=/tmp/m; mkdir -p $D
+declare -A GEN=([l3r]="lap3d 200 --values random" [l3]="lap3d 200" [rnd]="random 4000000 --k 8" [pwl]="powerlaw 4000000 --k 8")
+gen_mats() {
+  for m in "$@"; do [ -s $D/$m.mtx ] || timeout 200 ./genmat ${GEN[$m]} -o $D/$m.mtx > /dev/null & done; wait
+  echo "gen done t=$((SECONDS-T0))"
+}

@@ -25,10 +25,7 @@ MPI_ARGS=${MPI_ARGS:-}
   cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled
   df -h /dev/shm | tail -1
   ompi_info --param btl vader --level 9 | grep -iE "single_copy"; } >> $OUT/sys.txt 2>&1
-D=/tmp/m; mkdir -p $D
-declare -A GEN=([l3r]="lap3d 200 --values random" [l3]="lap3d 200" [rnd]="random 4000000 --k 8" [pwl]="powerlaw 4000000 --k 8")
-for m in $(echo $MATS $HYB_MATS | tr " " "\n" | sort -u); do [ -s $D/$m.mtx ] || timeout 200 ./genmat ${GEN[$m]} -o $D/$m.mtx > /dev/null & done; wait
-echo "gen done t=$((SECONDS-T0))"
+gen_mats $(echo $MATS $HYB_MATS | tr " " "\n" | sort -u)
 MPI="mpirun --bind-to core --map-by core"
 PIN="OMP_PROC_BIND=true OMP_PLACES=cores"
 peers() { # benchmark-omp (auto) and the naive loop at 16 threads

@@ -6,10 +6,7 @@
 # Needs what scripts/job-env.sh says; results under $OUT.
 set -u
 . scripts/job-env.sh
-D=/tmp/m; mkdir -p $D
-declare -A GEN=([rnd]="random 4000000 --k 8" [pwl]="powerlaw 4000000 --k 8")
-for m in rnd pwl; do [ -s $D/$m.mtx ] || timeout 200 ./genmat ${GEN[$m]} -o $D/$m.mtx > /dev/null & done; wait
-echo "gen done t=$((SECONDS-T0))"
+gen_mats rnd pwl
 PIN="OMP_PROC_BIND=true OMP_PLACES=cores"
 V="--env none --env HSPMV_PLAN_INTERLEAVE=1 --env HSPMV_NODE_GATHER=direct --env HSPMV_NODE_GATHER=copy --env HSPMV_NODE_GATHER=share"
 run() { # ranks threads matrix
