@@ -672,41 +672,48 @@ static void failed_allocation_on_the_node_path(void)
 {
     hspmv_csr A;
     tl_csr_random(&A, 300, 300, NULL, 8, 2, 5);
-    int failures = 0, mismatches = 0, n;
     char ks[16];
     snprintf(ks, sizeof(ks), "%d", default_k());
-    for (n = 1; n < 400; n++) {
-        set_env(ks, n % 2 ? "copy" : "direct");
-        hspmv_opts o;
-        hspmv_opts_default(&o);
-        o.partition = n % 3;
-        o.halo = HSPMV_HALO_NODE;
-        hspmv_dist *D = NULL;
-        hspmv_error e = {0, ""};
-        if (me == P - 1) hspmv_alloc_fail_after(n);
-        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
-        hspmv_alloc_fail_after(0);
-        set_env(NULL, NULL);
-        char msg0[512];
-        int rc0 = rc;
-        memcpy(msg0, e.msg, sizeof(msg0));
-        MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
-        int bad = rc != rc0 || (rc && strcmp(msg0, e.msg) != 0) || (rc != 0) != (D == NULL), anyb;
-        MPI_Allreduce(&bad, &anyb, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        mismatches += anyb;
-        if (rc == 0) { /* it works afterwards */
-            hspmv_dist_info in;
-            hspmv_dist_get_info(D, &in);
-            CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
+    for (int pass = 0; pass < 2; pass++) { /* gathers direct and copy by turns; then shared rows */
+        int failures = 0, mismatches = 0, n;
+        for (n = 1; n < 400; n++) {
+            set_env(ks, pass ? "share" : n % 2 ? "copy" : "direct");
+            if (pass) setenv("HSPMV_NODE_MERGE", "1", 1); /* shared rows need the owned columns in the node block */
+            hspmv_opts o;
+            hspmv_opts_default(&o);
+            o.partition = n % 3;
+            o.halo = HSPMV_HALO_NODE;
+            hspmv_dist *D = NULL;
+            hspmv_error e = {0, ""};
+            if (me == P - 1) hspmv_alloc_fail_after(n);
+            int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+            hspmv_alloc_fail_after(0);
+            set_env(NULL, NULL);
+            unsetenv("HSPMV_NODE_MERGE");
+            char msg0[512];
+            int rc0 = rc;
+            memcpy(msg0, e.msg, sizeof(msg0));
+            MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
+            int bad = rc != rc0 || (rc && strcmp(msg0, e.msg) != 0) || (rc != 0) != (D == NULL), anyb;
+            MPI_Allreduce(&bad, &anyb, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            mismatches += anyb;
+            if (rc == 0) { /* it works afterwards */
+                hspmv_dist_info in;
+                hspmv_dist_get_info(D, &in);
+                CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
+                if (pass && P > 1) CHECK(in.gather == HSPMV_GATHER_SHARE, "gather %d", in.gather);
+            }
+            hspmv_dist_destroy(&D);
+            if (rc == 0) break;
+            failures++;
+            CHECK(rc == HSPMV_ERR_NOMEM, "rc %d: %s", rc, e.msg);
         }
-        hspmv_dist_destroy(&D);
-        if (rc == 0) break;
-        failures++;
-        CHECK(rc == HSPMV_ERR_NOMEM, "rc %d: %s", rc, e.msg);
+        if (me == 0)
+            printf("  node path%s: allocation failure injected at %d points before success\n",
+                   pass ? " (shared rows)" : "", failures);
+        CHECK(mismatches == 0 && failures > 10 && n < 400, "mismatches %d failures %d", mismatches, failures);
     }
-    if (me == 0) printf("  node path: allocation failure injected at %d points before success\n", failures);
-    CHECK(mismatches == 0 && failures > 10 && n < 400, "mismatches %d failures %d", mismatches, failures);
     hspmv_csr_free(&A);
 }
 
