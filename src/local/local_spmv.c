@@ -2,33 +2,15 @@
    region, each thread runs the kernel on the rows it was given at creation. */
 #include <string.h>
 #include "local.h"
+#include "local_part.h"
 
-/* Chunk c of y = A*x (add: y += A*x). */
+/* Chunk c of y = A*x (add: y += A*x): its rows, or its tiles in blocked COO. */
 static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_real *y, int add)
 {
-    int64_t r0 = L->rows[c], r1 = L->rows[c + 1];
-    switch (L->format) {
-    case HSPMV_FORMAT_CSR:
-        L->ks->csr(r0, r1, L->csr.rowptr, L->csr.colind, L->csr.val, x, y, add);
-        break;
-    case HSPMV_FORMAT_CSRL:
-        L->ks->csrl(r0, r1, L->csrl.segptr, L->csrl.valptr, L->csrl.jas, L->csrl.jan, L->csrl.val,
-                    x, y, add);
-        break;
-    case HSPMV_FORMAT_CSR16:
-        L->ks->csr16(r0, r1, L->csr16.rowptr32, L->csr16.rowptr, L->csr16.off, L->csr16.val, x, y, add);
-        break;
-    case HSPMV_FORMAT_CSRVI:
-        L->ks->csrvi(r0, r1, L->csrvi.rowptr32, L->csrvi.rowptr, L->csrvi.colind, L->csrvi.code,
-                     L->csrvi.tab, L->csrvi.ntab, x, y, add);
-        break;
-    case HSPMV_FORMAT_CSRP: L->ks->csrp(r0, r1, &L->csrp, x, y, add); break;
-    case HSPMV_FORMAT_CSRDU: L->ks->csrdu(r0, r1, &L->csrdu, x, y, add); break;
-    case HSPMV_FORMAT_PANELS: L->ks->panels(r0, r1, &L->panels, x, y, add); break;
-    default:
+    if (L->format == HSPMV_FORMAT_BCOO)
         L->ks->bcoo(L->tiles[c], L->tiles[c + 1], &L->bcoo, x, y, add);
-        break;
-    }
+    else
+        hspmv_local_spmv_rows(L, L->rows[c], L->rows[c + 1], x, y, add);
 }
 
 void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add)

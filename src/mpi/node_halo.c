@@ -633,16 +633,14 @@ static int env_gather(void)
    the node, and the blocks are worth timing (or sharing was asked for). */
 static int share_fits(hspmv_dist *D, hspmv_node *N, const node_block *nb, int want)
 {
-    int64_t z[2] = {0, 0}, g[2];
+    int64_t z[2] = {0, N->size}, g[2]; /* the largest block's entries, the largest node */
     if (nb->L) {
         hspmv_local_info li;
         hspmv_local_get_info(nb->L, &li);
-        z[1] = li.nnz;
+        z[0] = li.nnz;
     }
     MPI_Allreduce(z, g, 2, MPI_INT64_T, MPI_MAX, D->comm);
-    int mx = N->size;
-    MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_INT, MPI_MAX, D->comm);
-    return N->merged && mx > 1 && (want == HSPMV_GATHER_SHARE || g[1] >= ((int64_t)1 << 16));
+    return N->merged && g[1] > 1 && (want == HSPMV_GATHER_SHARE || g[0] >= ((int64_t)1 << 16));
 }
 
 int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,

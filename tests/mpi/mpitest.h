@@ -40,6 +40,21 @@ static inline void mt_drop_file(char *p)
     free(p);
 }
 
+/* Collective: 1 on every rank when some rank's status or message differs
+   from rank 0's, or a rank holds an object (has_obj) after a failure or
+   none after success. */
+static inline int mt_errors_differ(int rc, const char *msg, int has_obj)
+{
+    char msg0[512] = "";
+    int rc0 = rc, bad, any;
+    snprintf(msg0, sizeof(msg0), "%s", msg);
+    MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
+    bad = rc != rc0 || (rc && strncmp(msg0, msg, sizeof(msg0) - 1) != 0) || (rc != 0) == has_obj;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
 /* RUN, with the ranks' failures and skips agreed before the verdict. */
 #define MRUN(fn)                                                               \
     do {                                                                       \

@@ -538,15 +538,7 @@ static void failed_allocation_is_every_ranks_error(void)
         if (me == P - 1) hspmv_alloc_fail_after(n);
         int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
         hspmv_alloc_fail_after(0);
-        /* same code and message everywhere? compare with rank 0's */
-        char msg0[512];
-        int rc0 = rc;
-        memcpy(msg0, e.msg, sizeof(msg0));
-        MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
-        int bad = rc != rc0 || (rc && strcmp(msg0, e.msg) != 0) || (rc != 0) != (D == NULL), anyb;
-        MPI_Allreduce(&bad, &anyb, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        mismatches += anyb;
+        mismatches += mt_errors_differ(rc, e.msg, D != NULL); /* same code and message everywhere */
         hspmv_dist_destroy(&D);
         if (rc == 0) break;
         failures++;

@@ -690,14 +690,7 @@ static void failed_allocation_on_the_node_path(void)
             hspmv_alloc_fail_after(0);
             set_env(NULL, NULL);
             unsetenv("HSPMV_NODE_MERGE");
-            char msg0[512];
-            int rc0 = rc;
-            memcpy(msg0, e.msg, sizeof(msg0));
-            MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
-            MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
-            int bad = rc != rc0 || (rc && strcmp(msg0, e.msg) != 0) || (rc != 0) != (D == NULL), anyb;
-            MPI_Allreduce(&bad, &anyb, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-            mismatches += anyb;
+            mismatches += mt_errors_differ(rc, e.msg, D != NULL);
             if (rc == 0) { /* it works afterwards */
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
