@@ -6,9 +6,10 @@
    a private huge-page buffer of just the entries it needs, which its blocks
    gather from; or direct with the node block's rows shared by the ranks of
    the node while a product runs (node_share.c), where that was built. The
-   plan times each on every rank at once (the fastest of 8 products each,
-   interleaved) and keeps the fastest slowest rank, copy only when it beats
-   the others by more than 10%. */
+   plan times each on every rank at once (the fastest of 8 products, after
+   2 untimed, each variant in a block of its own) and keeps shared rows
+   where built, else direct, unless copy's slowest rank is more than 10%
+   faster. */
 #include <stdlib.h>
 #include <string.h>
 #include "dist.h"

@@ -687,10 +687,11 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((!want || want == HSPMV_GATHER_SHARE) && share_fits(D, N, &dir[0], want)) { /* rows shared: node_share.c */
-        hspmv_error e2;
-        if (hspmv_node_share_build(D, N, &Bn, dir[0].L, want == HSPMV_GATHER_SHARE ? err : &e2) != HSPMV_OK) {
+        hspmv_error e2; /* not asked for: a failure only means no sharing */
+        int src = hspmv_node_share_build(D, N, &Bn, dir[0].L, want == HSPMV_GATHER_SHARE ? err : &e2);
+        if (src != HSPMV_OK) {
             hspmv_node_share_free(N);
-            if (want == HSPMV_GATHER_SHARE) rc = err->code ? err->code : HSPMV_ERR_UNSUPPORTED;
+            if (want == HSPMV_GATHER_SHARE) rc = src;
         }
     } else if (want == HSPMV_GATHER_SHARE) {
         want = HSPMV_GATHER_DIRECT; /* nothing to share here: direct */
