@@ -436,10 +436,13 @@ int main(int argc, char **argv)
                                          : va->read_mode == HSPMV_READ_PARALLEL ? "parallel" : "root";
             int thr = in.owned.threads > 0 ? in.owned.threads : in.ghost.threads;
             const char *halo_name = in.halo == HSPMV_HALO_NODE ? "node" : "p2p";
-            const char *gather_name = in.halo != HSPMV_HALO_NODE       ? "-"
-                                      : in.gather == HSPMV_GATHER_COPY  ? "copy"
-                                      : in.gather == HSPMV_GATHER_SHARE ? "share"
-                                                                        : "direct";
+            char gather_name[32];
+            snprintf(gather_name, sizeof(gather_name), "%s%s",
+                     in.halo != HSPMV_HALO_NODE       ? "-"
+                     : in.gather == HSPMV_GATHER_COPY  ? "copy"
+                     : in.gather == HSPMV_GATHER_SHARE ? "share"
+                                                       : "direct",
+                     in.gather_replica ? "+replica" : "");
             const char *env = va->env[0] ? va->env : "-";
             char pm[64 * 12] = "";
             for (long p = 0; p < passes && p < 64; p++)
@@ -485,9 +488,9 @@ int main(int argc, char **argv)
                        (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p);
                 if (in.halo == HSPMV_HALO_NODE)
                     printf("  node gathers: %s%s (plan timed direct %.4f ms, copy %.4f ms, shared rows %.4f ms per "
-                           "product), x %s, window slots %d\n",
+                           "product; with a replica of x %.4f ms), x %s, window slots %d\n",
                            gather_name, in.gather_direct_ms > 0 ? "" : " (not timed)", in.gather_direct_ms,
-                           in.gather_copy_ms, in.gather_share_ms,
+                           in.gather_copy_ms, in.gather_share_ms, in.gather_replica_ms,
                            va->caller_x ? "the caller's (its part copied into the window each product)"
                                     : "a window vector (zero copy)",
                            in.window_slots);
@@ -529,7 +532,7 @@ int main(int argc, char **argv)
                           "\"min_ms\":%.6f,\"max_ms\":%.6f,\"pass_medians_ms\":\"%s\",\"gflops\":%.4f,\"gbs\":%.3f,"
                           "\"post_ms\":%.5f,\"owned_ms\":%.5f,\"wait_ms\":%.5f,\"ghost_ms\":%.5f,\"sync_ms\":%.5f,"
                           "\"wait_share\":%.4f,\"halo\":\"%s\",\"env\":\"%s\",\"nodes\":%d,\"node_ranks\":%d,"
-                          "\"gather\":\"%s\",\"gather_direct_ms\":%.5f,\"gather_copy_ms\":%.5f,\"gather_share_ms\":%.5f,"
+                          "\"gather\":\"%s\",\"gather_direct_ms\":%.5f,\"gather_copy_ms\":%.5f,\"gather_share_ms\":%.5f,\"gather_replica_ms\":%.5f,"
                           "\"internode_bytes\":%.0f,\"internode_msgs\":%lld,\"internode_bytes_p2p\":%.0f,"
                           "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
                           "\"shm_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
@@ -543,7 +546,7 @@ int main(int argc, char **argv)
                           "halo_max_bytes=%.0f reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f pass_medians_ms=%s "
                           "gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f wait_ms=%.5f ghost_ms=%.5f sync_ms=%.5f "
                           "wait_share=%.4f halo=%s env=%s nodes=%d node_ranks=%d gather=%s gather_direct_ms=%.5f "
-                          "gather_copy_ms=%.5f gather_share_ms=%.5f internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
+                          "gather_copy_ms=%.5f gather_share_ms=%.5f gather_replica_ms=%.5f internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                           "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f triad_gbs=%.2f "
                           "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
                           "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld",
@@ -555,7 +558,7 @@ int main(int argc, char **argv)
                    in.ghost.nnz > 0 ? in.ghost.format_name : "none", halo_b, halo_mx, nt, med * 1e3, mn * 1e3, mx * 1e3,
                    passes > 1 ? pm : "-", flops / med / 1e9, bytes / med / 1e9, tmax[0] * 1e3, tmax[1] * 1e3,
                    tmax[2] * 1e3, tmax[3] * 1e3, tmax[5] * 1e3, wait_share, halo_name, env, in.nnodes,
-                   node_ranks_max, gather_name, in.gather_direct_ms, in.gather_copy_ms, in.gather_share_ms,
+                   node_ranks_max, gather_name, in.gather_direct_ms, in.gather_copy_ms, in.gather_share_ms, in.gather_replica_ms,
                    (double)in.internode_entries_node * rs, (long long)in.internode_msgs_node,
                    (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p,
                    va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, triad, peak_read / 1e6,

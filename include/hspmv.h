@@ -520,6 +520,10 @@ typedef struct hspmv_dist_info {
     double gather_share_ms;       /* the same with direct gathers and rows shared (0: not built or not timed) */
     double gather_copy_ms;        /* the same with copies first (both 0 when not timed: small, or forced
                                      by HSPMV_NODE_GATHER=direct|copy) */
+    int gather_replica;           /* global, halo "node": 1 when the node block (direct or shared rows)
+                                     gathers from a private huge-page replica of the node's x, copied
+                                     whole each product (HSPMV_NODE_REPLICA=1|0 forces) */
+    double gather_replica_ms;     /* the kept gather with a replica as timed beside it (0: not timed) */
     int64_t internode_entries_node; /* global: x entries crossing between nodes per SpMV, node-aware plan */
     int64_t internode_msgs_node;    /* global: messages between nodes per SpMV, node-aware plan */
     int64_t internode_entries_p2p;  /* global: the same for the p2p plan (each rank's ghosts from ranks */

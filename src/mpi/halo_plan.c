@@ -365,6 +365,8 @@ static int fill_info(hspmv_dist *D, hspmv_error *err)
         in->gather_direct_ms = N->t_direct * 1e3;
         in->gather_copy_ms = N->t_copy * 1e3;
         in->gather_share_ms = N->t_share * 1e3;
+        in->gather_replica = N->replica;
+        in->gather_replica_ms = N->t_replica * 1e3;
         if (N->nb.L) {
             hspmv_local_info li;
             hspmv_local_get_info(N->nb.L, &li);

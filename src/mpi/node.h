@@ -24,11 +24,14 @@
         part of the node block instead: one pass over the rows, not two);
      6. multiplies the node block: entries in columns of other ranks of the
         node, gathered from the window itself (direct) or from a private copy
-        of the entries it needs (copy); the plan chose by timing both;
+        of the entries it needs (copy); the plan chose by timing both; with
+        a replica it first copies the node's x parts, whole, into a private
+        huge-page vector and gathers from that (node_gather.c);
      7. waits for its receives, publishes recvd = n, waits for the ranks that
         received what it reads, multiplies the off-node block;
      8. publishes done = n; when its x was a window vector (zero copy),
-        waits until the ranks that read its part are done, so that the caller
+        waits until the ranks that read its part are done (every rank of
+        the node with shared rows or replicas), so that the caller
         may overwrite it as soon as the call returns.
    Why double buffering is safe: at step 3 of call n-1 every rank of the node
    had entered call n-1, so it had finished call n-2, the last call that
@@ -132,8 +135,11 @@ typedef struct hspmv_node {
     int64_t *nsrc;        /* nn entries: node-vector offset of each node-block column */
     int64_t *osrc;        /* no entries: ghost-area offset of each off-node column */
     hspmv_real *xn, *xo;  /* copy: the private buffers the blocks gather from */
+    hspmv_real *xr;       /* replica: a private huge-page copy of the node vector, made each product */
+    int replica;          /* 1: the node block (direct or shared rows) gathers from xr, not the window */
     int threads;
     double t_direct, t_copy, t_share; /* the gathers timed by the plan (slowest rank, s per product; 0: not timed) */
+    double t_replica;     /* the kept gather with a replica, timed beside it (0: not timed) */
 
     /* reported */
     int64_t inter_entries, inter_entries_p2p, inter_msgs, inter_msgs_p2p; /* this rank's share */
@@ -184,6 +190,16 @@ int hspmv_node_spmv(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
    entries), agrees the kernel sets first when timed. Collective. */
 int hspmv_node_choose_gather(struct hspmv_dist *D, hspmv_node *N, node_block dir[2], node_block cpy[2],
                              int timed, hspmv_error *err);
+/* node_gather.c. After the gather is kept: whether the node block gathers
+   from a private replica of the node vector (N->replica, N->xr).
+   HSPMV_NODE_REPLICA=1 or 0 forces it (rank 0's environment), else where
+   the block reads more than a quarter of the node vector of a node of
+   several ranks, the plan times the kept gather with and without one and
+   keeps it when more than 5% faster. Collective. */
+int hspmv_node_choose_replica(struct hspmv_dist *D, hspmv_node *N, int timed, hspmv_error *err);
+/* N->xr = the node vector xb's parts (those somebody reads in call parity
+   b; b < 0: all), with N->threads threads. */
+void hspmv_node_replicate(hspmv_node *N, const hspmv_real *xb, int b);
 
 /* node_share.c. Copies this rank's node block B (direct columns; L its
    prepared form: its kernel set and x prefetch are kept) into a segment of a

@@ -125,6 +125,7 @@ void hspmv_node_free(hspmv_node **Np)
     hspmv_free(N->osrc);
     hspmv_free(N->xn);
     hspmv_free(N->xo);
+    hspmv_free(N->xr);
     hspmv_node_window_free(N);
     if (N->leaders != MPI_COMM_NULL) MPI_Comm_free(&N->leaders);
     if (N->comm != MPI_COMM_NULL) MPI_Comm_free(&N->comm);

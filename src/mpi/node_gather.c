@@ -9,7 +9,13 @@
    plan times each on every rank at once (the fastest of 8 products, after
    2 untimed, each variant in a block of its own) and keeps shared rows
    where built, else direct, unless copy's slowest rank is more than 10%
-   faster. */
+   faster. On top of direct or shared rows, a replica: each product every
+   rank first copies the node's x parts, whole and contiguous, into a
+   private huge-page vector and gathers from that; worth it where the node
+   block reads most of x (random columns) and several threads share each
+   rank's gathers (hybrid splits, one job on the 16-core machine: direct
+   from the window took 26-30 ms at 8x2 and 4x4 where shared rows took
+   13-15 ms and benchmark-omp 10-11). */
 #include <stdlib.h>
 #include <string.h>
 #include "dist.h"
@@ -29,6 +35,10 @@ static double run_variant(hspmv_node *N, int gather, const node_block *blk, cons
                           const hspmv_real *gb, hspmv_real *y)
 {
     double t0 = MPI_Wtime();
+    if (N->replica && gather != HSPMV_GATHER_COPY) {
+        hspmv_node_replicate(N, xb, -1);
+        xb = N->xr;
+    }
     if (gather == HSPMV_GATHER_COPY) {
         if (blk[0].L) hspmv_node_gather_copy(N->xn, xb, N->nsrc, N->nn, N->threads);
         hspmv_node_block_add(&blk[0], N->xn, y, N->threads);
@@ -118,5 +128,72 @@ int hspmv_node_choose_gather(hspmv_dist *D, hspmv_node *N, node_block dir[2], no
     double tb = have[2] ? worst[2] : worst[0];
     if (have[1] && worst[1] < 0.9 * tb) best = HSPMV_GATHER_COPY;
     keep(N, best, dir, cpy);
+    return HSPMV_OK;
+}
+
+void hspmv_node_replicate(hspmv_node *N, const hspmv_real *xb, int b)
+{
+    enum { BLK = 1 << 15 }; /* entries per piece of work: 256 KiB */
+#pragma omp parallel num_threads(N->threads)
+    for (int q = 0; q < N->size; q++) {
+        if (b >= 0 && N->flags[q].slot[b] == -2) continue; /* nobody reads it (and its owner may be writing it) */
+        int64_t a = N->part_off[q], n = N->part_off[q + 1] - a, nblk = (n + BLK - 1) / BLK;
+#pragma omp for schedule(static) nowait
+        for (int64_t k = 0; k < nblk; k++) {
+            int64_t j = a + k * BLK, m = n - k * BLK < BLK ? n - k * BLK : BLK;
+            memcpy(N->xr + j, xb + j, sizeof(*xb) * (size_t)m);
+        }
+    }
+}
+
+/* HSPMV_NODE_REPLICA on rank 0: 1, 0, or -1 when unset. */
+static int env_replica(hspmv_dist *D)
+{
+    const char *s = getenv("HSPMV_NODE_REPLICA");
+    int v = s && *s ? (*s == '1') : -1;
+    MPI_Bcast(&v, 1, MPI_INT, 0, D->comm);
+    return v;
+}
+
+int hspmv_node_choose_replica(hspmv_dist *D, hspmv_node *N, int timed, hspmv_error *err)
+{
+    int force = env_replica(D), rc = HSPMV_OK, g = N->gather;
+    int64_t z[2] = {0, 0}, zmax[2]; /* the largest node block; 1 where one reads over a quarter of its node's x */
+    if (N->nb.L) {
+        hspmv_local_info li;
+        hspmv_local_get_info(N->nb.L, &li);
+        z[0] = li.nnz;
+        z[1] = N->size > 1 && 4 * N->nn > N->vec_len;
+    }
+    MPI_Allreduce(z, zmax, 2, MPI_INT64_T, MPI_MAX, D->comm);
+    if (g == HSPMV_GATHER_COPY || zmax[0] == 0 || force == 0) return HSPMV_OK;
+    if (force < 0 && !(timed && zmax[1] && zmax[0] >= ((int64_t)1 << 16))) return HSPMV_OK; /* as choose_gather */
+    N->xr = hspmv_alloc_pages((size_t)(N->vec_len > 0 ? N->vec_len : 1), sizeof(hspmv_real));
+    if (!N->xr) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for a replica of the node's x", D->rank);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) return rc;
+    if (force != 1) { /* time the kept gather without and with it, each in a block, all ranks at once */
+        hspmv_real *xb = N->vecs + (int64_t)N->nslots * N->vec_stride;
+        node_block blk[2] = {N->nb, N->ob};
+        double t[2] = {1e300, 1e300}, worst[2];
+        for (int64_t j = 0; j < D->ncols_local; j++) xb[N->part_off[N->rank] + j] = 1;
+        MPI_Barrier(N->comm);
+        for (int v = 0; v < 2; v++) {
+            N->replica = v;
+            for (int r = -2; r < TIMED_REPS; r++) {
+                if (g == HSPMV_GATHER_SHARE) hspmv_node_share_open(N, N->nb.L);
+                MPI_Barrier(D->comm);
+                double s = run_variant(N, g, blk, xb, N->ghost, D->work);
+                if (r >= 0 && s < t[v]) t[v] = s;
+            }
+        }
+        MPI_Allreduce(t, worst, 2, MPI_DOUBLE, MPI_MAX, D->comm);
+        N->t_replica = worst[1];
+        force = worst[1] < 0.95 * worst[0];
+    }
+    N->replica = force == 1;
+    if (!N->replica) {
+        hspmv_free(N->xr);
+        N->xr = NULL;
+    }
     return HSPMV_OK;
 }

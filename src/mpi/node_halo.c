@@ -723,6 +723,7 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     } else {
         rc = hspmv_node_choose_gather(D, N, dir, cpy, timed, err);
     }
+    if (!rc) rc = hspmv_node_choose_replica(D, N, timed, err);
 out:
     for (int i = 0; i < 2; i++) {
         hspmv_node_block_free(&dir[i]);

@@ -132,6 +132,10 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     double t1 = MPI_Wtime();
     /* 6. the node block */
     if (nreq) MPI_Testall(nreq, N->req, &flag, MPI_STATUSES_IGNORE);
+    if (N->replica) { /* the node's x parts into private huge pages, gathered from there */
+        hspmv_node_replicate(N, xb, b);
+        xb = N->xr;
+    }
     if (N->gather == HSPMV_GATHER_SHARE) {
         sync += hspmv_node_share_mul(N, &N->nb, xb, y, !whole);
     } else {
@@ -155,7 +159,7 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     double t5 = MPI_Wtime();
     /* 8. done reading; a window vector is the caller's again once its readers are done */
     hspmv_node_publish(&F[me].done, n);
-    if (slot >= 0 && N->gather == HSPMV_GATHER_SHARE) /* any rank may have run rows that read this part */
+    if (slot >= 0 && (N->gather == HSPMV_GATHER_SHARE || N->replica)) /* any rank may have read this part */
         for (int q = 0; q < N->size; q++) sync += q == me ? 0 : hspmv_node_wait(&F[q].done, n);
     else if (slot >= 0) /* (also when the slots disagreed: packers read owners' vectors before they knew) */
         for (int i = 0; i < N->nreaders; i++) sync += hspmv_node_wait(&F[N->readers[i]].done, n);

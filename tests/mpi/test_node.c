@@ -1,7 +1,8 @@
 /* test_node.c — the node-aware halo against the serial reference: pseudo-
    nodes (HSPMV_NODE_RANKS) of the sizes the rank count gives (4 ranks as
    2+2, 5 as 2+2+1, 8 as 3+3+2, and every rank its own node), every
-   partition, halo node and p2p, direct, copy and shared-row gathers, the owned columns
+   partition, halo node and p2p, direct, copy and shared-row gathers (with
+   and without a private replica of x), the owned columns
    apart and in the node block, x in the window
    (zero copy), the caller's x, and both mixed across ranks; spmv_scaled,
    scatter/gather, back-to-back products that overwrite x right after each
@@ -23,6 +24,7 @@
 
 static int me, P;
 static const char *part_name[] = {"nnz", "rows", "metis"};
+static int replica = -1; /* case_ok: HSPMV_NODE_REPLICA=1 (1), =0 (0) or unset (-1) */
 
 /* Ranks per pseudo-node that gives this rank count the shapes. */
 static int default_k(void) { return P == 8 ? 3 : 2; }
@@ -75,8 +77,9 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     snprintf(ks, sizeof(ks), "%d", k);
     set_env(k > 0 ? ks : NULL, gather);
     if (merge >= 0) setenv("HSPMV_NODE_MERGE", merge ? "1" : "0", 1);
-    snprintf(w, sizeof(w), "%s, %s, %s, gather %s, %d ranks per node, owned columns %s", what, part_name[part],
-             halo == HSPMV_HALO_NODE ? "node" : "p2p", gather ? gather : "timed", k,
+    if (replica >= 0) setenv("HSPMV_NODE_REPLICA", replica ? "1" : "0", 1);
+    snprintf(w, sizeof(w), "%s, %s, %s, gather %s%s, %d ranks per node, owned columns %s", what, part_name[part],
+             halo == HSPMV_HALO_NODE ? "node" : "p2p", gather ? gather : "timed", replica == 1 ? "+replica" : "", k,
              merge < 0 ? "as chosen" : merge ? "in the node block" : "apart");
     hspmv_opts o;
     hspmv_opts_default(&o);
@@ -87,6 +90,7 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     int ok = 1, rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, &D, &e);
     set_env(NULL, NULL);
     unsetenv("HSPMV_NODE_MERGE");
+    unsetenv("HSPMV_NODE_REPLICA");
     if (rc) {
         if (me == 0) fprintf(stderr, "  %s: create failed: %s\n", w, e.msg);
         return 0;
@@ -103,6 +107,12 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
         int want = in.owned_in_node && node_ranks_max(&in) > 1 ? HSPMV_GATHER_SHARE : HSPMV_GATHER_DIRECT;
         if (in.gather != want && me == 0) fprintf(stderr, "  %s: gather %d, not %d\n", w, in.gather, want);
         ok &= in.gather == want;
+    }
+    if (halo == HSPMV_HALO_NODE && replica >= 0) { /* forced: where the node block gathers (not copy) */
+        int want = replica && in.gather != HSPMV_GATHER_COPY && in.nnz_node > 0, any;
+        MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (in.gather_replica != any && me == 0) fprintf(stderr, "  %s: replica %d\n", w, in.gather_replica);
+        ok &= in.gather_replica == any;
     }
     hspmv_real *xg = NULL, *yg = NULL;
     hspmv_real *xw = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *yw = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
@@ -161,6 +171,12 @@ static int all_cases(const hspmv_csr *A, int full, const char *what)
         if (full) ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 1 ? "copy" : "direct", 0, -1, what);
         if (full || part == 0) /* rows shared within the (pseudo-)node, the owned columns in the node block */
             ok &= case_ok(A, part, HSPMV_HALO_NODE, "share", part == 2 ? 0 : default_k(), 1, what);
+        if (full || part == 1) { /* gathers from a private replica of the node's x */
+            replica = 1;
+            ok &= case_ok(A, part, HSPMV_HALO_NODE, part == 1 ? "direct" : "share", part == 0 ? default_k() : 0,
+                          part != 1, what);
+            replica = -1;
+        }
     }
     return ok;
 }
@@ -274,6 +290,9 @@ static void node_times_the_gathers(void)
     int shares = in.owned_in_node && node_ranks_max(&in) > 1; /* shared rows are timed where they can be built */
     CHECK((in.gather_share_ms > 0) == shares, "shared rows timed %g (owned in node %d)", in.gather_share_ms,
           in.owned_in_node);
+    /* a replica is timed beside the kept gather where the node block reads most of x (here: merged blocks) */
+    CHECK(!shares || in.gather == HSPMV_GATHER_COPY || in.gather_replica_ms > 0, "replica not timed (gather %d)",
+          in.gather);
     if (me == 0 && timed)
         printf("  random %lld x 10 at %d ranks: gathers %s (timed direct %.3f ms, copy %.3f ms, shared rows %.3f ms)\n",
                (long long)n, P,
@@ -359,13 +378,14 @@ static void chained_products_without_collectives_are_exact(void)
         SKIP("matrices/lap2d_64.mtx missing");
         return;
     }
-    const char *gathers[] = {"direct", "copy", "share"};
-    for (int g = 0; g < 3; g++)
+    const char *gathers[] = {"direct", "copy", "share", "direct", "share"}; /* the last two with a replica */
+    for (int g = 0; g < 5; g++)
         for (int k = 0; k <= 1; k++) {
             char ks[16];
             snprintf(ks, sizeof(ks), "%d", k ? 1 : default_k());
             set_env(ks, gathers[g]);
-            if (g == 2) setenv("HSPMV_NODE_MERGE", "1", 1); /* sharing needs the owned columns in the node block */
+            if (g == 2 || g == 4) setenv("HSPMV_NODE_MERGE", "1", 1); /* sharing needs the owned columns in the node block */
+            if (g >= 3) setenv("HSPMV_NODE_REPLICA", "1", 1);
             hspmv_opts o;
             hspmv_opts_default(&o);
             o.halo = HSPMV_HALO_NODE;
@@ -374,10 +394,11 @@ static void chained_products_without_collectives_are_exact(void)
             int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
             set_env(NULL, NULL);
             unsetenv("HSPMV_NODE_MERGE");
+            unsetenv("HSPMV_NODE_REPLICA");
             CHECK(rc == 0, "create");
             if (rc) continue;
             char w[80];
-            snprintf(w, sizeof(w), "lap2d_64, %s, %s ranks per node", gathers[g], ks);
+            snprintf(w, sizeof(w), "lap2d_64, %s%s, %s ranks per node", gathers[g], g >= 3 ? "+replica" : "", ks);
             CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
             CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
             hspmv_dist_destroy(&D);
@@ -674,11 +695,12 @@ static void failed_allocation_on_the_node_path(void)
     tl_csr_random(&A, 300, 300, NULL, 8, 2, 5);
     char ks[16];
     snprintf(ks, sizeof(ks), "%d", default_k());
-    for (int pass = 0; pass < 2; pass++) { /* gathers direct and copy by turns; then shared rows */
+    for (int pass = 0; pass < 3; pass++) { /* gathers direct and copy by turns; shared rows; and with a replica */
         int failures = 0, mismatches = 0, n;
         for (n = 1; n < 400; n++) {
             set_env(ks, pass ? "share" : n % 2 ? "copy" : "direct");
             if (pass) setenv("HSPMV_NODE_MERGE", "1", 1); /* shared rows need the owned columns in the node block */
+            if (pass == 2) setenv("HSPMV_NODE_REPLICA", "1", 1);
             hspmv_opts o;
             hspmv_opts_default(&o);
             o.partition = n % 3;
@@ -690,12 +712,14 @@ static void failed_allocation_on_the_node_path(void)
             hspmv_alloc_fail_after(0);
             set_env(NULL, NULL);
             unsetenv("HSPMV_NODE_MERGE");
+            unsetenv("HSPMV_NODE_REPLICA");
             mismatches += mt_errors_differ(rc, e.msg, D != NULL);
             if (rc == 0) { /* it works afterwards */
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
                 CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
                 if (pass && P > 1) CHECK(in.gather == HSPMV_GATHER_SHARE, "gather %d", in.gather);
+                if (pass == 2) CHECK(in.gather_replica == 1, "replica %d", in.gather_replica);
             }
             hspmv_dist_destroy(&D);
             if (rc == 0) break;
@@ -704,7 +728,7 @@ static void failed_allocation_on_the_node_path(void)
         }
         if (me == 0)
             printf("  node path%s: allocation failure injected at %d points before success\n",
-                   pass ? " (shared rows)" : "", failures);
+                   pass == 2 ? " (shared rows, replica)" : pass ? " (shared rows)" : "", failures);
         CHECK(mismatches == 0 && failures > 10 && n < 400, "mismatches %d failures %d", mismatches, failures);
     }
     hspmv_csr_free(&A);
@@ -720,6 +744,7 @@ int main(int argc, char **argv)
     set_env(NULL, NULL); /* the runner's choices would hide this program's */
     unsetenv("HSPMV_HALO");
     unsetenv("HSPMV_NODE_MERGE");
+    unsetenv("HSPMV_NODE_REPLICA");
     MRUN(node_matches_ref_on_bundled_matrices);
     MRUN(node_matches_ref_on_a_shared_matrix);
     MRUN(node_handles_odd_shapes);
