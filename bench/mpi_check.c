@@ -64,14 +64,18 @@ int mc_check(const mc_rows *R, const hspmv_dist *D, const hspmv_real *y, hspmv_r
         hspmv_ref_check(A, x, yl, 2.0, &c);
         /* one verdict for all: sums, maxima, the lowest bad row */
         double mx[3] = {c.worst, c.max_rel, 0}, gmx[3], rel = c.avg_rel * (double)A->nrows, grel = 0;
-        int64_t v[2] = {c.violations, c.first_bad >= 0 ? R->row_start[R->me] + c.first_bad : INT64_MAX}, gv[2];
+        int64_t r0 = R->row_start[R->me], gv[4];
+        int64_t v[4] = {c.violations, c.overflows, c.first_bad >= 0 ? r0 + c.first_bad : INT64_MAX,
+                        c.first_overflow >= 0 ? r0 + c.first_overflow : INT64_MAX};
         MPI_Allreduce(mx, gmx, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         MPI_Allreduce(&rel, &grel, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        MPI_Allreduce(&v[0], &gv[0], 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        MPI_Allreduce(&v[1], &gv[1], 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&v[0], &gv[0], 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD); /* counts */
+        MPI_Allreduce(&v[2], &gv[2], 2, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD); /* first rows */
         int64_t n = R->row_start[R->P];
         chk->violations = gv[0];
-        chk->first_bad = gv[1] == INT64_MAX ? -1 : gv[1];
+        chk->overflows = gv[1];
+        chk->first_bad = gv[2] == INT64_MAX ? -1 : gv[2];
+        chk->first_overflow = gv[3] == INT64_MAX ? -1 : gv[3];
         chk->worst = gmx[0];
         chk->max_rel = gmx[1];
         chk->avg_rel = n > 0 ? grel / (double)n : 0;
