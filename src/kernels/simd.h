@@ -15,7 +15,13 @@
      iloadu8 iloadu16       W indices from uint8 / uint16 (zero-extended)
      iadd(i, b) iscan(i)    i + b in every lane; inclusive prefix sum of the lanes
      ilast(i)               the last lane
-     any_zero_u8(p)         1 when one of the W bytes at p is 0
+     isteps(p, keep, &z)    CSRDU's column steps: lane j (bit j of keep set)
+                            gets the byte p[j] zero-extended, the others 0;
+                            z = the kept lanes whose byte is 0 (escapes).
+                            Reads no byte outside keep unless SIMD_TAIL_FULL
+                            (then all W bytes lie in the row)
+     iadd_from(i, j, b)     i + b in lanes j..W-1 (an escaped step of lane j
+                            added to a prefix sum)
      mask_first(r) mask_last(r)   lanes [0, r) / [W-r, W), 0 < r < W
      vand(a, m)             a with the lanes outside m set to +0
      vmload vmgather imload32 imload16   masked loads: the lanes outside m are 0

@@ -76,10 +76,17 @@ static inline vidx iscan(vidx a)
     return _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 8));
 }
 static inline int32_t ilast(vidx a) { return _mm_extract_epi32(_mm512_extracti32x4_epi32(a, 3), 3); }
-/* 1 when one of the W bytes at p is 0. */
-static inline int any_zero_u8(const uint8_t *p)
+/* CSRDU's column steps (simd.h): a masked load reads no byte outside keep;
+   an escaped step is one masked add. */
+static inline vidx isteps(const uint8_t *p, unsigned keep, unsigned *zero)
 {
-    return _mm_testn_epi8_mask(_mm_loadu_si128((const __m128i *)p), _mm_set1_epi8(-1)) != 0;
+    __m512i b = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)keep, p));
+    *zero = _mm512_mask_testn_epi32_mask((__mmask16)keep, b, b);
+    return b;
+}
+static inline vidx iadd_from(vidx a, int j, int32_t b)
+{
+    return _mm512_mask_add_epi32(a, (__mmask16)(0xFFFFu << j), a, _mm512_set1_epi32(b));
 }
 #else
 enum { W = 8 };
@@ -123,9 +130,15 @@ static inline vidx iscan(vidx a)
     return _mm256_add_epi32(a, _mm256_alignr_epi32(a, z, 4));
 }
 static inline int32_t ilast(vidx a) { return _mm256_extract_epi32(a, 7); }
-static inline int any_zero_u8(const uint8_t *p)
+static inline vidx isteps(const uint8_t *p, unsigned keep, unsigned *zero)
 {
-    return _mm_testn_epi8_mask(_mm_loadl_epi64((const __m128i *)p), _mm_set1_epi8(-1)) & 0xFF;
+    __m256i b = _mm256_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)keep, p));
+    *zero = _mm256_mask_testn_epi32_mask((__mmask8)keep, b, b);
+    return b;
+}
+static inline vidx iadd_from(vidx a, int j, int32_t b)
+{
+    return _mm256_mask_add_epi32(a, (__mmask8)(0xFFu << j), a, _mm256_set1_epi32(b));
 }
 #endif
 
