@@ -54,9 +54,9 @@ static inline vidx isteps(const uint8_t *p, unsigned keep, unsigned *zero)
     *zero = z;
     return v;
 }
-static inline vidx iadd_from(vidx a, int j, int32_t b)
+static inline vidx iadd_lanes(vidx a, unsigned m, int32_t b)
 {
-    for (int t = j; t < 4; t++) a.i[t] += b;
+    for (int t = 0; t < 4; t++) a.i[t] += m >> t & 1 ? b : 0;
     return a;
 }
 

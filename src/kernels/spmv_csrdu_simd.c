@@ -1,9 +1,10 @@
 /* spmv_csrdu_simd.c — the CSRDU kernel of every instruction set (simd.h; the
    Makefile compiles this file once per set). A row's columns are decoded
    W at a time: W delta bytes widened to 32-bit lanes (isteps), an
-   in-register prefix sum, then each escaped step (a 0 byte; one or two per
-   group on FEM and 3D stencil rows) added to its lane and those after it
-   (iadd_from: one masked add), plus the column before the group; then the
+   in-register prefix sum (AVX-512 and AVX2 in double: one vpsadbw), then
+   each escaped step (a 0 byte; one or two per group on FEM and 3D stencil
+   rows) added to its lane and those after it (cadd_lanes: one masked add,
+   the first two without a branch), plus the column before the group; then the
    gather of x by the result. The row's first entry (its column decoded
    from the previous row's) is lane 0 of the first group; the last 1..W-1
    entries are one masked group. Two FMA accumulators, scalar rows shorter
@@ -16,18 +17,26 @@
 
 /* The W columns of the lanes in keep whose steps are the bytes at d, after
    column *col (the other lanes: *col), and *col moved to the last of them;
-   *e is advanced past their escapes. The prefix sum does not wait for
-   *col: only one scalar add per group lies on the chain from group to group. */
-static inline vidx columns(const uint8_t *d, unsigned keep, int32_t *col, int64_t *e, const int32_t *esc)
+   *e is advanced past their escapes. The first two escaped steps are
+   added without a branch (their lanes and those after; a mask of 0 when
+   there is none: esc has two spare entries to read); more are rare. The
+   prefix sums do not wait for *col: one scalar add per group lies on the
+   chain from group to group. */
+static inline vcol columns(const uint8_t *d, unsigned keep, int32_t *col, int64_t *e, const int32_t *esc)
 {
-    unsigned z;
-    vidx sc = iscan(isteps(d, keep, &z));
-    while (z) { /* escaped steps: each moves its lane and those after it */
-        sc = iadd_from(sc, __builtin_ctz(z), esc[(*e)++]);
-        z &= z - 1;
-    }
-    vidx ix = iadd(sc, *col);
-    *col += ilast(sc);
+    unsigned z, z2, b1, b2;
+    vcol sc = csum_steps(d, keep, &z);
+    const int32_t *ep = esc + *e;
+    b1 = z & -z;
+    z2 = z & (z - 1);
+    b2 = z2 & -z2;
+    sc = cadd_lanes(sc, ~(b1 - 1) & ALL, ep[0]);
+    sc = cadd_lanes(sc, ~(b2 - 1) & ALL, ep[1]);
+    for (unsigned r = z2 & (z2 - 1), t = 2; __builtin_expect(r != 0, 0); r &= r - 1, t++)
+        sc = cadd_lanes(sc, ~((r & -r) - 1) & ALL, ep[t]);
+    *e += __builtin_popcount(z);
+    vcol ix = cadd(sc, *col);
+    *col += clast(sc);
     return ix;
 }
 
@@ -66,19 +75,19 @@ void HSPMV_KERNEL(csrdu)(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hsp
             } else {
                 vreal a0 = vzero(), a1 = vzero();
                 int32_t col = c;
-                vidx ix;
+                vcol ix;
                 if (n >= W) { /* lane 0: the first entry, column c (its byte is not a step) */
                     ix = columns(d + k, ALL & ~1u, &col, &e, esc);
-                    a0 = vmul(vload(v + k), vgather(ix, x));
+                    a0 = vmul(vload(v + k), cgather(ix, x));
                     for (q = k + W; q + 2 * W <= end; q += 2 * W) {
                         ix = columns(d + q, ALL, &col, &e, esc);
-                        a1 = vfma(vload(v + q), vgather(ix, x), a1);
+                        a1 = vfma(vload(v + q), cgather(ix, x), a1);
                         ix = columns(d + q + W, ALL, &col, &e, esc);
-                        a0 = vfma(vload(v + q + W), vgather(ix, x), a0);
+                        a0 = vfma(vload(v + q + W), cgather(ix, x), a0);
                     }
                     if (q + W <= end) {
                         ix = columns(d + q, ALL, &col, &e, esc);
-                        a1 = vfma(vload(v + q), vgather(ix, x), a1);
+                        a1 = vfma(vload(v + q), cgather(ix, x), a1);
                         q += W;
                     }
                 }
@@ -89,7 +98,7 @@ void HSPMV_KERNEL(csrdu)(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hsp
                     vmask m = tail_mask(r);
                     if (q == k) keep &= ~1u;
                     ix = columns(d + at, keep, &col, &e, esc);
-                    a0 = vfma(vmload(m, v + at), vmgather(m, ix, x), a0);
+                    a0 = vfma(vmload(m, v + at), cmgather(m, ix, x), a0);
                 }
                 s = vsum(vadd(a0, a1));
             }

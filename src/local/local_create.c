@@ -126,6 +126,31 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
     return f;
 }
 
+/* AUTO's CSRDU, on a matrix big enough to time, is timed against the
+   format its model ranks next among the index-compressing ones (CSR16
+   where it fits, else CSR), each with its fastest kernels, and the faster
+   is kept (*pL replaced). CSRDU moves fewest bytes, but decodes its
+   columns: where the cores are busy enough to bound the product, before
+   memory does, that costs more than the bytes save. Measured, 2-core
+   Zen 4 VM, 1 thread, double, medians of 20: genmat fem3d 45 --values
+   random CSR16 16.2 ms, CSRDU (AVX-512) 21.6; lap3d27 100 real CSR 17.1,
+   CSRDU 24.0. Nothing changes when the other cannot be built. */
+static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o)
+{
+    hspmv_local *L = *pL, *L2 = NULL;
+    hspmv_opts o2 = *o;
+    double t[2];
+    if (L->nnz < HSPMV_TUNE_MIN_NNZ) return;
+    o2.format = L->fits16 ? HSPMV_FORMAT_CSR16 : HSPMV_FORMAT_CSR;
+    if (hspmv_local_create(A, &o2, &L2, NULL) != HSPMV_OK) return;
+    if (hspmv_local_time_pair(L, L2, t) && t[1] < t[0]) {
+        hspmv_local_destroy(pL);
+        *pL = L2;
+    } else {
+        hspmv_local_destroy(&L2);
+    }
+}
+
 /* What the format choice needs counted, when it needs it (the format
    asked for, or AUTO past the CSRL and panel tests): A's distinct values
    (L->vals, L->fitsvi), its row patterns (L->pats, L->fitsp), CSRDU's
@@ -231,7 +256,10 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
     }
     drop_counts(L); /* only the build needs them */
     if (rc != HSPMV_OK) goto fail;
-    if (!o.kernel || !strcmp(o.kernel, "auto")) hspmv_local_tune_kernels(L);
+    if (!o.kernel || !strcmp(o.kernel, "auto")) {
+        hspmv_local_tune_kernels(L);
+        if (o.format == HSPMV_FORMAT_AUTO && L->format == HSPMV_FORMAT_CSRDU) keep_faster(&L, A, &o);
+    }
     *out = L;
     return hspmv_ok(err);
 fail:
