@@ -95,7 +95,8 @@ static int wants_panels(const hspmv_csr *A)
    patterns, each used by CSRP_REUSE rows or more: values only, an id byte
    per row at most), CSR16 (columns
    within 32767 of the row: 2 B of index), CSRDU (any matrix: 1 B of index
-   and escapes, counted CSRDU_WEIGHT heavier), CSR (4 B of index). CSRP's
+   and escapes, counted CSRDU_WEIGHT heavier, then timed: keep_faster),
+   CSR (4 B of index). CSRP's
    count is taken before its slices are known, with every row's id byte.
    Blocked COO is taken only on request: it lost to CSR on every matrix
    measured (Laplacians, banded, random, power law; 1-16 threads, AMD Zen
@@ -132,9 +133,9 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
    is kept (*pL replaced). CSRDU moves fewest bytes, but decodes its
    columns: where the cores are busy enough to bound the product, before
    memory does, that costs more than the bytes save. Measured, 2-core
-   Zen 4 VM, 1 thread, double, medians of 20: genmat fem3d 45 --values
-   random CSR16 16.2 ms, CSRDU (AVX-512) 21.6; lap3d27 100 real CSR 17.1,
-   CSRDU 24.0. Nothing changes when the other cannot be built. */
+   Zen 4 VM, 2 threads, double, three runs of 30 products: genmat fem3d 70
+   --values random CSR16 22.0-23.6 ms, CSRDU 30.8-31.7 (README "CSRDU's
+   kernels"). Nothing changes when the other cannot be built. */
 static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o)
 {
     hspmv_local *L = *pL, *L2 = NULL;
