@@ -226,6 +226,7 @@ matrices: programs
 	./genmat lap3d 12 -o matrices/lap3d_12.mtx
 	./genmat lap3d 12 --symmetric -o matrices/lap3d_12_sym.mtx
 	./genmat lap3d27 10 -o matrices/lap3d27_10.mtx
+	./genmat fem3d 6 --values random -o matrices/fem3d_6.mtx
 	./genmat banded 2000 --width 16 -o matrices/banded_2000_w16.mtx
 	./genmat blocks 1200 --width 12 -o matrices/blocks_1200_b12.mtx
 	./genmat random 3000 --k 8 -o matrices/random_3000_k8.mtx

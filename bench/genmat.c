@@ -1,5 +1,6 @@
 /* genmat.c — writes the Matrix Market test matrices this project makes itself:
-   stencil Laplacians, banded matrices with long runs, random and power-law. */
+   stencil Laplacians, a FEM-like mesh matrix, banded matrices with long runs,
+   random and power-law. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +18,12 @@ static void usage(FILE *f)
         "  lap2d N         2D 5-point Laplacian on an N x N grid (SPD, 4 / -1)\n"
         "  lap3d N         3D 7-point Laplacian on an N^3 grid (SPD, 6 / -1)\n"
         "  lap3d27 N       3D 27-point stencil on an N^3 grid (SPD, 26 / -1)\n"
+        "  fem3d N         FEM-like: the nodes of an N^3 grid, --dof D unknowns each\n"
+        "                  (default 3, numbered consecutively), 27-point node coupling\n"
+        "                  (rows of up to 27*D entries in runs of D columns), node\n"
+        "                  numbers shuffled within windows of 256 (fixed seed), so rows\n"
+        "                  share no offset pattern, as on an unstructured mesh (SPD,\n"
+        "                  27*D / -1)\n"
         "  banded N        band of half-width --width W (default 32): rows are long runs\n"
         "                  of consecutive columns (CSRL's case); SPD\n"
         "  blocks N        block diagonal, dense --width W blocks, plus one symmetric\n"
@@ -24,11 +31,12 @@ static void usage(FILE *f)
         "  random N        --k K (default 8) uniform random columns per row\n"
         "  powerlaw N      row lengths from a power law (mean --k, exponent --alpha 2.1),\n"
         "                  random columns: a few very long rows\n"
-        "options: --k K  --width W  --alpha A  --seed S  --symmetric (write the lower\n"
-        "  triangle with a symmetric header; stencil/banded/blocks only)  -o FILE (default stdout)\n"
+        "options: --k K  --width W  --alpha A  --dof D  --seed S  --symmetric (write the\n"
+        "  lower triangle with a symmetric header; stencil/fem3d/banded/blocks only)\n"
+        "  -o FILE (default stdout)\n"
         "  --values stencil|random: stencil (default) writes the few values above;\n"
         "  random draws real values with 9 significant digits from a fixed seed (--seed):\n"
-        "  stencil/banded/blocks off-diagonals in [-1.5,-0.5), a[i][j] == a[j][i], and a\n"
+        "  stencil/fem3d/banded/blocks off-diagonals in [-1.5,-0.5), a[i][j] == a[j][i], and a\n"
         "  diagonal above the row's largest possible off-diagonal sum (still SPD);\n"
         "  random/powerlaw values in [-1,1) (+4 on the diagonal).\n");
 }
@@ -102,7 +110,7 @@ static double rand_val(int realv)
     return (double)((int64_t)(z % 511) - 255) / 256.0;
 }
 
-typedef struct { const char *kind; int64_t n, k, w; double alpha; int sym, realv; uint64_t seed; } spec;
+typedef struct { const char *kind; int64_t n, k, w, dof; double alpha; int sym, realv; uint64_t seed; } spec;
 
 /* --values random: a value in [0,1) from the seed and the unordered pair
    {i, j}, so that a[i][j] == a[j][i] and both passes see the same value. */
@@ -144,6 +152,63 @@ static int64_t stencil_row(const spec *s, int64_t i, int emit)
                 cnt++;
                 if (emit) entry(i, j, spd_value(s, i, j, far == 0 ? (full ? 26 : 2 * dim) : -1, full ? 26 : 2 * dim));
             }
+    return cnt;
+}
+
+/* fem3d: node numbers of the grid's nodes (fem_num[g], g = x + n*(y + n*z))
+   and the grid node of each number (fem_node), a random permutation within
+   each window of FEM_WIN consecutive grid nodes. */
+enum { FEM_WIN = 256 };
+static int32_t *fem_num, *fem_node;
+
+static void fem_numbering(int64_t nodes, uint64_t seed)
+{
+    uint64_t z = seed ^ 0x2545f4914f6cdd1dULL;
+    if (!(fem_num = malloc((size_t)nodes * sizeof(int32_t))) || !(fem_node = malloc((size_t)nodes * sizeof(int32_t))))
+        bu_fail_status(1, "out of memory for the numbering of %lld nodes", (long long)nodes);
+    for (int64_t g = 0; g < nodes; g++) fem_node[g] = (int32_t)g;
+    for (int64_t w0 = 0; w0 < nodes; w0 += FEM_WIN) { /* Fisher-Yates within the window */
+        int64_t m = nodes - w0 < FEM_WIN ? nodes - w0 : FEM_WIN;
+        for (int64_t t = m - 1; t > 0; t--) {
+            z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+            int64_t u = (int64_t)((z >> 33) % (uint64_t)(t + 1));
+            int32_t a = fem_node[w0 + t];
+            fem_node[w0 + t] = fem_node[w0 + u];
+            fem_node[w0 + u] = a;
+        }
+    }
+    for (int64_t p = 0; p < nodes; p++) fem_num[fem_node[p]] = (int32_t)p;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Row i of fem3d: unknown i % D of node number i / D, coupled to every
+   unknown of itself and of its up to 26 grid neighbours, columns ascending. */
+static int64_t fem_row(const spec *s, int64_t i, int emit)
+{
+    int64_t n = s->n, D = s->dof, g = fem_node[i / D], cnt = 0, maxoff = 27 * D - 1;
+    int64_t x = g % n, y = (g / n) % n, z = g / (n * n);
+    int32_t nb[27];
+    int m = 0;
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int64_t xx = x + dx, yy = y + dy, zz = z + dz;
+                if (xx < 0 || yy < 0 || zz < 0 || xx >= n || yy >= n || zz >= n) continue;
+                nb[m++] = fem_num[xx + n * (yy + n * zz)];
+            }
+    qsort(nb, (size_t)m, sizeof(*nb), cmp_i32);
+    for (int t = 0; t < m; t++)
+        for (int64_t b = 0; b < D; b++) {
+            int64_t j = (int64_t)nb[t] * D + b;
+            if (s->sym && j > i) return cnt;
+            cnt++;
+            if (emit) entry(i, j, spd_value(s, i, j, j == i ? (double)(maxoff + 1) : -1, maxoff));
+        }
     return cnt;
 }
 
@@ -210,9 +275,10 @@ static int64_t stencil_rows(const char *kind, int64_t n)
 
 int main(int argc, char **argv)
 {
-    spec s = {NULL, 0, 8, 32, 2.1, 0, 0, 42};
+    spec s = {NULL, 0, 8, 32, 3, 2.1, 0, 0, 42};
     const char *path = NULL;
     uint64_t seed = 42;
+    int dof_given = 0;
     bu_set_prog("genmat");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -220,6 +286,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-o")) path = bu_value(argc, argv, &i);
         else if (!strcmp(a, "--k")) s.k = bu_parse_int(a, bu_value(argc, argv, &i), 1, INT32_MAX);
         else if (!strcmp(a, "--width")) s.w = bu_parse_int(a, bu_value(argc, argv, &i), 1, INT32_MAX);
+        else if (!strcmp(a, "--dof")) { s.dof = bu_parse_int(a, bu_value(argc, argv, &i), 1, 9); dof_given = 1; }
         else if (!strcmp(a, "--alpha")) {
             s.alpha = bu_parse_real(a, v = bu_value(argc, argv, &i), 2, 1000);
             if (!(s.alpha > 2)) bu_fail("--alpha takes a number above 2 (a finite mean), not '%.40s'", v);
@@ -237,12 +304,23 @@ int main(int argc, char **argv)
     int stencil = s.kind && (!strcmp(s.kind, "lap2d") || !strcmp(s.kind, "lap3d") || !strcmp(s.kind, "lap3d27"));
     int band = s.kind && (!strcmp(s.kind, "banded") || !strcmp(s.kind, "blocks"));
     int rnd = s.kind && (!strcmp(s.kind, "random") || !strcmp(s.kind, "powerlaw"));
+    int fem = s.kind && !strcmp(s.kind, "fem3d");
     if (!s.kind) bu_fail("no KIND given (usage: genmat KIND SIZE [options] -o out.mtx; see --help)");
-    if (!stencil && !band && !rnd)
-        bu_fail("KIND takes lap2d, lap3d, lap3d27, banded, blocks, random or powerlaw, not '%.40s'", s.kind);
+    if (!stencil && !band && !rnd && !fem)
+        bu_fail("KIND takes lap2d, lap3d, lap3d27, fem3d, banded, blocks, random or powerlaw, not '%.40s'", s.kind);
     if (!s.n) bu_fail("no SIZE given (usage: genmat KIND SIZE [options] -o out.mtx; see --help)");
-    if (rnd && s.sym) bu_fail("--symmetric is for stencil, banded and blocks only, not %s", s.kind);
+    if (rnd && s.sym) bu_fail("--symmetric is for stencil, fem3d, banded and blocks only, not %s", s.kind);
+    if (!fem && dof_given) bu_fail("--dof is for fem3d only, not %s", s.kind);
     int64_t rows = stencil ? stencil_rows(s.kind, s.n) : s.n;
+    if (fem) {
+        rows = stencil_rows("lap3d", s.n);
+        if (rows >= 0 && rows > INT32_MAX / s.dof) rows = -1;
+        if (rows < 0)
+            bu_fail("fem3d SIZE %lld with --dof %lld gives more than 2147483647 rows (32-bit indices)",
+                    (long long)s.n, (long long)s.dof);
+        fem_numbering(rows, seed);
+        rows *= s.dof;
+    }
     if (rows < 0)
         bu_fail("SIZE %lld gives a %s grid of more than 2147483647 rows (32-bit indices); SIZE at most %d",
                 (long long)s.n, s.kind, !strcmp(s.kind, "lap2d") ? 46340 : 1290);
@@ -265,7 +343,7 @@ int main(int argc, char **argv)
     if (s.realv) digits = 9;
     rng_state = seed;
     for (int64_t i = 0; i < rows; i++)
-        nnz += stencil ? stencil_row(&s, i, 0) : band ? band_row(&s, i, 0) : random_row(&s, i, cols);
+        nnz += stencil ? stencil_row(&s, i, 0) : fem ? fem_row(&s, i, 0) : band ? band_row(&s, i, 0) : random_row(&s, i, cols);
     errno = 0;
     if (fprintf(out, "%%%%MatrixMarket matrix coordinate real %s\n%% generated by hspmv genmat:",
                 s.sym ? "symmetric" : "general") < 0)
@@ -277,6 +355,7 @@ int main(int argc, char **argv)
     rng_state = seed;
     for (int64_t i = 0; i < rows; i++) {
         if (stencil) stencil_row(&s, i, 1);
+        else if (fem) fem_row(&s, i, 1);
         else if (band) band_row(&s, i, 1);
         else {
             int64_t m = random_row(&s, i, cols);
@@ -285,6 +364,8 @@ int main(int argc, char **argv)
     }
     flush();
     free(cols);
+    free(fem_num);
+    free(fem_node);
     /* what stdio still holds, and the close (NFS reports a full disk there) */
     errno = 0;
     if (fflush(out) != 0 || ferror(out)) write_failed();

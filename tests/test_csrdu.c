@@ -6,8 +6,10 @@
    gives, no read past any array, a perturbed result caught. Matrices: jumps
    just under and over the escapes, rows of 254, 255 and 300 entries, every
    length 0..33 with and without escapes inside a vector, dense and empty
-   rows, random and local columns, rectangular shapes, the bundled and the
-   shared matrices. ISA-agnostic: it names kernels only through the
+   rows, random and local columns, rectangular shapes, escapes at every lane
+   of a vector (1..16 in one group, at group boundaries, first entries
+   escaped), calls that start off the checkpoints, the bundled (fem3d_6
+   among them) and the shared matrices. ISA-agnostic: it names kernels only through the
    registry, so the same file tests NEON under qemu-aarch64. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +215,86 @@ static void every_csrdu_kernel_matches_ref_on_rectangular_and_empty_matrices(voi
     CHECK(rc == HSPMV_OK, "generator failed");
 }
 
+/* Escaped step at position t (1..len-1) of a row under pattern p: none,
+   all, every other, the first or last lane of groups of 4 / 8 / 16 (the
+   first group starts at the row's first entry, so lane = t % W), the upper
+   half of a 16-lane group, or m consecutive ones (1..16 in one group). */
+static int escaped_at(int p, int t, int m)
+{
+    switch (p) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return t % 2 == 0;
+    case 3: return t % 4 == 0;
+    case 4: return t % 4 == 3;
+    case 5: return t % 8 == 0;
+    case 6: return t % 8 == 7;
+    case 7: return t % 16 == 0 || t % 16 == 15;
+    case 8: return t % 16 >= 8;
+    default: return t >= 1 && t <= m;
+    }
+}
+
+/* Where the vector decode meets escapes: rows of every length 1..40 (shorter
+   and longer than every W and SIMD_SHORT) under every pattern of
+   escaped_at, first entries alternately near the previous row's first
+   column (a byte) and far from it (the 0x80 escape), rows of 255 and 300
+   entries (length escaped) with escapes inside; every kernel against the
+   reference, and calls on random row ranges (walks that start off the
+   checkpoints) giving exactly what one call gives. */
+static void every_csrdu_kernel_matches_ref_with_escapes_at_every_lane(void)
+{
+    enum { NP = 10, MAXL = 40, NR = MAXL * NP + 2 };
+    static int32_t store[NR][300];
+    const int32_t *cols[NR];
+    int64_t n[NR];
+    int32_t first = 1000;
+    uint64_t z = 12345;
+    for (int r = 0; r < NR; r++) {
+        int len = r < MAXL * NP ? r / NP + 1 : r == NR - 2 ? 255 : 300;
+        int p = r < MAXL * NP ? r % NP : r == NR - 2 ? 9 : 1;
+        z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+        /* odd rows jump far (first-entry escape), even rows stay within a byte */
+        first = r % 2 ? (int32_t)(1000 + (z >> 33) % 2000000) : first + (int32_t)((z >> 40) % 255) - 127;
+        if (first < 0) first = 0;
+        store[r][0] = first;
+        for (int t = 1; t < len; t++) store[r][t] = store[r][t - 1] + (escaped_at(p, t, 1 + r % 16) ? 256 + t : 1 + t % 3);
+        cols[r] = store[r];
+        n[r] = len;
+    }
+    hspmv_csr A;
+    hspmv_csrdu D;
+    int rc = csr_lists(&A, NR, 2200000, cols, n, 61);
+    rc = rc ? rc : hspmv_csrdu_from_csr(&A, &D, NULL);
+    CHECK(rc == HSPMV_OK, "setup failed");
+    if (rc) return;
+    CHECK(D.nesc > 2500 && D.len[NR - 1] == HSPMV_CSRDU_LENESC && D.d[A.rowptr[1]] == HSPMV_CSRDU_ESC1,
+          "%lld escapes; the patterns did not produce what they should", (long long)D.nesc);
+    CHECK(holds(&A, &D), "layout wrong");
+    check_kernels(&A, &D, "escapes at every lane", 63);
+    hspmv_real *x = hspmv_malloc(2200000 * sizeof(hspmv_real)), *y = hspmv_malloc(NR * sizeof(hspmv_real)),
+               *ys = hspmv_malloc(NR * sizeof(hspmv_real));
+    CHECK(x && y && ys, "out of memory");
+    tl_fill(x, 2200000, 67);
+    for (int s = 0; s < nsets && x && y && ys; s++) {
+        int bad = 0;
+        sets[s]->csrdu(0, NR, &D, x, y, 0);
+        for (int t = 0; t < 200; t++) {
+            z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+            int64_t r0 = (int64_t)((z >> 33) % NR), r1 = r0 + (int64_t)((z >> 13) % (uint64_t)(NR - r0 + 1));
+            tl_fill_nan(ys, NR);
+            sets[s]->csrdu(r0, r1, &D, x, ys, 0);
+            bad += !tl_same_bits(y + r0, ys + r0, r1 - r0);
+        }
+        CHECK(bad == 0, "%s/csrdu: %d calls on random row ranges differ from one call", sets[s]->isa, bad);
+    }
+    hspmv_free(x);
+    hspmv_free(y);
+    hspmv_free(ys);
+    hspmv_csrdu_free(&D);
+    hspmv_csr_free(&A);
+}
+
 /* Threads cut anywhere: walks from every checkpoint, over empty rows and escapes. */
 static void every_csrdu_kernel_gives_one_calls_y_on_split_row_ranges(void)
 {
@@ -346,6 +428,7 @@ int main(void)
     RUN(every_csrdu_kernel_matches_ref_on_dense_and_empty_rows);
     RUN(every_csrdu_kernel_matches_ref_on_rectangular_and_empty_matrices);
     RUN(every_csrdu_kernel_gives_one_calls_y_on_split_row_ranges);
+    RUN(every_csrdu_kernel_matches_ref_with_escapes_at_every_lane);
     RUN(every_csrdu_kernel_reads_nothing_past_the_arrays_ends);
     RUN(every_csrdu_kernel_matches_ref_on_bundled_matrices);
     RUN(every_csrdu_kernel_matches_ref_on_shared_matrices);

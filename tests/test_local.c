@@ -393,32 +393,63 @@ static void local_auto_picks_csrp_on_a_real_valued_stencil(void)
     hspmv_csr_free(&A);
 }
 
-/* Rows of different patterns with columns near each other (a FEM matrix's
-   shape): too many patterns for CSRP; CSRDU's byte per index beats CSR16's two. */
+/* n rows of different patterns with columns near each other (a FEM
+   matrix's shape): 20-24 distinct columns in i-60 .. i+60, in steps of 1..5. */
+static int local_columns(hspmv_csr *A, int64_t n, uint64_t s)
+{
+    int64_t nnz = 0;
+    memset(A, 0, sizeof(*A));
+    A->nrows = A->ncols = n;
+    A->rowptr = hspmv_calloc((size_t)n + 1, sizeof(int64_t));
+    A->colind = hspmv_malloc((size_t)n * 24 * sizeof(int32_t));
+    A->val = hspmv_malloc((size_t)n * 24 * sizeof(hspmv_real));
+    if (!A->rowptr || !A->colind || !A->val) return HSPMV_ERR_NOMEM;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t c = i - 60 + (int64_t)(tl_next(&s) % 10), m = 20 + (int64_t)(tl_next(&s) % 5);
+        for (int64_t t = 0; t < m && c < n; t++, c += 1 + (int64_t)(tl_next(&s) % 5))
+            if (c >= 0) A->colind[nnz++] = (int32_t)c;
+        A->rowptr[i + 1] = nnz;
+    }
+    A->nnz = nnz;
+    tl_fill(A->val, nnz, 6);
+    return HSPMV_OK;
+}
+
+/* Too many patterns for CSRP; CSRDU's byte per index beats CSR16's two
+   (a matrix too small for AUTO to time CSRDU against CSR16). */
 static void local_auto_picks_csrdu_on_local_columns_with_many_patterns(void)
 {
     hspmv_csr A;
     hspmv_local_info info;
-    int64_t n = 3000, nnz = 0;
-    uint64_t s = 5;
-    memset(&A, 0, sizeof(A));
-    A.nrows = A.ncols = n;
-    A.rowptr = hspmv_calloc((size_t)n + 1, sizeof(int64_t));
-    A.colind = hspmv_malloc((size_t)n * 24 * sizeof(int32_t));
-    A.val = hspmv_malloc((size_t)n * 24 * sizeof(hspmv_real));
-    CHECK(A.rowptr && A.colind && A.val, "allocate");
-    if (!A.rowptr || !A.colind || !A.val) return;
-    for (int64_t i = 0; i < n; i++) { /* 20-24 distinct columns in i-60 .. i+60, in steps of 1..10 */
-        int64_t c = i - 60 + (int64_t)(tl_next(&s) % 10), m = 20 + (int64_t)(tl_next(&s) % 5);
-        for (int64_t t = 0; t < m && c < n; t++, c += 1 + (int64_t)(tl_next(&s) % 5))
-            if (c >= 0) A.colind[nnz++] = (int32_t)c;
-        A.rowptr[i + 1] = nnz;
-    }
-    A.nnz = nnz;
-    tl_fill(A.val, nnz, 6);
+    int rc = local_columns(&A, 3000, 5);
+    CHECK(rc == HSPMV_OK, "allocate");
+    if (rc) return;
     CHECK(!csrp_fits(&A) && csr16_fits(&A), "the generator's rows share patterns or reach far");
     int f = auto_of(&A, &info);
     CHECK(f == HSPMV_FORMAT_CSRDU, "local columns, many patterns: format %d", f);
+    hspmv_csr_free(&A);
+}
+
+/* On a matrix big enough to time, AUTO's CSRDU is timed against CSR16 and
+   the faster kept (either may win on a given machine): the one kept
+   multiplies right and reports itself; with a fixed kernel set nothing is
+   timed and the model's CSRDU stays. */
+static void local_auto_times_csrdu_against_csr16_on_a_big_matrix(void)
+{
+    hspmv_csr A;
+    hspmv_local_info info;
+    hspmv_opts o = opts_of(HSPMV_FORMAT_AUTO, "scalar", 2);
+    hspmv_local *L = NULL;
+    int rc = local_columns(&A, 60000, 7);
+    CHECK(rc == HSPMV_OK, "allocate");
+    if (rc) return;
+    CHECK(A.nnz >= HSPMV_TUNE_MIN_NNZ && !csrp_fits(&A) && csr16_fits(&A), "generator: %lld nonzeros", (long long)A.nnz);
+    int f = auto_of(&A, &info);
+    CHECK(f == HSPMV_FORMAT_CSRDU || f == HSPMV_FORMAT_CSR16, "timed choice: format %d (-2: off the reference)", f);
+    CHECK(f < 0 || !strcmp(info.format_name, f == HSPMV_FORMAT_CSRDU ? "csrdu" : "csr16"), "info names %s", info.format_name);
+    rc = hspmv_local_create(&A, &o, &L, NULL);
+    CHECK(rc == HSPMV_OK && L && L->format == HSPMV_FORMAT_CSRDU, "fixed kernels: format %d", L ? L->format : -1);
+    hspmv_local_destroy(&L);
     hspmv_csr_free(&A);
 }
 
@@ -766,6 +797,7 @@ int main(void)
     RUN(local_auto_picks_csr_when_columns_are_far_and_csr16_is_refused);
     RUN(local_auto_picks_csrp_on_a_real_valued_stencil);
     RUN(local_auto_picks_csrdu_on_local_columns_with_many_patterns);
+    RUN(local_auto_times_csrdu_against_csr16_on_a_big_matrix);
     RUN(local_auto_picks_panels_on_scattered_columns);
     RUN(local_auto_respects_threshold);
     RUN(local_unknown_kernel_is_unsupported);

@@ -34,6 +34,8 @@
 #define HSPMV_CSRDU_CP 128     /* rows per checkpoint */
 #define HSPMV_CSRDU_ESC1 0x80  /* d of a first entry whose difference is in esc */
 #define HSPMV_CSRDU_LENESC 255 /* len of a row whose length is in esc */
+#define HSPMV_CSRDU_ESC_SPARE 2 /* zeroed entries after esc[nesc - 1]: the SIMD kernels read
+                                   the next two escapes of every group, used or not */
 
 /* Where a walk stands at row b*CP. */
 typedef struct hspmv_csrdu_cp {
@@ -49,7 +51,7 @@ typedef struct hspmv_csrdu {
     int64_t ncp;          /* checkpoints: ceil(nrows / CP) */
     uint8_t *len;         /* nrows entries (at least 1 allocated) */
     uint8_t *d;           /* nnz entries (at least 1 allocated) */
-    int32_t *esc;         /* nesc entries (at least 1 allocated) */
+    int32_t *esc;         /* nesc entries and HSPMV_CSRDU_ESC_SPARE zeroed ones */
     hspmv_csrdu_cp *cp;   /* ncp entries (at least 1 allocated) */
     hspmv_real *val;      /* nnz entries (at least 1 allocated) */
 } hspmv_csrdu;

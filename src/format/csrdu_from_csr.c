@@ -40,7 +40,7 @@ int hspmv_csrdu_alloc(const hspmv_csr *A, int64_t nesc, hspmv_csrdu *D, hspmv_er
     D->ncp = (A->nrows + HSPMV_CSRDU_CP - 1) / HSPMV_CSRDU_CP;
     D->len = hspmv_alloc_array((size_t)(A->nrows > 0 ? A->nrows : 1), 1);
     D->d = hspmv_alloc_array((size_t)(A->nnz > 0 ? A->nnz : 1), 1);
-    D->esc = hspmv_alloc_array((size_t)(nesc > 0 ? nesc : 1), sizeof(int32_t));
+    D->esc = hspmv_alloc_array((size_t)nesc + HSPMV_CSRDU_ESC_SPARE, sizeof(int32_t));
     D->cp = hspmv_alloc_array((size_t)(D->ncp > 0 ? D->ncp : 1), sizeof(hspmv_csrdu_cp));
     D->val = hspmv_alloc_array((size_t)(A->nnz > 0 ? A->nnz : 1), sizeof(hspmv_real));
     if (!D->len || !D->d || !D->esc || !D->cp || !D->val) {
@@ -48,6 +48,7 @@ int hspmv_csrdu_alloc(const hspmv_csr *A, int64_t nesc, hspmv_csrdu *D, hspmv_er
         return hspmv_err(err, HSPMV_ERR_NOMEM, "CSRDU conversion: out of memory for %lld nonzeros",
                          (long long)A->nnz);
     }
+    memset(D->esc + nesc, 0, HSPMV_CSRDU_ESC_SPARE * sizeof(int32_t));
     return hspmv_ok(err);
 }
 

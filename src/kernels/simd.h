@@ -15,7 +15,13 @@
      iloadu8 iloadu16       W indices from uint8 / uint16 (zero-extended)
      iadd(i, b) iscan(i)    i + b in every lane; inclusive prefix sum of the lanes
      ilast(i)               the last lane
-     any_zero_u8(p)         1 when one of the W bytes at p is 0
+     isteps(p, keep, &z)    CSRDU's column steps: lane j (bit j of keep set)
+                            gets the byte p[j] zero-extended, the others 0;
+                            z = the kept lanes whose byte is 0 (escapes).
+                            Reads no byte outside keep unless SIMD_TAIL_FULL
+                            (then all W bytes lie in the row)
+     iadd_lanes(i, m, b)    i + b in the lanes of bit mask m (an escaped step
+                            added to a prefix sum: m = its lane and those after)
      mask_first(r) mask_last(r)   lanes [0, r) / [W-r, W), 0 < r < W
      vand(a, m)             a with the lanes outside m set to +0
      vmload vmgather imload32 imload16   masked loads: the lanes outside m are 0
@@ -45,6 +51,21 @@
 #define HSPMV_ISA_NAME neon
 #else
 #error "simd.h: compile with -DHSPMV_ISA_AVX2, -DHSPMV_ISA_AVX512 or -DHSPMV_ISA_NEON (see the Makefile)"
+#endif
+
+/* CSRDU's column vectors: a set may define SIMD_HAS_VCOL and its own vcol
+   (AVX-512 and AVX2 in double: 64-bit lanes summed by vpsadbw); the others
+   use W 32-bit indices, isteps and iscan. csum_steps(p, keep, &z) gives the
+   prefix sums of isteps's lanes, cadd_lanes/cadd/clast/cgather/cmgather are
+   iadd_lanes/iadd/ilast/vgather/vmgather on vcol. */
+#ifndef SIMD_HAS_VCOL
+typedef vidx vcol;
+static inline vcol csum_steps(const uint8_t *p, unsigned keep, unsigned *zero) { return iscan(isteps(p, keep, zero)); }
+static inline vcol cadd_lanes(vcol a, unsigned m, int32_t b) { return iadd_lanes(a, m, b); }
+static inline vcol cadd(vcol a, int32_t b) { return iadd(a, b); }
+static inline int32_t clast(vcol a) { return ilast(a); }
+static inline vreal cgather(vcol i, const hspmv_real *x) { return vgather(i, x); }
+static inline vreal cmgather(vmask m, vcol i, const hspmv_real *x) { return vmgather(m, i, x); }
 #endif
 
 #define HSPMV_KCAT_(fmt, isa) hspmv_k_##fmt##_##isa

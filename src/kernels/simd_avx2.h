@@ -28,6 +28,11 @@
 static const int32_t hspmv_avx2_lanes[24] = {0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1,
                                               -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
 
+/* 0xFF in byte j of the result where bit j of k (4 bits) is set: each bit
+   is moved to the bottom of its byte by one multiplication (no carries:
+   the shifted copies land on disjoint bits), then spread over the byte. */
+static inline uint32_t avx2_bytes4(unsigned k) { return ((k * 0x00204081u) & 0x01010101u) * 0xFFu; }
+
 /* __builtin_prefetch, not _mm_prefetch: GCC 12 drops an _mm_prefetch made
    inside a small inline function as if it had no effect. */
 static inline void pf(const void *p) { __builtin_prefetch(p, 0, 3); }
@@ -85,11 +90,20 @@ static inline vidx iscan(vidx a)
     return _mm256_add_epi32(a, _mm256_permute2x128_si256(lo, lo, 0x08)); /* low half's into high */
 }
 static inline int32_t ilast(vidx a) { return _mm256_extract_epi32(a, 7); }
-/* 1 when one of the W bytes at p is 0. */
-static inline int any_zero_u8(const uint8_t *p)
+/* CSRDU's column steps (simd.h): the 8 bytes lie in the row (SIMD_TAIL_FULL),
+   those outside keep are cleared. */
+static inline vidx isteps(const uint8_t *p, unsigned keep, unsigned *zero)
 {
-    __m128i b = _mm_loadl_epi64((const __m128i *)p);
-    return (_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_setzero_si128())) & 0xFF) != 0;
+    uint64_t bm = (uint64_t)avx2_bytes4(keep & 15) | (uint64_t)avx2_bytes4(keep >> 4) << 32;
+    __m128i b = _mm_and_si128(_mm_loadl_epi64((const __m128i *)p), _mm_cvtsi64_si128((long long)bm));
+    *zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_setzero_si128())) & keep;
+    return _mm256_cvtepu8_epi32(b);
+}
+static inline vidx iadd_lanes(vidx a, unsigned m, int32_t b)
+{
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    __m256i in = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)m), bit), bit);
+    return _mm256_add_epi32(a, _mm256_and_si256(in, _mm256_set1_epi32(b)));
 }
 #else
 enum { W = 4 };
@@ -145,11 +159,52 @@ static inline vidx iscan(vidx a)
     return _mm_add_epi32(a, _mm_slli_si128(a, 8));
 }
 static inline int32_t ilast(vidx a) { return _mm_extract_epi32(a, 3); }
-static inline int any_zero_u8(const uint8_t *p)
+static inline vidx isteps(const uint8_t *p, unsigned keep, unsigned *zero)
 {
     int32_t w;
     memcpy(&w, p, sizeof(w));
-    return (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_cvtsi32_si128(w), _mm_setzero_si128())) & 0xF) != 0;
+    __m128i b = _mm_cvtsi32_si128(w & (int32_t)avx2_bytes4(keep));
+    *zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_setzero_si128())) & keep;
+    return _mm_cvtepu8_epi32(b);
+}
+static inline vidx iadd_lanes(vidx a, unsigned m, int32_t b)
+{
+    const __m128i bit = _mm_setr_epi32(1, 2, 4, 8);
+    __m128i in = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)m), bit), bit);
+    return _mm_add_epi32(a, _mm_and_si128(in, _mm_set1_epi32(b)));
+}
+
+/* CSRDU's column vectors (simd.h): 4 64-bit lanes, lane j the sum of the
+   kept bytes 0..j by one vpsadbw on the bytes broadcast to every lane and
+   masked to its prefix, gathered with 64-bit indices. */
+#define SIMD_HAS_VCOL 1
+typedef __m256i vcol;
+static inline vcol csum_steps(const uint8_t *p, unsigned keep, unsigned *zero)
+{
+    int32_t w;
+    memcpy(&w, p, sizeof(w));
+    __m128i b = _mm_cvtsi32_si128(w & (int32_t)avx2_bytes4(keep));
+    *zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_setzero_si128())) & keep;
+    __m256i bb = _mm256_and_si256(_mm256_broadcastq_epi64(b), _mm256_setr_epi64x(0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFFll));
+    return _mm256_sad_epu8(bb, _mm256_setzero_si256());
+}
+static inline vcol cadd_lanes(vcol a, unsigned m, int32_t b)
+{
+    const __m256i bit = _mm256_setr_epi64x(1, 2, 4, 8);
+    __m256i in = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(m), bit), bit);
+    return _mm256_add_epi64(a, _mm256_and_si256(in, _mm256_set1_epi64x(b)));
+}
+static inline vcol cadd(vcol a, int32_t b) { return _mm256_add_epi64(a, _mm256_set1_epi64x(b)); }
+static inline int32_t clast(vcol a) { return (int32_t)_mm256_extract_epi64(a, 3); }
+static inline vreal cgather(vcol i, const double *x)
+{
+    __m256d z = _mm256_setzero_pd(), m = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    __asm__("" : "+x"(z), "+x"(m));
+    return _mm256_mask_i64gather_pd(z, x, i, m, 8);
+}
+static inline vreal cmgather(vmask m, vcol i, const double *x)
+{
+    return _mm256_mask_i64gather_pd(_mm256_setzero_pd(), x, i, m, 8);
 }
 #endif
 

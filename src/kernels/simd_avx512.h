@@ -76,10 +76,17 @@ static inline vidx iscan(vidx a)
     return _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 8));
 }
 static inline int32_t ilast(vidx a) { return _mm_extract_epi32(_mm512_extracti32x4_epi32(a, 3), 3); }
-/* 1 when one of the W bytes at p is 0. */
-static inline int any_zero_u8(const uint8_t *p)
+/* CSRDU's column steps (simd.h): a masked load reads no byte outside keep;
+   an escaped step is one masked add (iadd_lanes). */
+static inline vidx isteps(const uint8_t *p, unsigned keep, unsigned *zero)
 {
-    return _mm_testn_epi8_mask(_mm_loadu_si128((const __m128i *)p), _mm_set1_epi8(-1)) != 0;
+    __m512i b = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)keep, p));
+    *zero = _mm512_mask_testn_epi32_mask((__mmask16)keep, b, b);
+    return b;
+}
+static inline vidx iadd_lanes(vidx a, unsigned m, int32_t b)
+{
+    return _mm512_mask_add_epi32(a, (__mmask16)m, a, _mm512_set1_epi32(b));
 }
 #else
 enum { W = 8 };
@@ -123,9 +130,47 @@ static inline vidx iscan(vidx a)
     return _mm256_add_epi32(a, _mm256_alignr_epi32(a, z, 4));
 }
 static inline int32_t ilast(vidx a) { return _mm256_extract_epi32(a, 7); }
-static inline int any_zero_u8(const uint8_t *p)
+static inline vidx isteps(const uint8_t *p, unsigned keep, unsigned *zero)
 {
-    return _mm_testn_epi8_mask(_mm_loadl_epi64((const __m128i *)p), _mm_set1_epi8(-1)) & 0xFF;
+    __m256i b = _mm256_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)keep, p));
+    *zero = _mm256_mask_testn_epi32_mask((__mmask8)keep, b, b);
+    return b;
+}
+static inline vidx iadd_lanes(vidx a, unsigned m, int32_t b)
+{
+    return _mm256_mask_add_epi32(a, (__mmask8)m, a, _mm256_set1_epi32(b));
+}
+
+/* CSRDU's column vectors (simd.h): 8 64-bit lanes, lane j the sum of the
+   kept bytes 0..j by one vpsadbw on the bytes broadcast to every lane and
+   masked to its prefix (no widening and no shift-and-add scan), gathered
+   with 64-bit indices. */
+#define SIMD_HAS_VCOL 1
+typedef __m512i vcol;
+static inline vcol csum_steps(const uint8_t *p, unsigned keep, unsigned *zero)
+{
+    const __m512i prefix = _mm512_setr_epi64(0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFFll, 0xFFFFFFFFFFll, 0xFFFFFFFFFFFFll,
+                                             0xFFFFFFFFFFFFFFll, -1ll);
+    __m128i b = _mm_maskz_loadu_epi8((__mmask16)keep, p);
+    *zero = _mm_mask_testn_epi8_mask((__mmask16)keep, b, b);
+    return _mm512_sad_epu8(_mm512_and_si512(_mm512_broadcastq_epi64(b), prefix), _mm512_setzero_si512());
+}
+static inline vcol cadd_lanes(vcol a, unsigned m, int32_t b)
+{
+    return _mm512_mask_add_epi64(a, (__mmask8)m, a, _mm512_set1_epi64(b));
+}
+static inline vcol cadd(vcol a, int32_t b) { return _mm512_add_epi64(a, _mm512_set1_epi64(b)); }
+static inline int32_t clast(vcol a) { return (int32_t)_mm_extract_epi64(_mm512_extracti64x2_epi64(a, 3), 1); }
+static inline vreal cgather(vcol i, const double *x)
+{
+    __m512d z = _mm512_setzero_pd();
+    __mmask8 m = 0xFF;
+    __asm__("" : "+v"(z), "+k"(m));
+    return _mm512_mask_i64gather_pd(z, m, i, x, 8);
+}
+static inline vreal cmgather(vmask m, vcol i, const double *x)
+{
+    return _mm512_mask_i64gather_pd(_mm512_setzero_pd(), m, i, x, 8);
 }
 #endif
 

@@ -42,7 +42,23 @@ static inline vidx iscan(vidx a)
     return a;
 }
 static inline int32_t ilast(vidx a) { return a.i[3]; }
-static inline int any_zero_u8(const uint8_t *p) { return !p[0] || !p[1] || !p[2] || !p[3]; }
+/* CSRDU's column steps (simd.h), lane by lane in general registers. */
+static inline vidx isteps(const uint8_t *p, unsigned keep, unsigned *zero)
+{
+    vidx v;
+    unsigned z = 0;
+    for (int j = 0; j < 4; j++) {
+        v.i[j] = keep >> j & 1 ? p[j] : 0;
+        z |= (unsigned)(keep >> j & 1 && !v.i[j]) << j;
+    }
+    *zero = z;
+    return v;
+}
+static inline vidx iadd_lanes(vidx a, unsigned m, int32_t b)
+{
+    for (int t = 0; t < 4; t++) a.i[t] += m >> t & 1 ? b : 0;
+    return a;
+}
 
 #ifdef HSPMV_SINGLE
 typedef float32x4_t vreal;

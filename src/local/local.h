@@ -63,6 +63,11 @@ struct hspmv_local {
    beats the registry's first choice by less than 3%. */
 void hspmv_local_tune_kernels(hspmv_local *L);
 
+/* Times a and b (their kernels as set) in interleaved rounds, a warm-up
+   round first, into t[0] and t[1] (each its fastest round, seconds).
+   Returns 0 when scratch vectors could not be had (t untouched). */
+int hspmv_local_time_pair(hspmv_local *a, hspmv_local *b, double t[2]);
+
 /* Splits rows [0, nrows) of rp into nchunks contiguous ranges balanced by
    nonzeros: start has nchunks+1 entries, chunk c is [start[c], start[c+1]).
    Chunk c begins at the first row whose rp reaches c*nnz/nchunks, so each

@@ -95,7 +95,8 @@ static int wants_panels(const hspmv_csr *A)
    patterns, each used by CSRP_REUSE rows or more: values only, an id byte
    per row at most), CSR16 (columns
    within 32767 of the row: 2 B of index), CSRDU (any matrix: 1 B of index
-   and escapes, counted CSRDU_WEIGHT heavier), CSR (4 B of index). CSRP's
+   and escapes, counted CSRDU_WEIGHT heavier, then timed: keep_faster),
+   CSR (4 B of index). CSRP's
    count is taken before its slices are known, with every row's id byte.
    Blocked COO is taken only on request: it lost to CSR on every matrix
    measured (Laplacians, banded, random, power law; 1-16 threads, AMD Zen
@@ -124,6 +125,31 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
     if (L->nnz > 0 && L->fitsvi && (b = nnz * 5 + (n + 1) * pw + (double)L->vals->n * r + xy) < best)
         best = b, f = HSPMV_FORMAT_CSRVI;
     return f;
+}
+
+/* AUTO's CSRDU, on a matrix big enough to time, is timed against the
+   format its model ranks next among the index-compressing ones (CSR16
+   where it fits, else CSR), each with its fastest kernels, and the faster
+   is kept (*pL replaced). CSRDU moves fewest bytes, but decodes its
+   columns: where the cores are busy enough to bound the product, before
+   memory does, that costs more than the bytes save. Measured, 2-core
+   Zen 4 VM, 2 threads, double, three runs of 30 products: genmat fem3d 70
+   --values random CSR16 22.0-23.6 ms, CSRDU 30.8-31.7 (README "CSRDU's
+   kernels"). Nothing changes when the other cannot be built. */
+static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o)
+{
+    hspmv_local *L = *pL, *L2 = NULL;
+    hspmv_opts o2 = *o;
+    double t[2];
+    if (L->nnz < HSPMV_TUNE_MIN_NNZ) return;
+    o2.format = L->fits16 ? HSPMV_FORMAT_CSR16 : HSPMV_FORMAT_CSR;
+    if (hspmv_local_create(A, &o2, &L2, NULL) != HSPMV_OK) return;
+    if (hspmv_local_time_pair(L, L2, t) && t[1] < t[0]) {
+        hspmv_local_destroy(pL);
+        *pL = L2;
+    } else {
+        hspmv_local_destroy(&L2);
+    }
 }
 
 /* What the format choice needs counted, when it needs it (the format
@@ -231,7 +257,10 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
     }
     drop_counts(L); /* only the build needs them */
     if (rc != HSPMV_OK) goto fail;
-    if (!o.kernel || !strcmp(o.kernel, "auto")) hspmv_local_tune_kernels(L);
+    if (!o.kernel || !strcmp(o.kernel, "auto")) {
+        hspmv_local_tune_kernels(L);
+        if (o.format == HSPMV_FORMAT_AUTO && L->format == HSPMV_FORMAT_CSRDU) keep_faster(&L, A, &o);
+    }
     *out = L;
     return hspmv_ok(err);
 fail:

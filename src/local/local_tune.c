@@ -1,5 +1,6 @@
 /* local_tune.c — kernel "auto": on a matrix big enough to time, each kernel
-   set this CPU runs multiplies it a few times and the fastest is kept. The
+   set this CPU runs multiplies it a few times and the fastest is kept; and
+   the timing of two prepared matrices against each other (AUTO's CSRDU). The
    registry's order (widest SIMD first) is only a guess: on some CPUs gathers
    lose to scalar loads (random columns on AMD Zen lose 2.5x with AVX-512). */
 #include <time.h>
@@ -100,6 +101,32 @@ void hspmv_local_tune_group(hspmv_local **L, int n)
     if (nnz < HSPMV_TUNE_MIN_NNZ) return;
     ns = hspmv_local_time_kernels(L, n, t, 8);
     hspmv_local_use_kernels(L, n, ns > 1 ? hspmv_local_pick_kernels(t, ns) : 0);
+}
+
+int hspmv_local_time_pair(hspmv_local *a, hspmv_local *b, double t[2])
+{
+    hspmv_local *L[2] = {a, b};
+    hspmv_real *x[2] = {NULL, NULL}, *y[2] = {NULL, NULL};
+    int ok = 1;
+    for (int i = 0; i < 2 && ok; i++) {
+        x[i] = hspmv_alloc_array((size_t)L[i]->ncols + 1, sizeof(hspmv_real));
+        y[i] = hspmv_alloc_array((size_t)L[i]->nrows + 1, sizeof(hspmv_real));
+        ok = x[i] && y[i];
+        if (!ok) break;
+        hspmv_local_touch(L[i], x[i], L[i]->ncols);
+        hspmv_local_touch(L[i], y[i], L[i]->nrows);
+        for (int64_t j = 0; j < L[i]->ncols; j++) x[i][j] = 1;
+    }
+    for (int r = -1; ok && r < TUNE_ROUNDS; r++) /* round -1: untimed, to warm up */
+        for (int i = 0; i < 2; i++) {
+            double ts = time_group(&L[i], 1, &x[i], &y[i]);
+            if (r == 0 || (r > 0 && ts < t[i])) t[i] = ts;
+        }
+    for (int i = 0; i < 2; i++) {
+        hspmv_free(x[i]);
+        hspmv_free(y[i]);
+    }
+    return ok;
 }
 
 void hspmv_local_tune_kernels(hspmv_local *L)

@@ -329,6 +329,21 @@ done
 symmetric matrices/blocks_1200_b12.mtx > "$out" || { ok=0; echo "  matrices/blocks_1200_b12.mtx"; cat "$out"; }
 if [ "$ok" = 1 ]; then pass "genmat_blocks_is_symmetric_and_the_bundled_one_too"
 else fail "genmat_blocks_is_symmetric_and_the_bundled_one_too"; fi
+# fem3d: symmetric in both value kinds, its --symmetric form the lower triangle,
+# and its rows not one offset pattern (the shuffled numbering)
+ok=1
+for spec in "4" "5 --dof 2 --values random" "3 --dof 1 --values random"; do
+    # shellcheck disable=SC2086
+    "$bin/genmat" fem3d $spec -o "$tmp/f.mtx" && symmetric "$tmp/f.mtx" > "$out" || { ok=0; echo "  fem3d $spec"; cat "$out"; }
+done
+"$bin/genmat" fem3d 5 --values random -o "$tmp/g.mtx" && "$bin/genmat" fem3d 5 --values random --symmetric -o "$tmp/s.mtx" &&
+awk '/^%/ { next } FNR == NR { if (!h1) { h1 = 1; next } if ($1 >= $2) g[$1 " " $2] = $3; next }
+     !h2 { h2 = 1; next } { if (g[$1 " " $2] != $3) exit 1; n++ } END { m = 0; for (k in g) m++; exit n != m }'     "$tmp/g.mtx" "$tmp/s.mtx" || { ok=0; echo "  fem3d 5 --symmetric is not the lower triangle"; }
+# offsets col - row of each row's first entry: a shuffled mesh has many distinct ones
+npat=$(awk '/^%/ { next } !h { h = 1; next } $1 != last { last = $1; print $2 - $1 }' "$tmp/g.mtx" | sort -u | wc -l)
+[ "$npat" -gt 50 ] || { ok=0; echo "  fem3d 5: only $npat distinct first offsets"; }
+if [ "$ok" = 1 ]; then pass "genmat_fem3d_is_symmetric_lower_triangle_and_shuffled"
+else fail "genmat_fem3d_is_symmetric_lower_triangle_and_shuffled"; fi
 # a row buffer the machine cannot give is refused, not written through
 expect_error "genmat_refuses_a_row_buffer_beyond_ulimit_v" "out of memory for a row of 2147483647 columns" \
     sh -c 'ulimit -v 200000; exec "$0" powerlaw 2147483647' "$bin/genmat"
