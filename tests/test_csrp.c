@@ -125,8 +125,6 @@ static int check_kernels(const hspmv_csr *A, const hspmv_csrp *P, const char *na
     return bad;
 }
 
-static int stream_y; /* 1 while HSPMV_STREAM_Y=1: whole slices of y stored non-temporally */
-
 /* Converts A (which must fit) and checks the layout and every kernel. */
 static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed)
 {
@@ -136,8 +134,6 @@ static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed
     CHECK(rc == HSPMV_OK, "%s: conversion failed: %s", name, e.msg);
     if (rc) return 1;
     CHECK(holds(A, &P), "%s: CSRP does not hold the matrix", name);
-    CHECK(P.stream_y == (stream_y || A->nrows * (int64_t)sizeof(hspmv_real) >= HSPMV_CSRP_STREAM_Y),
-          "%s: stream_y %d", name, P.stream_y);
     bad += check_kernels(A, &P, name, seed);
     hspmv_csrp_free(&P);
     return bad;
@@ -491,13 +487,5 @@ int main(void)
     RUN(every_csrp_kernel_reads_nothing_past_the_arrays_ends);
     RUN(every_csrp_kernel_matches_ref_on_bundled_matrices);
     RUN(every_csrp_kernel_matches_ref_on_shared_matrices);
-    setenv("HSPMV_STREAM_Y", "1", 1); /* the same with y's whole slices stored past the cache */
-    stream_y = 1;
-    RUN(every_csrp_kernel_matches_ref_on_real_valued_stencils);
-    RUN(every_csrp_kernel_matches_ref_on_pattern_runs_of_length_0_to_33);
-    RUN(every_csrp_kernel_matches_ref_on_dense_and_empty_rows);
-    RUN(every_csrp_kernel_gives_one_calls_y_on_split_row_ranges);
-    RUN(every_csrp_kernel_matches_ref_on_bundled_matrices);
-    unsetenv("HSPMV_STREAM_Y");
     CHECK_DONE();
 }

@@ -54,14 +54,7 @@ typedef struct hspmv_csrp {
     int64_t *sp;          /* nslices+1 entries: first value of each slice, sp[nslices] = nnz */
     uint16_t *spat;       /* nslices entries: the slice's pattern, or HSPMV_CSRP_MIXED */
     hspmv_real *val;      /* nnz entries, slice by slice */
-    int stream_y;         /* 1: uniform slices write y (when not adding, y 64-byte aligned) with
-                             non-temporal stores: y of HSPMV_CSRP_STREAM_Y bytes or more does not
-                             stay in cache anyway, and a plain store first reads its line */
 } hspmv_csrp;
-
-/* y bytes from which CSRP streams its stores (HSPMV_STREAM_Y=0|1 in the
-   environment overrides, at conversion). */
-#define HSPMV_CSRP_STREAM_Y ((int64_t)32 << 20)
 
 /* A set of at most 256 row patterns: open addressing over hash slots, the
    offsets in one pool. About 70 KiB; one per thread when patterns are

@@ -1,7 +1,6 @@
 /* csrp_from_csr.c — CSR to CSRP: the rows' column patterns (offsets from the
    row) go to a table, each row keeps a 1-byte id, each slice of G rows its
    values (interleaved when its rows share one pattern). */
-#include <stdlib.h>
 #include <string.h>
 #include "csrp.h"
 #include "util.h"
@@ -166,8 +165,6 @@ int hspmv_csrp_alloc(const hspmv_csr *A, const hspmv_csrp_set *S, hspmv_csrp *P,
                          (long long)A->nnz);
     }
     P->npat = S->n;
-    const char *st = getenv("HSPMV_STREAM_Y");
-    P->stream_y = st && *st ? *st == '1' : A->nrows * (int64_t)sizeof(hspmv_real) >= HSPMV_CSRP_STREAM_Y;
     memcpy(P->start, S->start, ((size_t)S->n + 1) * sizeof(int32_t));
     if (S->nofs > 0) memcpy(P->ofs, S->ofs, (size_t)S->nofs * sizeof(int32_t));
     P->sp[P->nslices] = A->nnz;

@@ -23,7 +23,7 @@ _Static_assert(HSPMV_CSRP_G % W == 0, "a slice is a whole number of vectors");
 /* The G rows of a uniform slice from row a: n entries, offsets o, values v
    (entry-major). */
 static inline void slice(int64_t a, const int32_t *o, int32_t n, const hspmv_real *v, const hspmv_real *x,
-                         hspmv_real *y, int add, const uint8_t *pid, int nt)
+                         hspmv_real *y, int add, const uint8_t *pid)
 {
     vreal c0[NV], c1[NV];
     const hspmv_real *xa = x + a;
@@ -48,10 +48,7 @@ static inline void slice(int64_t a, const int32_t *o, int32_t n, const hspmv_rea
     }
     for (int q = 0; q < NV; q++) {
         vreal t = vadd(c0[q], c1[q]);
-        if (nt)
-            vstream(y + a + q * W, t);
-        else
-            vstore(y + a + q * W, add ? vadd(vload(y + a + q * W), t) : t);
+        vstore(y + a + q * W, add ? vadd(vload(y + a + q * W), t) : t);
     }
 }
 
@@ -84,8 +81,6 @@ static inline hspmv_real row(const hspmv_real *v, const int32_t *o, int64_t n, c
 void HSPMV_KERNEL(csrp)(int64_t r0, int64_t r1, const hspmv_csrp *P, const hspmv_real *x, hspmv_real *y,
                         int add)
 {
-    /* whole slices start on 64-byte lines of an aligned y: their stores may bypass the cache */
-    const int nt = P->stream_y && !add && ((uintptr_t)y & 63) == 0;
     for (int64_t i = r0; i < r1;) {
         int64_t s = i / HSPMV_CSRP_G, a = s * HSPMV_CSRP_G;
         int64_t end = a + HSPMV_CSRP_G < r1 ? a + HSPMV_CSRP_G : r1;
@@ -95,7 +90,7 @@ void HSPMV_KERNEL(csrp)(int64_t r0, int64_t r1, const hspmv_csrp *P, const hspmv
             int32_t n = hspmv_csrp_len(P, (int)p);
             const hspmv_real *v = P->val + P->sp[s];
             if (i == a && end == a + HSPMV_CSRP_G) { /* the whole slice */
-                slice(a, o, n, v, x, y, add, P->pid, nt);
+                slice(a, o, n, v, x, y, add, P->pid);
                 i = end;
             }
             for (; i < end; i++) { /* a part of it: row by row, the same sums */
@@ -114,5 +109,4 @@ void HSPMV_KERNEL(csrp)(int64_t r0, int64_t r1, const hspmv_csrp *P, const hspmv
             }
         }
     }
-    if (nt) stream_fence();
 }
