@@ -31,6 +31,31 @@ static double time_group(hspmv_local *const *L, int n, hspmv_real *const *x, hsp
     return now() - t0;
 }
 
+/* x[i] (all ones) and y[i] for each of the n matrices, first-touched as
+   their products will touch them; 0 when out of memory (the caller frees
+   what was made: free_vectors). */
+static int make_vectors(hspmv_local *const *L, int n, hspmv_real **x, hspmv_real **y)
+{
+    for (int i = 0; i < n; i++) {
+        if (!L[i]) continue;
+        x[i] = hspmv_alloc_array((size_t)L[i]->ncols + 1, sizeof(hspmv_real));
+        y[i] = hspmv_alloc_array((size_t)L[i]->nrows + 1, sizeof(hspmv_real));
+        if (!x[i] || !y[i]) return 0;
+        hspmv_local_touch(L[i], x[i], L[i]->ncols);
+        hspmv_local_touch(L[i], y[i], L[i]->nrows);
+        for (int64_t j = 0; j < L[i]->ncols; j++) x[i][j] = 1;
+    }
+    return 1;
+}
+
+static void free_vectors(int n, hspmv_real **x, hspmv_real **y)
+{
+    for (int i = 0; x && y && i < n; i++) {
+        hspmv_free(x[i]);
+        hspmv_free(y[i]);
+    }
+}
+
 static void set_kernels(hspmv_local **L, int n, const hspmv_kernel_set *ks)
 {
     for (int i = 0; i < n; i++)
@@ -49,17 +74,7 @@ int hspmv_local_time_kernels(hspmv_local **L, int n, double *t, int max)
     if (nsets < 1 || nnz == 0) return 0;
     x = hspmv_calloc((size_t)n, sizeof(*x));
     y = hspmv_calloc((size_t)n, sizeof(*y));
-    ok = x && y;
-    for (int i = 0; ok && i < n; i++) {
-        if (!L[i]) continue;
-        x[i] = hspmv_alloc_array((size_t)L[i]->ncols + 1, sizeof(hspmv_real));
-        y[i] = hspmv_alloc_array((size_t)L[i]->nrows + 1, sizeof(hspmv_real));
-        ok = x[i] && y[i];
-        if (!ok) break;
-        hspmv_local_touch(L[i], x[i], L[i]->ncols);
-        hspmv_local_touch(L[i], y[i], L[i]->nrows);
-        for (int64_t j = 0; j < L[i]->ncols; j++) x[i][j] = 1;
-    }
+    ok = x && y && make_vectors(L, n, x, y);
     for (int r = -1; ok && r < TUNE_ROUNDS; r++) /* round -1: untimed, to warm up */
         for (int s = 0; s < nsets; s++) {
             double ts;
@@ -67,10 +82,7 @@ int hspmv_local_time_kernels(hspmv_local **L, int n, double *t, int max)
             ts = time_group(L, n, x, y);
             if (r == 0 || (r > 0 && ts < t[s])) t[s] = ts;
         }
-    for (int i = 0; x && y && i < n; i++) {
-        hspmv_free(x[i]);
-        hspmv_free(y[i]);
-    }
+    free_vectors(n, x, y);
     hspmv_free(x);
     hspmv_free(y);
     return ok ? nsets : 0;
@@ -107,25 +119,13 @@ int hspmv_local_time_pair(hspmv_local *a, hspmv_local *b, double t[2])
 {
     hspmv_local *L[2] = {a, b};
     hspmv_real *x[2] = {NULL, NULL}, *y[2] = {NULL, NULL};
-    int ok = 1;
-    for (int i = 0; i < 2 && ok; i++) {
-        x[i] = hspmv_alloc_array((size_t)L[i]->ncols + 1, sizeof(hspmv_real));
-        y[i] = hspmv_alloc_array((size_t)L[i]->nrows + 1, sizeof(hspmv_real));
-        ok = x[i] && y[i];
-        if (!ok) break;
-        hspmv_local_touch(L[i], x[i], L[i]->ncols);
-        hspmv_local_touch(L[i], y[i], L[i]->nrows);
-        for (int64_t j = 0; j < L[i]->ncols; j++) x[i][j] = 1;
-    }
+    int ok = make_vectors(L, 2, x, y);
     for (int r = -1; ok && r < TUNE_ROUNDS; r++) /* round -1: untimed, to warm up */
         for (int i = 0; i < 2; i++) {
             double ts = time_group(&L[i], 1, &x[i], &y[i]);
             if (r == 0 || (r > 0 && ts < t[i])) t[i] = ts;
         }
-    for (int i = 0; i < 2; i++) {
-        hspmv_free(x[i]);
-        hspmv_free(y[i]);
-    }
+    free_vectors(2, x, y);
     return ok;
 }
 
