@@ -30,10 +30,26 @@ void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_
     for (int64_t j = 0; j < n; j++) dst[j] = src[idx[j]];
 }
 
-/* The node and off-node blocks of one variant, from node vector xb and ghost area gb; seconds. */
-static double run_variant(hspmv_node *N, int gather, const node_block *blk, const hspmv_real *xb,
-                          const hspmv_real *gb, hspmv_real *y)
+/* The x the plan times with: parity buffer 0, every rank's part set as a
+   caller's x would be (collective over the node). */
+static hspmv_real *timing_x(hspmv_dist *D, hspmv_node *N)
 {
+    hspmv_real *xb = N->vecs + (int64_t)N->nslots * N->vec_stride;
+    for (int64_t j = 0; j < D->ncols_local; j++) xb[N->part_off[N->rank] + j] = 1;
+    MPI_Barrier(N->comm);
+    return xb;
+}
+
+/* One timed product of a variant's node and off-node blocks (from node
+   vector xb and the ghost area), all ranks at once: the bandwidth they
+   share is real. Shared rows are opened on every rank before any claims.
+   Seconds. */
+static double timed_product(hspmv_dist *D, hspmv_node *N, int gather, const node_block *blk, const hspmv_real *xb)
+{
+    const hspmv_real *gb = N->ghost;
+    hspmv_real *y = D->work;
+    if (gather == HSPMV_GATHER_SHARE) hspmv_node_share_open(N, blk[0].L);
+    MPI_Barrier(D->comm);
     double t0 = MPI_Wtime();
     if (N->replica && gather != HSPMV_GATHER_COPY) {
         hspmv_node_replicate(N, xb, -1);
@@ -95,19 +111,14 @@ int hspmv_node_choose_gather(hspmv_dist *D, hspmv_node *N, node_block dir[2], no
         keep(N, HSPMV_GATHER_DIRECT, dir, cpy);
         return HSPMV_OK;
     }
-    /* every rank's part in parity buffer 0, as a caller's x would be */
-    hspmv_real *xb = N->vecs + (int64_t)N->nslots * N->vec_stride, *gb = N->ghost;
-    for (int64_t j = 0; j < D->ncols_local; j++) xb[N->part_off[N->rank] + j] = 1;
-    MPI_Barrier(N->comm);
+    const hspmv_real *xb = timing_x(D, N);
     const char *il = getenv("HSPMV_PLAN_INTERLEAVE");
     int inter = il && *il == '1';
     for (int a = 0; a < (inter ? TIMED_REPS + 2 : NV); a++)
-        for (int b = 0; b < (inter ? NV : TIMED_REPS + 2); b++) { /* all ranks at once: the bandwidth they share is real */
+        for (int b = 0; b < (inter ? NV : TIMED_REPS + 2); b++) {
             int v = inter ? b : a, r = (inter ? a : b) - 2; /* 2 untimed first */
             if (!have[v]) continue;
-            if (mode[v] == HSPMV_GATHER_SHARE) hspmv_node_share_open(N, dir[0].L); /* all before any claim */
-            MPI_Barrier(D->comm);
-            double s = run_variant(N, mode[v], mode[v] == HSPMV_GATHER_COPY ? cpy : dir, xb, gb, D->work);
+            double s = timed_product(D, N, mode[v], mode[v] == HSPMV_GATHER_COPY ? cpy : dir, xb);
             if (r >= 0 && s < t[v]) t[v] = s;
         }
     MPI_Allreduce(t, worst, NV, MPI_DOUBLE, MPI_MAX, D->comm);
@@ -172,17 +183,13 @@ int hspmv_node_choose_replica(hspmv_dist *D, hspmv_node *N, int timed, hspmv_err
     if (!N->xr) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for a replica of the node's x", D->rank);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) return rc;
     if (force != 1) { /* time the kept gather without and with it, each in a block, all ranks at once */
-        hspmv_real *xb = N->vecs + (int64_t)N->nslots * N->vec_stride;
+        const hspmv_real *xb = timing_x(D, N);
         node_block blk[2] = {N->nb, N->ob};
         double t[2] = {1e300, 1e300}, worst[2];
-        for (int64_t j = 0; j < D->ncols_local; j++) xb[N->part_off[N->rank] + j] = 1;
-        MPI_Barrier(N->comm);
         for (int v = 0; v < 2; v++) {
             N->replica = v;
             for (int r = -2; r < TIMED_REPS; r++) {
-                if (g == HSPMV_GATHER_SHARE) hspmv_node_share_open(N, N->nb.L);
-                MPI_Barrier(D->comm);
-                double s = run_variant(N, g, blk, xb, N->ghost, D->work);
+                double s = timed_product(D, N, g, blk, xb);
                 if (r >= 0 && s < t[v]) t[v] = s;
             }
         }
