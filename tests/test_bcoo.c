@@ -16,6 +16,9 @@ static const int32_t shapes[][2] = {{0, 0}, {16, 16}, {7, 300}, {300, 7}, {256, 
                                     {1000, 1000}, {65536, 65536}};
 #define NSHAPES ((int)(sizeof(shapes) / sizeof(shapes[0])))
 
+static const hspmv_kernel_set *sets_all[8];
+static int nsets_all;
+
 static int convert(const hspmv_csr *A, int32_t h, int32_t w, hspmv_bcoo *B)
 {
     hspmv_error e;
@@ -67,11 +70,11 @@ static void check_all_sets(const hspmv_csr *A, int32_t h, int32_t w, const char 
     tl_fill(x, A->ncols, 42);
     for (int s = 0; s < nsets; s++) {
         for (int64_t i = 0; i < A->nrows; i++) y[i] = (hspmv_real)NAN; /* add=0 must overwrite */
-        sets[s]->bcoo(0, B.ntr, &B, x, y, 0);
+        sets[s]->bcoo(0, B.nrows, &B, x, y, 0);
         snprintf(what, sizeof(what), "%s %s %dx%d add=0", name, sets[s]->isa, (int)B.tile_h,
                  (int)B.tile_w);
         CHECK(tl_matches_ref(A, x, y, what), "%s", what);
-        sets[s]->bcoo(0, B.ntr, &B, x, y, 1);
+        sets[s]->bcoo(0, B.nrows, &B, x, y, 1);
         snprintf(what, sizeof(what), "%s %s %dx%d add=1", name, sets[s]->isa, (int)B.tile_h,
                  (int)B.tile_w);
         CHECK(tl_matches_ref(&A2, x, y, what), "%s", what);
@@ -260,7 +263,7 @@ static void bcoo_chunks_computed_separately_equal_one_call(void)
         if (z > maxtr) maxtr = z;
     }
     for (int s = 0; s < nsets; s++) {
-        sets[s]->bcoo(0, B.ntr, &B, x, y1, 0);
+        sets[s]->bcoo(0, B.nrows, &B, x, y1, 0);
         for (size_t c = 0; c < sizeof(nch) / sizeof(nch[0]); c++) {
             int T = nch[c];
             hspmv_bcoo_chunks(&B, T, start);
@@ -271,7 +274,9 @@ static void bcoo_chunks_computed_separately_equal_one_call(void)
                 CHECK(start[t] <= start[t + 1], "%d chunks: order", T);
                 CHECK(llabs(z - B.nnz / T) <= maxtr, "%d chunks: chunk %d has %lld nnz", T, t,
                       (long long)z);
-                sets[s]->bcoo(start[t], start[t + 1], &B, x, y2, 0);
+                int64_t r0, r1;
+                hspmv_bcoo_rows(&B, start[t], start[t + 1], &r0, &r1);
+                sets[s]->bcoo(r0, r1, &B, x, y2, 0);
             }
             CHECK(memcmp(y1, y2, 20000 * sizeof(hspmv_real)) == 0, "%s, %d chunks differ",
                   sets[s]->isa, T);
@@ -279,8 +284,8 @@ static void bcoo_chunks_computed_separately_equal_one_call(void)
         { /* a chunk writes its own rows and no others */
             int64_t r0, r1;
             for (int i = 0; i < 20000; i++) y2[i] = 7;
-            sets[s]->bcoo(3, 5, &B, x, y2, 0);
             hspmv_bcoo_rows(&B, 3, 5, &r0, &r1);
+            sets[s]->bcoo(r0, r1, &B, x, y2, 0);
             for (int64_t i = 0; i < 20000; i++)
                 if ((i < r0 || i >= r1) && y2[i] != 7) {
                     CHECK(0, "%s: row %lld outside [%lld, %lld) written", sets[s]->isa,
@@ -298,6 +303,53 @@ static void bcoo_chunks_computed_separately_equal_one_call(void)
     hspmv_csr_free(&A);
 }
 
+static void runbcoo(const tl_kernel *k, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y, int add)
+{
+    k->ks->bcoo(r0, r1, (const hspmv_bcoo *)k->mat, x, y, add);
+}
+
+/* Ranges that cut tile rows anywhere (the MPI layer's shared rows, a
+   thread's part of its chunk): within the bound, the bits one call gives
+   (tl_kcheck's cuts and tl_check_splits' many cuts), rows outside left
+   alone; every shape, uint8 and uint16 tiles, with x prefetch and without. */
+static void bcoo_row_ranges_cut_tile_rows_and_give_one_calls_bits(void)
+{
+    enum { N = 400, NC = 70000 };
+    static int64_t lens[N];
+    hspmv_csr A;
+    for (int i = 0; i < N; i++) lens[i] = i % 7 == 3 ? 0 : i % 97 == 0 ? 300 : (i * 11) % 41;
+    CHECK(tl_csr_random(&A, N, NC, lens, 0, 0, 77) == HSPMV_OK, "random");
+    hspmv_real *x = hspmv_malloc(NC * sizeof(hspmv_real));
+    CHECK(x != NULL, "out of memory");
+    if (!x) return;
+    tl_fill(x, NC, 5);
+    for (int sh = 0; sh < NSHAPES; sh++) {
+        hspmv_bcoo B;
+        if (convert(&A, shapes[sh][0], shapes[sh][1], &B) != HSPMV_OK) {
+            CHECK(0, "convert %dx%d", (int)shapes[sh][0], (int)shapes[sh][1]);
+            continue;
+        }
+        for (int xpf = 0; xpf <= 64; xpf += 64) {
+            char name[64], label[96];
+            tl_kcheck T;
+            B.xpf = xpf;
+            snprintf(name, sizeof(name), "random %dx%d xpf=%d", (int)B.tile_h, (int)B.tile_w, xpf);
+            int rc = tl_kcheck_init(&T, &A, 9), bad = rc ? 1 : tl_kcheck_sets(&T, (tl_kernel){runbcoo, NULL, &B, NULL},
+                                                                          sets_all, nsets_all, name, "bcoo");
+            CHECK(bad == 0, "%s: setup failed (%d) or %d checks failed", name, rc, bad);
+            tl_kcheck_free(&T);
+            for (int s = 0; s < nsets_all; s++) {
+                tl_kernel k = {runbcoo, sets_all[s], &B, label};
+                snprintf(label, sizeof(label), "%s %s/bcoo", name, sets_all[s]->isa);
+                CHECK(tl_check_splits(&k, N, x) == 0, "%s: split ranges differ from one call", label);
+            }
+        }
+        hspmv_bcoo_free(&B);
+    }
+    hspmv_free(x);
+    hspmv_csr_free(&A);
+}
+
 static void bcoo_check_catches_perturbed_y(void)
 {
     const hspmv_kernel_set *sets[8];
@@ -309,7 +361,7 @@ static void bcoo_check_catches_perturbed_y(void)
     CHECK(convert(&A, 0, 0, &B) == HSPMV_OK, "convert");
     tl_fill(x, 500, 1);
     for (int s = 0; s < nsets; s++) {
-        sets[s]->bcoo(0, B.ntr, &B, x, y, 0);
+        sets[s]->bcoo(0, B.nrows, &B, x, y, 0);
         CHECK(tl_matches_ref(&A, x, y, "unperturbed"), "%s", sets[s]->isa);
         y[123] += (hspmv_real)1e-2 * (1 + fabs((double)y[123]));
         fprintf(stderr, "    (a failure is expected next)\n");
@@ -342,12 +394,14 @@ static void bcoo_rejects_bad_shapes_and_survives_failed_allocations(void)
 
 int main(void)
 {
+    nsets_all = hspmv_kernel_sets(sets_all, 8);
     RUN(bcoo_matches_ref_on_shared_matrices);
     RUN(bcoo_matches_ref_on_every_row_length);
     RUN(bcoo_matches_ref_across_tile_rows_200k);
     RUN(bcoo_takes_uint8_and_uint16_paths);
     RUN(bcoo_zeroes_empty_rows_and_handles_empty_matrices);
     RUN(bcoo_chunks_computed_separately_equal_one_call);
+    RUN(bcoo_row_ranges_cut_tile_rows_and_give_one_calls_bits);
     RUN(bcoo_check_catches_perturbed_y);
     RUN(bcoo_rejects_bad_shapes_and_survives_failed_allocations);
     CHECK_DONE();

@@ -24,12 +24,15 @@
 #include "hspmv.h"
 
 #define HSPMV_BCOO_MAX_TILE 65536
+#define HSPMV_BCOO_MAX_XPF 1024
 
 typedef struct hspmv_bcoo {
     int64_t nrows, ncols; /* matrix size */
     int64_t nnz;          /* stored values */
     int32_t tile_h;       /* rows per tile row, 1..65536 */
     int32_t tile_w;       /* columns per column block, 1..65536 */
+    int xpf;              /* x prefetch distance of the kernels in entries, 0 (none, as
+                             converted) .. HSPMV_BCOO_MAX_XPF: the caller sets it */
     int64_t ntr;          /* tile rows, ceil(nrows / tile_h) */
     int64_t ntiles;       /* nonempty tiles */
     int64_t nidx;         /* bytes in idx (without the 64 bytes of padding) */

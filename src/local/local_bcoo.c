@@ -59,6 +59,13 @@ int hspmv_local_build_bcoo(hspmv_local *L, const hspmv_csr *A, hspmv_error *err)
     hspmv_bcoo_chunks(&S, T, L->tiles);
     for (int c = 0; c < T; c++) hspmv_bcoo_rows(&S, L->tiles[c], L->tiles[c + 1], &L->rows[c], &L->rows[c + 1]);
     if (!alloc_like(&L->bcoo, &S)) goto nomem;
+    /* scattered columns: x prefetched ahead of the gathers, as in PANELS (and
+       a tile's gathers stay within its column block's pages, so 4 KiB pages
+       under x cost little: the MPI layer's window) */
+    if (hspmv_panels_scattered(A)) {
+        int d = hspmv_local_xpf();
+        L->bcoo.xpf = d > HSPMV_BCOO_MAX_XPF ? HSPMV_BCOO_MAX_XPF : d;
+    }
 #pragma omp parallel num_threads(T)
     HSPMV_FOR_MY_CHUNKS(c, T)
         copy_tile_rows(&L->bcoo, &S, L->tiles[c], L->tiles[c + 1], c == T - 1);

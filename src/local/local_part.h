@@ -8,13 +8,13 @@
 
 /* Part `part` of `nparts` of y = A*x (add: y += A*x): in each thread's row
    chunk, the rows [r0 + len*part/nparts, r0 + len*(part+1)/nparts). Calling
-   it for every part gives the same y, bit for bit, as hspmv_local_spmv.
-   Formats without row-range kernels (blocked COO) do everything in part 0. */
+   it for every part gives the same y, bit for bit, as hspmv_local_spmv. */
 void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
                            int add);
 
-/* Rows [r0, r1) of y = A*x (add: y += A*x), in the calling thread only;
-   0 (nothing done) for a format without row-range kernels (blocked COO). */
-int hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y, int add);
+/* Rows [r0, r1) of y = A*x (add: y += A*x), in the calling thread only
+   (every format has row-range kernels). */
+void hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y,
+                           int add);
 
 #endif

@@ -4,13 +4,10 @@
 #include "local.h"
 #include "local_part.h"
 
-/* Chunk c of y = A*x (add: y += A*x): its rows, or its tiles in blocked COO. */
+/* Chunk c of y = A*x (add: y += A*x): its rows (whole tile rows in blocked COO). */
 static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_real *y, int add)
 {
-    if (L->format == HSPMV_FORMAT_BCOO)
-        L->ks->bcoo(L->tiles[c], L->tiles[c + 1], &L->bcoo, x, y, add);
-    else
-        hspmv_local_spmv_rows(L, L->rows[c], L->rows[c + 1], x, y, add);
+    hspmv_local_spmv_rows(L, L->rows[c], L->rows[c + 1], x, y, add);
 }
 
 void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add)
@@ -63,7 +60,7 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
     info->nseg = L->nseg;
     info->seg_ratio = L->nnz > 0 ? (double)L->nseg / (double)L->nnz : 0;
     info->npanels = L->format == HSPMV_FORMAT_PANELS ? L->panels.npanels : 1;
-    info->xpf = L->format == HSPMV_FORMAT_PANELS ? L->panels.xpf : 0;
+    info->xpf = L->format == HSPMV_FORMAT_PANELS ? L->panels.xpf : L->format == HSPMV_FORMAT_BCOO ? L->bcoo.xpf : 0;
     switch (L->format) {
     case HSPMV_FORMAT_CSR:
         info->bytes = (double)L->nnz * (r + 4) + (double)(L->nrows + 1) * 8 + xy;

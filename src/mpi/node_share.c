@@ -144,8 +144,8 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, con
     N->share = S;
     if (!S || !S->ks || !S->head || !S->view || !S->bounds || !S->done || !S->ybuf)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory sharing the node block", me);
-    if (!rc && B->nnz > 0 && (!L || !hspmv_local_spmv_rows(L, 0, 0, NULL, NULL, 0)))
-        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: its node block's format has no row-range kernel", me);
+    if (!rc && B->nnz > 0 && !L)
+        rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: its node block has entries but no prepared matrix", me);
     /* the segment: head, bounds, done flags, the tail's CSR (colind padded
        for the x prefetches ahead), its result buffer */
     cut(B, bounds);
@@ -158,7 +158,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, con
     h.nrows = B->nrows - base;
     h.ncols = B->ncols;
     h.nnz = B->rowptr[B->nrows] - k0;
-    h.xpf = li.format == HSPMV_FORMAT_PANELS ? li.xpf : 0;
+    h.xpf = li.xpf; /* PANELS and BCOO prefetch x: so does the tail's kernel */
     h.off_bounds = (int64_t)at, at = up64(at + (NCHUNK + 1) * sizeof(int64_t));
     h.off_done = (int64_t)at, at = up64(at + NCHUNK * sizeof(uint64_t));
     h.off_rowptr = (int64_t)at, at = up64(at + (size_t)(h.nrows + 1) * sizeof(int64_t));
