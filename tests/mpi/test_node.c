@@ -534,6 +534,54 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
     hspmv_csr_free(&A);
 }
 
+/* A node of one rank (every rank its own node, HSPMV_NODE_RANKS=1) lends
+   no window vectors: nobody else reads its x, so its vectors are private
+   memory (huge pages) and the product is right; HSPMV_NODE_SLOTS still
+   asks for slots there. */
+static void a_node_of_one_rank_keeps_its_vectors_private(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    for (int ask = 0; ask <= 1; ask++) {
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.halo = HSPMV_HALO_NODE;
+        set_env("1", NULL);
+        if (ask) setenv("HSPMV_NODE_SLOTS", "2", 1);
+        hspmv_dist *D = NULL;
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
+        set_env(NULL, NULL);
+        unsetenv("HSPMV_NODE_SLOTS");
+        CHECK(rc == 0 && D, "create");
+        if (rc || !D) continue;
+        hspmv_dist_info in;
+        hspmv_dist_get_info(D, &in);
+        CHECK(in.window_slots == (ask ? 2 : 0), "%s: %d window slots on a node of one rank",
+              ask ? "2 asked for" : "default", in.window_slots);
+        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        hspmv_real *xg = NULL, *yg = NULL;
+        CHECK(in.ncols_local == 0 || (hspmv_node_slot_of(D->node, x) >= 0) == ask, "x %s the window",
+              ask ? "not in" : "in");
+        if (me == 0) {
+            xg = hspmv_alloc_array((size_t)A.ncols, sizeof(hspmv_real));
+            yg = hspmv_alloc_array((size_t)A.nrows, sizeof(hspmv_real));
+            tl_fill(xg, A.ncols, 4);
+        }
+        hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, NULL);
+        CHECK(hspmv_dist_spmv(D, x, y, NULL) == 0, "spmv");
+        CHECK(y_ok(D, &A, xg, y, yg, 2, "nodes of one rank"), "y");
+        hspmv_free(xg);
+        hspmv_free(yg);
+        hspmv_free(x);
+        hspmv_free(y);
+        hspmv_dist_destroy(&D);
+    }
+    hspmv_csr_free(&A);
+}
+
 /* The node's window checked against the limits of every rank that maps it
    (issue 10's memory check on the node path): a last rank whose ulimit -v
    (the test's process limit) cannot map 64 slots makes EVERY rank fall
@@ -756,6 +804,7 @@ int main(int argc, char **argv)
     MRUN(chained_products_without_collectives_are_exact);
     MRUN(cg_converges_on_pseudo_nodes);
     MRUN(window_vectors_run_out_and_outlive_the_matrix);
+    MRUN(a_node_of_one_rank_keeps_its_vectors_private);
     MRUN(no_shared_windows_means_p2p);
     MRUN(a_window_one_rank_cannot_map_is_every_ranks_smaller_window);
     MRUN(bad_file_is_every_ranks_error);
