@@ -10,8 +10,7 @@
 #     pass (~280 s). all: both (more than one 480 s call).
 #   fem: FEM-like real-valued matrices for column-index compression (CSRDU against CSR and
 #     CSR16): genmat fem3d NF (3 unknowns per node, shuffled node numbers) and the 27-point
-#     stencil lap3d27 N27; and the 3D 7-point stencil's CSRP with y's stores streamed and
-#     not (HSPMV_STREAM_Y=1/0, interleaved). NF, N27: sizes (default 80 and 150).
+#     stencil lap3d27 N27. NF, N27: sizes (default 80 and 150).
 # BUDGET=seconds (default 420): no pass starts after that, so the summary is always written.
 # N3, NR: sizes (default 200 and 4000000; smaller ones for a trial run).
 set -u
@@ -31,7 +30,7 @@ E=0; [ $SET = fem ] && E=1
 [ $T = 1 ] && { G l3r lap3d $N3 --values random & G r4r random $NR --k 8 --values random &
                 G p4r powerlaw $NR --k 8 --values random & }
 [ $F = 1 ] && { G l3 lap3d $N3 & G r4 random $NR --k 8 & G p4 powerlaw $NR --k 8 & }
-[ $E = 1 ] && { G fem fem3d $NF --values random & G l27r lap3d27 $N27 --values random & G l3r lap3d $N3 --values random & }
+[ $E = 1 ] && { G fem fem3d $NF --values random & G l27r lap3d27 $N27 --values random & }
 wait
 echo "gen done t=$((SECONDS-T0))"
 # one pass on matrix $1: hspmv (formats $2, with the STREAM probe), the naive loop, librsb
@@ -50,13 +49,7 @@ done; fi
 if [ $E = 1 ]; then for p in $(seq $PASSES); do
   pass fem csr,csr16,csrdu,auto
   pass l27r csr,csr16,csrdu,csrp,auto
-  for s in 1 0; do # the same CSRP with y streamed and not
-    [ $((SECONDS-T0)) -lt $BUDGET ] || break
-    HSPMV_STREAM_Y=$s timeout 120 ./benchmark-omp $D/l3r.mtx 16 --reps 40 --format csrp --bw 2>&1 | grep "^bench=omp" |
-      sed "s/^bench=omp /bench=omp stream_y=$s /" >> $OUT/stream-l3r.txt
-  done
-done
-grep -oE "stream_y=[01]|median_ms=[0-9.]+|frac_triad=[0-9.]+" $OUT/stream-l3r.txt | paste -s -d' ' | sed 's/ stream_y/\nstream_y/g'; fi
+done; fi
 if [ $F = 1 ]; then
   pass l3 csrvi,csrp,auto
   pass r4 csr,panels,auto

@@ -7,14 +7,19 @@
 #include "simd.h"
 #include "kernels_csr16.h"
 
-/* The prefetch is one unconditional prefetch per row and stream, not
-   spmv_csr_simd.c's loop up to the distance: that loop's 0-or-1 trip count
-   is a branch the CPU mispredicts on short rows. 5-point Laplacian 2000^2,
-   float, one core, 2-core AMD EPYC (Zen 4) VM, AVX-512: 9.9 / 8.8 ms vs
-   15.8 / 15.7 ms with the loop, 12.6 ms without prefetch (naive 32-bit CSR
-   loop: 11.8 ms). Long rows get nothing more: the per-block prefetches the
-   AVX2 and AVX-512 kernels had were dropped by the compiler (_mm_prefetch in
-   an inline helper), so the timings above were taken without them. */
+/* A row shorter than 2W entries prefetches one line of each stream,
+   unconditionally, not spmv_csr_simd.c's loop up to the distance: that
+   loop's 0-or-1 trip count is a branch the CPU mispredicts on short rows.
+   5-point Laplacian 2000^2, float, one core, 2-core AMD EPYC (Zen 4) VM,
+   AVX-512: 9.9 / 8.8 ms vs 15.8 / 15.7 ms with the loop, 12.6 ms without
+   prefetch (naive 32-bit CSR loop: 11.8 ms). A longer row (FEM rows of
+   27-81 entries span 4-10 lines of values) prefetches every line of its
+   entries SIMD_PF ahead, a loop whose trip count hardly changes from row
+   to row: with one line per row such rows left most of their values to
+   the hardware prefetchers, and on the 16-core Xeon (genmat fem3d 60 and
+   lap3d27 120, real values, one job) CSR16 took 61.4 and 48.4 ms at 1
+   thread where it now takes 38.0 and 36.8 (CSR: 38.5 and 38.4), and at 16
+   threads 1.04-1.26 times CSR's time where it now takes 0.81-0.99. */
 static inline __attribute__((always_inline)) void
 rows(int64_t r0, int64_t r1, const uint32_t *rp32, const int64_t *rp, const int w32,
      const int16_t *off, const hspmv_real *v, const hspmv_real *x, hspmv_real *y, int add)
@@ -25,9 +30,13 @@ rows(int64_t r0, int64_t r1, const uint32_t *rp32, const int64_t *rp, const int 
         const hspmv_real *xi = x + i; /* row i's columns are i + off[k] */
         hspmv_real s = 0;
         e = HSPMV_CSR16_RP(i + 1);
-        if (SIMD_PF > 0) { /* one line of each stream per row, SIMD_PF entries ahead */
+        if (SIMD_PF > 0 && e - k < 2 * W) { /* one line of each stream per row, SIMD_PF entries ahead */
             pf(v + e + SIMD_PF);
             pf(off + e + SIMD_PF);
+        } else if (SIMD_PF > 0) { /* a long row: every line of its entries SIMD_PF ahead */
+            for (const char *a = (const char *)(v + k + SIMD_PF); a < (const char *)(v + e + SIMD_PF); a += 64) pf(a);
+            for (const char *a = (const char *)(off + k + SIMD_PF); a < (const char *)(off + e + SIMD_PF); a += 64)
+                pf(a);
         }
         if (e - k < SIMD_SHORT) {
             for (; k < e; k++) s = sfma(v[k], xi[off[k]], s);
