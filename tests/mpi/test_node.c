@@ -54,6 +54,27 @@ static int y_ok(hspmv_dist *D, const hspmv_csr *A, const hspmv_real *xg, const h
     return all;
 }
 
+/* 1 on every rank when y = A*x is right for x filled from seed on rank 0
+   and scattered into x (both vectors of D's layout). */
+static int product_ok(hspmv_dist *D, const hspmv_csr *A, hspmv_real *x, hspmv_real *y, uint64_t seed,
+                      const char *what)
+{
+    hspmv_real *xg = NULL, *yg = NULL;
+    hspmv_error e = {0, ""};
+    int ok;
+    if (me == 0) {
+        xg = hspmv_alloc_array((size_t)A->ncols + 1, sizeof(hspmv_real));
+        yg = hspmv_alloc_array((size_t)A->nrows + 1, sizeof(hspmv_real));
+        tl_fill(xg, A->ncols, seed);
+    }
+    ok = hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, &e) == HSPMV_OK && hspmv_dist_spmv(D, x, y, &e) == HSPMV_OK;
+    if (!ok) fprintf(stderr, "  %s: %s\n", what, e.msg);
+    ok &= y_ok(D, A, xg, y, yg, 2, what);
+    hspmv_free(xg);
+    hspmv_free(yg);
+    return ok;
+}
+
 /* The node layout HSPMV_NODE_RANKS=k asks for (all ranks on this machine). */
 static int layout_ok(const hspmv_dist_info *in, int k)
 {
@@ -298,19 +319,9 @@ static void node_times_the_gathers(void)
                (long long)n, P,
                in.gather == HSPMV_GATHER_COPY ? "copy" : in.gather == HSPMV_GATHER_SHARE ? "share" : "direct",
                in.gather_direct_ms, in.gather_copy_ms, in.gather_share_ms);
-    hspmv_real *xg = NULL, *yg = NULL, *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS),
-               *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
-    if (me == 0) {
-        xg = hspmv_alloc_array((size_t)n, sizeof(hspmv_real));
-        yg = hspmv_alloc_array((size_t)n, sizeof(hspmv_real));
-        tl_fill(xg, n, 5);
-    }
-    CHECK(hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, &e) == 0, "%s", e.msg);
-    CHECK(hspmv_dist_spmv(D, x, y, &e) == 0, "%s", e.msg);
-    CHECK(y_ok(D, &A, xg, y, yg, 2, "random 24000*P"), "y");
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    CHECK(product_ok(D, &A, x, y, 5, "random 24000*P"), "y");
     CHECK(node_plan_ok(D, "random 24000*P"), "plan");
-    hspmv_free(xg);
-    hspmv_free(yg);
     hspmv_free(x);
     hspmv_free(y);
     hspmv_dist_destroy(&D);
@@ -562,19 +573,9 @@ static void a_node_of_one_rank_keeps_its_vectors_private(void)
         CHECK(in.window_slots == (ask ? 2 : 0), "%s: %d window slots on a node of one rank",
               ask ? "2 asked for" : "default", in.window_slots);
         hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
-        hspmv_real *xg = NULL, *yg = NULL;
         CHECK(in.ncols_local == 0 || (hspmv_node_slot_of(D->node, x) >= 0) == ask, "x %s the window",
               ask ? "not in" : "in");
-        if (me == 0) {
-            xg = hspmv_alloc_array((size_t)A.ncols, sizeof(hspmv_real));
-            yg = hspmv_alloc_array((size_t)A.nrows, sizeof(hspmv_real));
-            tl_fill(xg, A.ncols, 4);
-        }
-        hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, NULL);
-        CHECK(hspmv_dist_spmv(D, x, y, NULL) == 0, "spmv");
-        CHECK(y_ok(D, &A, xg, y, yg, 2, "nodes of one rank"), "y");
-        hspmv_free(xg);
-        hspmv_free(yg);
+        CHECK(product_ok(D, &A, x, y, 4, "nodes of one rank"), "y");
         hspmv_free(x);
         hspmv_free(y);
         hspmv_dist_destroy(&D);
@@ -635,18 +636,8 @@ static void a_window_one_rank_cannot_map_is_every_ranks_smaller_window(void)
             MPI_Allreduce(s, r, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
             CHECK(in.halo == HSPMV_HALO_NODE && r[0] == 2 && -r[1] == 2, "slots %d..%d (want 2 everywhere)", r[0],
                   -r[1]);
-            hspmv_real *xg = NULL, *yg = NULL, *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS),
-                       *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
-            if (me == 0) {
-                xg = hspmv_alloc_array((size_t)A.ncols, sizeof(hspmv_real));
-                yg = hspmv_alloc_array((size_t)A.nrows, sizeof(hspmv_real));
-                tl_fill(xg, A.ncols, 5);
-            }
-            hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, NULL);
-            CHECK(hspmv_dist_spmv(D, x, y, &e) == 0, "%s", e.msg);
-            CHECK(y_ok(D, &A, xg, y, yg, 2, "a smaller window"), "y");
-            hspmv_free(xg);
-            hspmv_free(yg);
+            hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+            CHECK(product_ok(D, &A, x, y, 5, "a smaller window"), "y");
             hspmv_free(x);
             hspmv_free(y);
         }
