@@ -62,22 +62,24 @@ typedef struct variant {
     int read_mode;     /* HSPMV_READ_ROOT or _PARALLEL: as it was read */
     double mem_max[2], rp_root; /* peak once the rows were in place above the start (max), and that
                                    over the rank's own CSR bytes (max); rank 0's peak */
-    double huge_mb, rss_mb, shm_mb; /* all ranks: memory it added, of it on huge pages; shared memory */
+    double huge_mb, rss_mb, shm_mb, shm_huge_mb; /* all ranks: memory it added, of it on huge pages; shared memory, of it mapped 2 MiB at a time */
     double *t;         /* reps * passes product times (max over ranks) */
     double pass_med[64];
     hspmv_dist_timing tm;
 } variant;
 
-/* kB of "Rss:", "AnonHugePages:" and "Shmem...:" (RssShmem) of this process now (Linux), 0 when unknown. */
-static void mem_now(double kb[3])
+/* kB of "Rss:", "AnonHugePages:", "Shmem...:" (RssShmem) and "ShmemPmdMapped:" of this process now (Linux), 0
+   when unknown. */
+static void mem_now(double kb[4])
 {
     FILE *f = fopen("/proc/self/smaps_rollup", "r");
     char line[256];
     double v;
-    kb[0] = kb[1] = kb[2] = 0;
+    kb[0] = kb[1] = kb[2] = kb[3] = 0;
     while (f && fgets(line, sizeof(line), f)) {
         if (sscanf(line, "Rss: %lf", &v) == 1) kb[0] = v;
         else if (sscanf(line, "AnonHugePages: %lf", &v) == 1) kb[1] = v;
+        else if (sscanf(line, "ShmemPmdMapped: %lf", &v) == 1) kb[3] = v;
     }
     if (f) fclose(f);
     f = fopen("/proc/self/status", "r");
@@ -158,7 +160,7 @@ static void make_variant(variant *v, const hspmv_csr *A, const char *read_path, 
 {
     char saved[16][2][128];
     int ns = 0;
-    double kb0[3], kb1[3], d[3], sum[3];
+    double kb0[4], kb1[4], d[4], sum[4];
     hspmv_error e = {0, ""};
     o.halo = v->halo;
     set_env(v->env, saved, &ns, 0);
@@ -201,11 +203,12 @@ static void make_variant(variant *v, const hspmv_csr *A, const char *read_path, 
     if (nomem) mp_die_msg("out of memory for the vectors");
     mem_now(kb1);
     set_env(NULL, saved, &ns, 1);
-    for (int i = 0; i < 3; i++) d[i] = (kb1[i] - kb0[i]) / 1024;
-    MPI_Allreduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < 4; i++) d[i] = (kb1[i] - kb0[i]) / 1024;
+    MPI_Allreduce(d, sum, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     v->rss_mb = sum[0];
     v->huge_mb = sum[1];
     v->shm_mb = sum[2];
+    v->shm_huge_mb = sum[3];
 }
 
 /* One pass: warm-up, then reps products, each barrier-separated, max over ranks. */
@@ -495,7 +498,8 @@ int main(int argc, char **argv)
                                     : "a window vector (zero copy)",
                            in.window_slots);
                 printf("  memory made for it, all ranks: %.1f MB resident, %.1f MB of it on transparent huge pages "
-                       "(AnonHugePages), %.1f MB shared (window)\n", va->rss_mb, va->huge_mb, va->shm_mb);
+                       "(AnonHugePages), %.1f MB shared (window), %.1f MB of that mapped on huge pages (ShmemPmdMapped)\n",
+                       va->rss_mb, va->huge_mb, va->shm_mb, va->shm_huge_mb);
                 printf("  spmv (incl. halo exchange): median %.6f ms, min %.6f ms, max %.6f ms over %ld calls after "
                        "%ld warm-up (max over ranks, barrier-separated)%s%s\n", med * 1e3, mn * 1e3, mx * 1e3, nt,
                        warmup, passes > 1 ? "; pass medians " : "", passes > 1 ? pm : "");
@@ -535,7 +539,7 @@ int main(int argc, char **argv)
                           "\"gather\":\"%s\",\"gather_direct_ms\":%.5f,\"gather_copy_ms\":%.5f,\"gather_share_ms\":%.5f,\"gather_replica_ms\":%.5f,"
                           "\"internode_bytes\":%.0f,\"internode_msgs\":%lld,\"internode_bytes_p2p\":%.0f,"
                           "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
-                          "\"shm_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
+                          "\"shm_mb\":%.1f,\"shm_huge_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
                           "\"peak_mb_others\":%.1f,\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,"
                           "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld"
                         : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
@@ -547,7 +551,7 @@ int main(int argc, char **argv)
                           "gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f wait_ms=%.5f ghost_ms=%.5f sync_ms=%.5f "
                           "wait_share=%.4f halo=%s env=%s nodes=%d node_ranks=%d gather=%s gather_direct_ms=%.5f "
                           "gather_copy_ms=%.5f gather_share_ms=%.5f gather_replica_ms=%.5f internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
-                          "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f triad_gbs=%.2f "
+                          "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f shm_huge_mb=%.1f triad_gbs=%.2f "
                           "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
                           "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld",
                    path, prec, P, thr, part_names[in.partition], read_how, va->su_max[0], va->su_max[1],
@@ -561,7 +565,7 @@ int main(int argc, char **argv)
                    node_ranks_max, gather_name, in.gather_direct_ms, in.gather_copy_ms, in.gather_share_ms, in.gather_replica_ms,
                    (double)in.internode_entries_node * rs, (long long)in.internode_msgs_node,
                    (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p,
-                   va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, triad, peak_read / 1e6,
+                   va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, va->shm_huge_mb, triad, peak_read / 1e6,
                    peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk,
                    in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa, in.owned_in_node, (long long)chk.overflows);
             if (json && verbose) {

@@ -43,6 +43,7 @@
 #include <stdint.h>
 #include <mpi.h>
 #include "hspmv.h"
+#include "util.h"
 
 struct hspmv_dist;
 typedef struct node_share node_share; /* node_share.c */
@@ -94,7 +95,10 @@ typedef struct hspmv_node {
     /* node_window.c */
     MPI_Win win;
     int have_win;
-    char *base;           /* the layout's start in the window, 4 KiB aligned */
+    hspmv_alias alias;    /* a second mapping of the window where its pages can be huge (to NULL: none) */
+    char *base;           /* the layout's start in the window (in the alias when there is one), 4 KiB aligned */
+    uint64_t huge_slots;  /* slots whose huge pages this rank has asked for */
+    size_t huge_bytes;    /* bytes of the window this rank collapsed into huge pages */
     node_flags *flags;    /* size entries */
     int nslots;           /* vectors hspmv_dist_vec_alloc may place in the window */
     int64_t vec_stride;   /* entries between node vectors */

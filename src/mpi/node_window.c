@@ -63,8 +63,14 @@ hspmv_real *hspmv_node_vec_take(hspmv_node *N)
     if (!N->pool) return NULL;
     for (int s = 0; s < N->nslots; s++) {
         int zero = 0;
-        if (__atomic_compare_exchange_n(&N->pool->used[s], &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            return N->vecs + (int64_t)s * N->vec_stride + N->part_off[N->rank];
+        if (__atomic_compare_exchange_n(&N->pool->used[s], &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            hspmv_real *v = N->vecs + (int64_t)s * N->vec_stride;
+            if (!(N->huge_slots >> s & 1)) { /* this rank's share of the slot's huge pages, once */
+                N->huge_slots |= (uint64_t)1 << s;
+                N->huge_bytes += hspmv_shared_huge(v, (size_t)N->vec_stride * sizeof(hspmv_real), N->rank, N->size);
+            }
+            return v + N->part_off[N->rank];
+        }
     }
     return NULL;
 }
@@ -132,6 +138,11 @@ static int try_window(hspmv_dist *D, hspmv_node *N, int nslots, hspmv_error *err
     int64_t off = (int64_t)((((uintptr_t)b0 + PAGE - 1) & ~(uintptr_t)(PAGE - 1)) - (uintptr_t)b0);
     MPI_Bcast(&off, 1, MPI_INT64_T, 0, N->comm);
     N->base = (char *)b0 + off;
+    /* Open MPI maps the window wherever mmap puts it, rarely 2 MiB
+       congruent with the file: a second mapping of it that is, so that its
+       pages can be huge (shared_pages.c); used for all the layout's reads
+       and writes (the same pages: Open MPI's mapping sees them) */
+    if (hspmv_shared_alias(&N->alias, N->base, bytes - PAGE)) N->base = hspmv_alias_of(&N->alias, N->base);
     N->nslots = nslots;
     N->flags = (node_flags *)N->base;
     N->vecs = (hspmv_real *)(N->base + fb);
@@ -141,6 +152,11 @@ static int try_window(hspmv_dist *D, hspmv_node *N, int nslots, hspmv_error *err
        "never"); a hint, on every rank's mapping, before anything is touched */
     if (!hspmv_thp_off()) (void)madvise(N->base, bytes - PAGE, MADV_HUGEPAGE);
 #endif
+    /* the parity buffers and ghost areas now, each rank a share; the
+       slots when they are first lent (hspmv_node_vec_take): collapsing
+       commits the memory */
+    char *ex = (char *)(N->vecs + (int64_t)nslots * N->vec_stride);
+    N->huge_bytes = hspmv_shared_huge(ex, (size_t)(N->base + bytes - PAGE - ex), N->rank, N->size);
     return HSPMV_OK;
 }
 
@@ -198,6 +214,7 @@ void hspmv_node_window_free(hspmv_node *N)
     if (N->pool && N->pool->nslots > 0) hspmv_unlend_range(N->vecs);
     free(N->pool);
     N->pool = NULL;
+    hspmv_shared_unalias(&N->alias);
     MPI_Win_unlock_all(N->win);
     MPI_Win_free(&N->win);
     N->have_win = 0;

@@ -62,6 +62,29 @@ void *hspmv_alloc_pages(size_t n, size_t size);
 /* 1 when HSPMV_NO_THP asks to leave pages alone (for comparisons). */
 int hspmv_thp_off(void);
 
+/* Shared memory on huge pages (shared_pages.c). hspmv_shared_alias maps
+   the page range of [p, p+len) of a shared file mapping (an MPI shared
+   window) a second time, at an address congruent with its file offset
+   modulo 2 MiB, where the kernel can map it 2 MiB at a time; returns 1 and
+   fills A, or 0 (A->to NULL) where not needed (already congruent), not
+   possible or not wanted (HSPMV_SHM_HUGE=0, HSPMV_NO_THP=1). */
+typedef struct hspmv_alias {
+    char *from, *to; /* the aliased page range and its second mapping */
+    size_t len;
+} hspmv_alias;
+int hspmv_shared_alias(hspmv_alias *A, void *p, size_t len);
+/* p's address in the alias when p lies in the aliased range, else p. */
+void *hspmv_alias_of(const hspmv_alias *A, void *p);
+void hspmv_shared_unalias(hspmv_alias *A);
+/* Part part of nparts of the whole 2 MiB pages in [p, p+len), populated
+   (contents kept) and collapsed into huge pages (MADV_COLLAPSE), which
+   shared memory gets whatever /sys/kernel/mm/transparent_hugepage/
+   shmem_enabled says; returns the bytes now on huge pages (0 where the
+   kernel cannot, or p's mapping is not congruent: see hspmv_shared_alias). */
+size_t hspmv_shared_huge(void *p, size_t len, int part, int nparts);
+/* 1 when HSPMV_SHM_HUGE=0 or HSPMV_NO_THP=1 leave shared pages alone. */
+int hspmv_shared_huge_off(void);
+
 /* Memory another layer lends out as if allocated (vectors in a shared
    window): hspmv_free(p) of a p in [lo, lo+bytes) calls release(ctx, p)
    instead of free. Thread-safe. Returns HSPMV_OK or HSPMV_ERR_NOMEM. */
