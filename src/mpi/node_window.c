@@ -77,10 +77,11 @@ hspmv_real *hspmv_node_vec_take(hspmv_node *N)
 
 /* Slots asked for in the environment (HSPMV_NODE_SLOTS, 0..64), else the
    default, or none on a node of one rank: no other rank reads its x, so
-   its vectors are better off in private memory on huge pages than on the
-   window's 4 KiB pages (1 rank x 16 threads, random 4M x 8, one job on the
-   16-core Xeon: 13.47 ms per product with x in the window, benchmark-omp
-   11.38 ms with x on huge pages). */
+   its vectors are better off in private memory on huge pages (measured
+   while the window was on 4 KiB pages: 1 rank x 16 threads, random 4M x 8,
+   one job on the 16-core Xeon, 13.47 ms per product with x in the window,
+   benchmark-omp 11.38 ms with x on huge pages; where the kernel cannot
+   collapse shared memory it still is). */
 static int env_slots(const hspmv_node *N)
 {
     const char *s = getenv("HSPMV_NODE_SLOTS");
