@@ -79,6 +79,7 @@ hspmv_read_opts bu_progress_opts(const char *path)
 
 void bu_die(const char *prog, const hspmv_error *e)
 {
+    fflush(stdout);
     fprintf(stderr, "%s: error: %s\n", prog, e->msg[0] ? e->msg : hspmv_strerror(e->code));
     exit(1);
 }
@@ -100,6 +101,9 @@ const char *bu_check_word(const hspmv_check *c)
 int bu_check_report(const char *path, const hspmv_check *c)
 {
     const char *prec = sizeof(hspmv_real) == sizeof(float) ? "float" : "double";
+    /* what stdout holds first: a key=value line longer than stdio's buffer
+       was otherwise cut by this message where both go to one file */
+    if (c->violations || c->overflows) fflush(stdout);
     if (c->violations)
         fprintf(stderr, "%s: error: %s: result off the reference bound in %lld rows (first row %lld, worst %.3g x "
                 "the bound): a wrong kernel\n", bu_prog(), path, (long long)c->violations, (long long)c->first_bad + 1,

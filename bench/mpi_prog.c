@@ -16,6 +16,7 @@ static int me;
    together; rank 0 alone says why. */
 static void fail_all(int status, const char *msg)
 {
+    fflush(stdout);
     if (me == 0) fprintf(stderr, "%s: error: %s\n", prog_name, msg);
     MPI_Finalize();
     exit(status);
