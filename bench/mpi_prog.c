@@ -12,8 +12,9 @@ static const char *prog_name = "?";
 static void (*prog_usage)(FILE *);
 static int me;
 
-/* A refused argument: every rank parses the same arguments and comes here
-   together; rank 0 alone says why. */
+/* An error every rank reaches together (a refused argument: every rank
+   parses the same ones; a status agreed over the ranks); rank 0 alone says
+   why, after what stdout holds. */
 static void fail_all(int status, const char *msg)
 {
     fflush(stdout);
@@ -35,12 +36,7 @@ void mp_start(int *argc, char ***argv, const char *prog, void (*usage)(FILE *), 
     bu_set_fail(fail_all);
 }
 
-void mp_die(const hspmv_error *e)
-{
-    if (me == 0) fprintf(stderr, "%s: error: %s\n", prog_name, e->msg[0] ? e->msg : hspmv_strerror(e->code));
-    MPI_Finalize();
-    exit(1);
-}
+void mp_die(const hspmv_error *e) { fail_all(1, e->msg[0] ? e->msg : hspmv_strerror(e->code)); }
 
 void mp_die_msg(const char *m)
 {

@@ -98,7 +98,6 @@ typedef struct hspmv_node {
     hspmv_alias alias;    /* a second mapping of the window where its pages can be huge (to NULL: none) */
     char *base;           /* the layout's start in the window (in the alias when there is one), 4 KiB aligned */
     uint64_t huge_slots;  /* slots whose huge pages this rank has asked for */
-    size_t huge_bytes;    /* bytes of the window this rank collapsed into huge pages */
     node_flags *flags;    /* size entries */
     int nslots;           /* vectors hspmv_dist_vec_alloc may place in the window */
     int64_t vec_stride;   /* entries between node vectors */

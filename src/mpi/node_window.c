@@ -67,7 +67,7 @@ hspmv_real *hspmv_node_vec_take(hspmv_node *N)
             hspmv_real *v = N->vecs + (int64_t)s * N->vec_stride;
             if (!(N->huge_slots >> s & 1)) { /* this rank's share of the slot's huge pages, once */
                 N->huge_slots |= (uint64_t)1 << s;
-                N->huge_bytes += hspmv_shared_huge(v, (size_t)N->vec_stride * sizeof(hspmv_real), N->rank, N->size);
+                (void)hspmv_shared_huge(v, (size_t)N->vec_stride * sizeof(hspmv_real), N->rank, N->size);
             }
             return v + N->part_off[N->rank];
         }
@@ -157,7 +157,7 @@ static int try_window(hspmv_dist *D, hspmv_node *N, int nslots, hspmv_error *err
        slots when they are first lent (hspmv_node_vec_take): collapsing
        commits the memory */
     char *ex = (char *)(N->vecs + (int64_t)nslots * N->vec_stride);
-    N->huge_bytes = hspmv_shared_huge(ex, (size_t)(N->base + bytes - PAGE - ex), N->rank, N->size);
+    (void)hspmv_shared_huge(ex, (size_t)(N->base + bytes - PAGE - ex), N->rank, N->size);
     return HSPMV_OK;
 }
 
