@@ -424,13 +424,18 @@ int main(void)
     RUN(csrdu_conversion_fails_cleanly_when_out_of_memory);
     RUN(csrdu_walk_arithmetic_holds_past_2_to_the_32);
     RUN(ref_check_rejects_a_csrdu_y_off_by_three_bounds);
-    RUN(every_csrdu_kernel_matches_ref_on_row_lengths_0_to_33_with_and_without_escapes);
-    RUN(every_csrdu_kernel_matches_ref_on_dense_and_empty_rows);
-    RUN(every_csrdu_kernel_matches_ref_on_rectangular_and_empty_matrices);
-    RUN(every_csrdu_kernel_gives_one_calls_y_on_split_row_ranges);
-    RUN(every_csrdu_kernel_matches_ref_with_escapes_at_every_lane);
-    RUN(every_csrdu_kernel_reads_nothing_past_the_arrays_ends);
-    RUN(every_csrdu_kernel_matches_ref_on_bundled_matrices);
-    RUN(every_csrdu_kernel_matches_ref_on_shared_matrices);
+    for (int dec = 0; dec < 2; dec++) { /* both column decoders where a set has two (kernels_csrdu.h) */
+        hspmv_csrdu_set_decoder(dec);
+        printf("# csrdu column decoder: %s\n", dec ? "table" : "steps");
+        RUN(every_csrdu_kernel_matches_ref_on_row_lengths_0_to_33_with_and_without_escapes);
+        RUN(every_csrdu_kernel_matches_ref_on_dense_and_empty_rows);
+        RUN(every_csrdu_kernel_matches_ref_on_rectangular_and_empty_matrices);
+        RUN(every_csrdu_kernel_gives_one_calls_y_on_split_row_ranges);
+        RUN(every_csrdu_kernel_matches_ref_with_escapes_at_every_lane);
+        RUN(every_csrdu_kernel_reads_nothing_past_the_arrays_ends);
+        RUN(every_csrdu_kernel_matches_ref_on_bundled_matrices);
+        RUN(every_csrdu_kernel_matches_ref_on_shared_matrices);
+    }
+    hspmv_csrdu_set_decoder(-1);
     CHECK_DONE();
 }

@@ -1,4 +1,5 @@
 /* kernel_select.c — the kernels this CPU can run, best first, and lookup by name. */
+#include <stdlib.h>
 #include <string.h>
 #include "kernel_select.h"
 
@@ -52,4 +53,31 @@ const hspmv_kernel_set *hspmv_kernel_find(const char *isa)
     for (int i = 0; i < n; i++)
         if (!strcmp(sets[i]->isa, isa)) return sets[i];
     return NULL;
+}
+
+static int csrdu_decoder = -1; /* set by hspmv_csrdu_set_decoder; -1: the default */
+static int csrdu_default = -1; /* -1: not looked up yet */
+
+void hspmv_csrdu_set_decoder(int mode) { __atomic_store_n(&csrdu_decoder, mode < 0 ? -1 : mode != 0, __ATOMIC_RELAXED); }
+
+int hspmv_csrdu_table_decoder(void)
+{
+    int m = __atomic_load_n(&csrdu_decoder, __ATOMIC_RELAXED);
+    if (m >= 0) return m;
+    m = __atomic_load_n(&csrdu_default, __ATOMIC_RELAXED);
+    if (m < 0) { /* every thread that gets here finds the same */
+        const char *s = getenv("HSPMV_CSRDU_DECODE");
+        if (s && !strcmp(s, "table")) m = 1;
+        else if (s && !strcmp(s, "steps")) m = 0;
+        else {
+#if defined(__x86_64__)
+            __builtin_cpu_init();
+            m = __builtin_cpu_is("intel") ? 1 : 0;
+#else
+            m = 0;
+#endif
+        }
+        __atomic_store_n(&csrdu_default, m, __ATOMIC_RELAXED);
+    }
+    return m;
 }

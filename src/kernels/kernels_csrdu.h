@@ -21,6 +21,17 @@ hspmv_csrdu_kernel hspmv_k_csrdu_avx512;
 hspmv_csrdu_kernel hspmv_k_csrdu_neon;
 #endif
 
+/* The column decoder of the sets that have two (AVX-512 in double): 1 the
+   table decoder (escaped steps placed in their lanes before the prefix
+   sum), 0 the byte-step decoder (escapes added after it). By default the
+   table on Intel CPUs and the steps elsewhere: 16-thread FEM matrix on a
+   Xeon, CSRDU time over CSR16's 1.22 with the steps, 1.09 with the table;
+   one Zen 4 core, in cache, the table 14% slower. HSPMV_CSRDU_DECODE=table
+   or steps overrides the default, hspmv_csrdu_set_decoder(0 or 1) both
+   (-1: back to the default; tests run both decoders this way). */
+int hspmv_csrdu_table_decoder(void);
+void hspmv_csrdu_set_decoder(int mode);
+
 /* Where a walk stands at row r0 < nrows: its first value *k, the escaped
    numbers before it *e, the first column of the last non-empty row before
    it *c; from the checkpoint at or before r0, walking the byte streams of

@@ -9,20 +9,25 @@
    from the previous row's) is lane 0 of the first group; the last 1..W-1
    entries are one masked group. Two FMA accumulators, scalar rows shorter
    than SIMD_SHORT, one horizontal sum per row, and a software prefetch
-   that keeps the value and byte streams SIMD_PF entries ahead. */
+   that keeps the value and byte streams SIMD_PF entries ahead. Sets with
+   SIMD_HAS_ESC_TABLE (AVX-512 in double) also have a second decoder that
+   puts each escaped step into its lane before a 32-bit prefix sum; which
+   one runs is hspmv_csrdu_table_decoder()'s choice (kernels_csrdu.h). The
+   row loop is written once (spmv_csrdu_rows.h) and included per decoder. */
 #include "simd.h"
 #include "kernels_csrdu.h"
 
 #define ALL ((unsigned)((1ull << W) - 1)) /* every lane */
 
-/* The W columns of the lanes in keep whose steps are the bytes at d, after
-   column *col (the other lanes: *col), and *col moved to the last of them;
-   *e is advanced past their escapes. The first two escaped steps are
-   added without a branch (their lanes and those after; a mask of 0 when
-   there is none: esc has two spare entries to read); more are rare. The
-   prefix sums do not wait for *col: one scalar add per group lies on the
-   chain from group to group. */
-static inline vcol columns(const uint8_t *d, unsigned keep, int32_t *col, int64_t *e, const int32_t *esc)
+/* The byte-step decoder (every set): the W columns of the lanes in keep
+   whose steps are the bytes at d, after column *col (the other lanes:
+   *col), and *col moved to the last of them; *e is advanced past their
+   escapes. The first two escaped steps are added after the prefix sum
+   without a branch (their lanes and those after; a mask of 0 when there is
+   none: esc has spare entries to read); more are rare. The prefix sums do
+   not wait for *col: one scalar add per group lies on the chain from group
+   to group. */
+static inline vcol steps_columns(const uint8_t *d, unsigned keep, int32_t *col, int64_t *e, const int32_t *esc)
 {
     unsigned z, z2, b1, b2;
     vcol sc = csum_steps(d, keep, &z);
@@ -39,71 +44,52 @@ static inline vcol columns(const uint8_t *d, unsigned keep, int32_t *col, int64_
     *col += clast(sc);
     return ix;
 }
+static inline int32_t steps_start(int32_t c) { return c; }
 
-/* y[i] (+)= sum over row i's entries of val[k]*x[column decoded from d, esc] for rows [r0, r1). */
+#define CSRDU_ROWS steps_rows
+#define CSRDU_CCOL int32_t
+#define CSRDU_GCOL vcol
+#define CSRDU_COLUMNS steps_columns
+#define CSRDU_START steps_start
+#define CSRDU_GATHER cgather
+#define CSRDU_MGATHER cmgather
+#include "spmv_csrdu_rows.h"
+
+#if SIMD_HAS_ESC_TABLE
+/* The table decoder (simd.h: SIMD_HAS_ESC_TABLE): the same columns, with
+   each escaped step placed in its lane before the prefix sum (any number
+   of escapes, no branch), and the column carried to the next group kept in
+   every lane of a vector: no move to or from a general register. */
+static inline vidx table_columns(const uint8_t *d, unsigned keep, vidx *col, int64_t *e, const int32_t *esc)
+{
+    unsigned used;
+    vidx ix = iaddv(iscan(isteps_esc(d, keep, esc + *e, &used)), *col);
+    *e += used;
+    *col = ilast_all(ix);
+    return ix;
+}
+static inline vidx table_start(int32_t c) { return iset1(c); }
+
+#define CSRDU_ROWS table_rows
+#define CSRDU_CCOL vidx
+#define CSRDU_GCOL vidx
+#define CSRDU_COLUMNS table_columns
+#define CSRDU_START table_start
+#define CSRDU_GATHER vgather
+#define CSRDU_MGATHER vmgather
+#include "spmv_csrdu_rows.h"
+#endif
+
+/* y[i] (+)= sum over row i's entries of val[k]*x[column decoded from d, esc] for rows [r0, r1),
+   by the decoder hspmv_csrdu_table_decoder() names where the set has both. */
 void HSPMV_KERNEL(csrdu)(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hspmv_real *x, hspmv_real *y,
                          int add)
 {
-    const uint8_t *d = D->d;
-    const int32_t *esc = D->esc;
-    const hspmv_real *v = D->val;
-    int64_t k, e;
-    int32_t c;
-    if (r1 <= r0) return;
-    hspmv_csrdu_seek(D, r0, &k, &e, &c);
-    uintptr_t pv = (uintptr_t)(v + k), pd = (uintptr_t)(d + k); /* next line to prefetch */
-    for (int64_t i = r0; i < r1; i++) {
-        int64_t n = D->len[i];
-        hspmv_real s = 0;
-        if (n == HSPMV_CSRDU_LENESC) n = esc[e++];
-        if (SIMD_PF > 0) { /* keep v and d streaming SIMD_PF entries ahead, every line */
-            uintptr_t pe = (uintptr_t)(v + k + n) + SIMD_PF * sizeof(*v);
-            for (; pv < pe; pv += 64) pf((const void *)pv);
-            pe = (uintptr_t)(d + k + n) + SIMD_PF;
-            for (; pd < pe; pd += 64) pf((const void *)pd);
-        }
-        if (n > 0) {
-            int64_t q = k, end = k + n;
-            c += d[k] == HSPMV_CSRDU_ESC1 ? esc[e++] : (int8_t)d[k];
-            if (n < SIMD_SHORT) {
-                int32_t col = c;
-                s = v[k] * x[col];
-                for (q = k + 1; q < end; q++) {
-                    col += d[q] ? d[q] : esc[e++];
-                    s = sfma(v[q], x[col], s);
-                }
-            } else {
-                vreal a0 = vzero(), a1 = vzero();
-                int32_t col = c;
-                vcol ix;
-                if (n >= W) { /* lane 0: the first entry, column c (its byte is not a step) */
-                    ix = columns(d + k, ALL & ~1u, &col, &e, esc);
-                    a0 = vmul(vload(v + k), cgather(ix, x));
-                    for (q = k + W; q + 2 * W <= end; q += 2 * W) {
-                        ix = columns(d + q, ALL, &col, &e, esc);
-                        a1 = vfma(vload(v + q), cgather(ix, x), a1);
-                        ix = columns(d + q + W, ALL, &col, &e, esc);
-                        a0 = vfma(vload(v + q + W), cgather(ix, x), a0);
-                    }
-                    if (q + W <= end) {
-                        ix = columns(d + q, ALL, &col, &e, esc);
-                        a1 = vfma(vload(v + q), cgather(ix, x), a1);
-                        q += W;
-                    }
-                }
-                if (q < end) { /* the last r entries (the whole row when n < W, lane 0 its first) */
-                    int r = (int)(end - q);
-                    int64_t at = tail_at(q, end);
-                    unsigned keep = SIMD_TAIL_FULL ? ((1u << r) - 1) << (W - r) : (1u << r) - 1;
-                    vmask m = tail_mask(r);
-                    if (q == k) keep &= ~1u;
-                    ix = columns(d + at, keep, &col, &e, esc);
-                    a0 = vfma(vmload(m, v + at), cmgather(m, ix, x), a0);
-                }
-                s = vsum(vadd(a0, a1));
-            }
-            k = end;
-        }
-        y[i] = add ? y[i] + s : s;
+#if SIMD_HAS_ESC_TABLE
+    if (hspmv_csrdu_table_decoder()) {
+        table_rows(r0, r1, D, x, y, add);
+        return;
     }
+#endif
+    steps_rows(r0, r1, D, x, y, add);
 }
