@@ -32,6 +32,23 @@ hspmv_csrdu_kernel hspmv_k_csrdu_neon;
 int hspmv_csrdu_table_decoder(void);
 void hspmv_csrdu_set_decoder(int mode);
 
+/* Row i's length; a row of HSPMV_CSRDU_LENESC or more takes it from esc[*e]
+   (and *e moves past it). */
+static inline int64_t hspmv_csrdu_len(const hspmv_csrdu *D, int64_t i, int64_t *e)
+{
+    int64_t n = D->len[i];
+    return n == HSPMV_CSRDU_LENESC ? D->esc[(*e)++] : n;
+}
+
+/* The first column of the non-empty row whose first value is k minus that
+   of the last non-empty row before it: its byte, or esc[*e] when the byte is
+   HSPMV_CSRDU_ESC1 (and *e moves past it). */
+static inline int32_t hspmv_csrdu_first_step(const hspmv_csrdu *D, int64_t k, int64_t *e)
+{
+    uint8_t b = D->d[k];
+    return b == HSPMV_CSRDU_ESC1 ? D->esc[(*e)++] : (int8_t)b;
+}
+
 /* Where a walk stands at row r0 < nrows: its first value *k, the escaped
    numbers before it *e, the first column of the last non-empty row before
    it *c; from the checkpoint at or before r0, walking the byte streams of
@@ -42,10 +59,9 @@ static inline void hspmv_csrdu_seek(const hspmv_csrdu *D, int64_t r0, int64_t *k
     int64_t kk = p->k, ee = p->e;
     int32_t cc = p->c;
     for (int64_t i = r0 / HSPMV_CSRDU_CP * HSPMV_CSRDU_CP; i < r0; i++) {
-        int64_t n = D->len[i], z = 0;
-        if (n == HSPMV_CSRDU_LENESC) n = D->esc[ee++];
+        int64_t n = hspmv_csrdu_len(D, i, &ee), z = 0;
         if (n == 0) continue;
-        cc += D->d[kk] == HSPMV_CSRDU_ESC1 ? D->esc[ee++] : (int8_t)D->d[kk];
+        cc += hspmv_csrdu_first_step(D, kk, &ee);
         for (int64_t q = kk + 1; q < kk + n; q++) z += D->d[q] == 0;
         ee += z;
         kk += n;

@@ -15,9 +15,8 @@ static void CSRDU_ROWS(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hspmv
     hspmv_csrdu_seek(D, r0, &k, &e, &c);
     uintptr_t pv = (uintptr_t)(v + k), pd = (uintptr_t)(d + k); /* next line to prefetch */
     for (int64_t i = r0; i < r1; i++) {
-        int64_t n = D->len[i];
+        int64_t n = hspmv_csrdu_len(D, i, &e);
         hspmv_real s = 0;
-        if (n == HSPMV_CSRDU_LENESC) n = esc[e++];
         if (SIMD_PF > 0) { /* keep v and d streaming SIMD_PF entries ahead, every line */
             uintptr_t pe = (uintptr_t)(v + k + n) + SIMD_PF * sizeof(*v);
             for (; pv < pe; pv += 64) pf((const void *)pv);
@@ -26,7 +25,7 @@ static void CSRDU_ROWS(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hspmv
         }
         if (n > 0) {
             int64_t q = k, end = k + n;
-            c += d[k] == HSPMV_CSRDU_ESC1 ? esc[e++] : (int8_t)d[k];
+            c += hspmv_csrdu_first_step(D, k, &e);
             if (n < SIMD_SHORT) {
                 int32_t col = c;
                 s = v[k] * x[col];

@@ -19,12 +19,11 @@ void hspmv_k_csrdu_scalar(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hs
     if (r1 <= r0) return;
     hspmv_csrdu_seek(D, r0, &k, &e, &c);
     for (int64_t i = r0; i < r1; i++) {
-        int64_t n = D->len[i];
+        int64_t n = hspmv_csrdu_len(D, i, &e);
         hspmv_real s = 0;
-        if (n == HSPMV_CSRDU_LENESC) n = esc[e++];
         if (n > 0) {
             int32_t col;
-            c += d[k] == HSPMV_CSRDU_ESC1 ? esc[e++] : (int8_t)d[k];
+            c += hspmv_csrdu_first_step(D, k, &e);
             col = c;
             hspmv_real s1 = 0, s2 = 0, s3 = 0;
             int64_t q = k + 1, end = k + n;
