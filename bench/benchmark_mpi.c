@@ -63,6 +63,7 @@ typedef struct variant {
     double mem_max[2], rp_root; /* peak once the rows were in place above the start (max), and that
                                    over the rank's own CSR bytes (max); rank 0's peak */
     double huge_mb, rss_mb, shm_mb, shm_huge_mb; /* all ranks: memory it added, of it on huge pages; shared memory, of it mapped 2 MiB at a time */
+    double mine_mb[2]; /* this rank: memory it added, of it on huge pages */
     double *t;         /* reps * passes product times (max over ranks) */
     double pass_med[64];
     hspmv_dist_timing tm;
@@ -206,6 +207,8 @@ static void make_variant(variant *v, const hspmv_csr *A, const char *read_path, 
     for (int i = 0; i < 4; i++) d[i] = (kb1[i] - kb0[i]) / 1024;
     MPI_Allreduce(d, sum, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     v->rss_mb = sum[0];
+    v->mine_mb[0] = d[0];
+    v->mine_mb[1] = d[1];
     v->huge_mb = sum[1];
     v->shm_mb = sum[2];
     v->shm_huge_mb = sum[3];
@@ -403,7 +406,7 @@ int main(int argc, char **argv)
         MPI_Allreduce(&in.node_ranks, &node_ranks_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
         /* per-rank details for --verbose */
-        struct { int64_t rows, nnz, nghost, nsend, nnode, noff; int nrecv, nsendr; char fo[8], fg[8]; double seg, t[6]; }
+        struct { int64_t rows, nnz, nghost, nsend, nnode, noff; int nrecv, nsendr; char fo[8], fg[8]; double seg, t[6], mb[2]; }
             mi, *all = NULL;
         memset(&mi, 0, sizeof(mi));
         mi.rows = in.nrows_local;
@@ -416,6 +419,7 @@ int main(int argc, char **argv)
         mi.nsendr = in.nsend_ranks;
         mi.seg = in.owned.seg_ratio;
         memcpy(mi.t, mine, sizeof(mi.t));
+        memcpy(mi.mb, va->mine_mb, sizeof(mi.mb));
         snprintf(mi.fo, sizeof(mi.fo), "%s", in.owned.format_name);
         snprintf(mi.fg, sizeof(mi.fg), "%s", in.ghost.format_name);
         if (me == 0) all = malloc(sizeof(mi) * (size_t)P);
@@ -475,12 +479,13 @@ int main(int argc, char **argv)
                     for (int p = 0; p < P; p++)
                         printf("    rank %d: rows %lld nnz %lld owned %s (nzseg/nnz %.3f) ghost %s, %lld ghost x "
                                "entries (node block %lld nnz, off-node %lld nnz); receives from %d ranks, sends %lld "
-                               "to %d; ms per call: post %.3f owned %.3f wait %.3f ghost %.3f sync %.3f all %.3f\n",
+                               "to %d; ms per call: post %.3f owned %.3f wait %.3f ghost %.3f sync %.3f all %.3f; memory added "
+                               "%.1f MB, %.1f MB of it on huge pages\n",
                                p, (long long)all[p].rows, (long long)all[p].nnz, all[p].fo, all[p].seg, all[p].fg,
                                (long long)all[p].nghost, (long long)all[p].nnode, (long long)all[p].noff,
                                all[p].nrecv, (long long)all[p].nsend, all[p].nsendr, all[p].t[0] * 1e3,
                                all[p].t[1] * 1e3, all[p].t[2] * 1e3, all[p].t[3] * 1e3, all[p].t[5] * 1e3,
-                               all[p].t[4] * 1e3);
+                               all[p].t[4] * 1e3, all[p].mb[0], all[p].mb[1]);
                 printf("  halo per SpMV: %.0f bytes in all (%lld entries), max %.0f bytes received by one rank\n",
                        halo_b, (long long)in.halo_total, halo_mx);
                 printf("  halo %s, %d node%s of %d%s ranks%s; between nodes per SpMV: node-aware %.0f bytes in "

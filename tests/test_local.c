@@ -12,6 +12,7 @@
 #include <omp.h>
 #include "check.h"
 #include "local.h"
+#include "local_part.h"
 #include "testlib.h"
 
 static const hspmv_kernel_set *sets[8];
@@ -763,6 +764,75 @@ static void local_auto_kernel_is_timed_on_big_matrix(void)
 }
 
 /* The comparison can fail: one perturbed entry is caught. */
+/* Pieces (local_pieces.c): claims from both ends of a chunk's word. */
+static void local_pieces_are_taken_once_from_both_ends(void)
+{
+    uint64_t w = 5; /* pieces [0, 5) */
+    int got[5] = {hspmv_local_take_piece(&w, 0), hspmv_local_take_piece(&w, 1), hspmv_local_take_piece(&w, 1),
+                  hspmv_local_take_piece(&w, 0), hspmv_local_take_piece(&w, 0)};
+    CHECK(got[0] == 0 && got[1] == 4 && got[2] == 3 && got[3] == 1 && got[4] == 2, "order %d %d %d %d %d", got[0],
+          got[1], got[2], got[3], got[4]);
+    CHECK(hspmv_local_take_piece(&w, 0) == -1 && hspmv_local_take_piece(&w, 1) == -1, "a piece after the last");
+    w = 0;
+    CHECK(hspmv_local_take_piece(&w, 1) == -1, "a piece of an empty chunk");
+}
+
+/* With its chunks cut into pieces that idle threads take, every format and
+   kernel set gives the static split's y bit for bit (and the reference's),
+   whole and in parts, also with more pieces than rows. Products repeat, so
+   that threads (more than the cores) take each other's pieces. */
+static void local_pieces_match_the_static_split(void)
+{
+    static const int piece_counts[] = {3, 64};
+    static const int thr[] = {2, 3, 7};
+    hspmv_csr A;
+    int64_t rowlen[997];
+    uint64_t seed = 41;
+    for (int i = 0; i < 997; i++) rowlen[i] = (int64_t)(tl_next(&seed) % 40) * (i % 13 != 5); /* empty rows too */
+    rowlen[400] = 997; /* a dense row */
+    CHECK(tl_csr_random(&A, 997, 997, rowlen, 0, 4, 42) == HSPMV_OK, "generate");
+    int64_t n = A.nrows;
+    size_t yb = (size_t)n * sizeof(hspmv_real);
+    hspmv_real *x = hspmv_malloc((size_t)A.ncols * sizeof(hspmv_real)), *y0 = hspmv_malloc(yb), *y = hspmv_malloc(yb);
+    tl_fill(x, A.ncols, 43);
+    char what[200];
+    for (int f = 0; f < NFMT && x && y0 && y; f++) {
+        if (!fits(&A, formats[f])) continue;
+        for (int s = 0; s < nsets; s++)
+            for (int t = 0; t < 3; t++) {
+                hspmv_opts o = opts_of(formats[f], sets[s]->isa, thr[t]);
+                hspmv_local *L = NULL;
+                setenv("HSPMV_PIECES", "1", 1);
+                int rc = hspmv_local_create(&A, &o, &L, NULL);
+                if (rc == HSPMV_OK) hspmv_local_spmv(L, x, y0, 0);
+                hspmv_local_destroy(&L);
+                for (int k = 0; k < 2 && rc == HSPMV_OK; k++) {
+                    char pc[16];
+                    snprintf(pc, sizeof(pc), "%d", piece_counts[k]);
+                    setenv("HSPMV_PIECES", pc, 1);
+                    rc = hspmv_local_create(&A, &o, &L, NULL);
+                    snprintf(what, sizeof(what), "%s/%s threads=%d pieces=%s", fmt_names[formats[f]], sets[s]->isa,
+                             thr[t], pc);
+                    for (int rep = 0; rep < 20 && rc == HSPMV_OK; rep++) {
+                        int nparts = rep % 2 ? 3 : 1;
+                        tl_fill_nan(y, n);
+                        for (int part = 0; part < nparts; part++) hspmv_local_spmv_part(L, part, nparts, x, y, 0);
+                        int ok = !memcmp(y, y0, yb) && tl_matches_ref(&A, x, y, what);
+                        CHECK(ok, "%s parts=%d: differs from the static split", what, nparts);
+                        if (!ok) break;
+                    }
+                    hspmv_local_destroy(&L);
+                }
+                CHECK(rc == HSPMV_OK, "%s: create failed", what);
+            }
+    }
+    unsetenv("HSPMV_PIECES");
+    hspmv_free(x);
+    hspmv_free(y0);
+    hspmv_free(y);
+    hspmv_csr_free(&A);
+}
+
 static void local_perturbed_result_is_caught(void)
 {
     hspmv_csr A;
@@ -811,6 +881,8 @@ int main(void)
     RUN(local_touch_zeroes_vectors);
     RUN(local_create_survives_allocation_failure);
     RUN(local_auto_kernel_is_timed_on_big_matrix);
+    RUN(local_pieces_are_taken_once_from_both_ends);
+    RUN(local_pieces_match_the_static_split);
     RUN(local_perturbed_result_is_caught);
     CHECK_DONE();
 }

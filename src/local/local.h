@@ -37,6 +37,7 @@ struct hspmv_local {
     int64_t nrows, ncols, nnz;   /* size */
     int64_t nseg;                /* segments of consecutive columns (all formats) */
     int64_t *rows;               /* threads+1 entries: thread c owns rows [rows[c], rows[c+1]) */
+    int pieces;                  /* each chunk's pieces, which idle threads take (local_pieces.c); 1: none */
     int64_t *tiles;              /* BCOO only, threads+1 entries: tile rows of thread c */
     hspmv_csr csr;               /* HSPMV_FORMAT_CSR: own copy, first-touched per thread */
     hspmv_csrl csrl;             /* HSPMV_FORMAT_CSRL */
@@ -124,6 +125,22 @@ int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, in
    HSPMV_PANELS_XPF. */
 int hspmv_local_panel_count(int64_t ncols, int threads);
 int hspmv_local_xpf(void);
+
+/* A positive whole number from the environment variable name, else 0. */
+long hspmv_local_env_count(const char *name);
+
+/* local_pieces.c. Pieces per chunk: HSPMV_PIECES when set, else one per
+   16384 nonzeros of a chunk, at most 16 (1 with one thread). */
+int hspmv_local_piece_count(const hspmv_local *L);
+/* Part `part` of `nparts` of y = A*x (add: y += A*x) with the chunks'
+   parts cut into pieces that idle threads take; the same y, bit for bit,
+   as the static split (each row's sum is made by one kernel call). */
+/* Takes the front piece (back = 0) or the back piece (back = 1) of a chunk
+   whose word is front << 32 | back (pieces [front, back) are left): the
+   piece's number, or -1 when none is left. Atomic. */
+int hspmv_local_take_piece(uint64_t *word, int back);
+void hspmv_local_run_pieces(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
+                            int add);
 
 /* Asks for transparent huge pages on [p, p+bytes) when it is 4 MiB or more;
    call before the first touch. A hint: failure is ignored. */

@@ -89,8 +89,7 @@ int hspmv_local_build_csrdu(hspmv_local *L, const hspmv_csr *A, hspmv_error *err
     return hspmv_ok(err);
 }
 
-/* A positive whole number from the environment variable name, else 0. */
-static long env_count(const char *name)
+long hspmv_local_env_count(const char *name)
 {
     const char *s = getenv(name);
     char *end;
@@ -108,7 +107,7 @@ int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, in
     int64_t *cnt;
     int rc = hspmv_panels_alloc(A, npanels, xpf, P, err);
     if (rc != HSPMV_OK) return rc;
-    if (npanels > 1 && env_count("HSPMV_PANELS_RB") > 0) P->rblock = env_count("HSPMV_PANELS_RB");
+    if (npanels > 1 && hspmv_local_env_count("HSPMV_PANELS_RB") > 0) P->rblock = hspmv_local_env_count("HSPMV_PANELS_RB");
     cnt = hspmv_calloc((size_t)T * (size_t)npanels, sizeof(int64_t)); /* chunk c, panel p: cnt[c*P + p] */
     if (!cnt) {
         hspmv_panels_free(P);
@@ -134,7 +133,7 @@ int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, in
 
 int hspmv_local_panel_count(int64_t ncols, int threads)
 {
-    long forced = env_count("HSPMV_PANELS"), llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    long forced = hspmv_local_env_count("HSPMV_PANELS"), llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     double share, x = (double)ncols * sizeof(hspmv_real);
     int64_t p;
     (void)threads; /* every thread reads the same panel's piece at about the same time */
@@ -148,5 +147,5 @@ int hspmv_local_panel_count(int64_t ncols, int threads)
 int hspmv_local_xpf(void)
 {
     const char *s = getenv("HSPMV_XPF");
-    return s && *s ? (int)env_count("HSPMV_XPF") : HSPMV_PANELS_XPF;
+    return s && *s ? (int)hspmv_local_env_count("HSPMV_XPF") : HSPMV_PANELS_XPF;
 }

@@ -228,6 +228,7 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
         goto fail;
     }
     hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows);
+    L->pieces = hspmv_local_piece_count(L);
     L->nseg = hspmv_local_count_segments(A, L->threads, L->rows);
     L->fits16 = hspmv_local_fits_csr16(A, L->threads, L->rows);
     if ((rc = count_for_choice(L, A, &o, err)) != HSPMV_OK) goto fail;

@@ -44,6 +44,10 @@ void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hsp
         chunk_part(L, 0, part, nparts, x, y, add);
         return;
     }
+    if (L->pieces > 1) {
+        hspmv_local_run_pieces(L, part, nparts, x, y, add);
+        return;
+    }
 #pragma omp parallel num_threads(T)
     HSPMV_FOR_MY_CHUNKS(c, T) chunk_part(L, c, part, nparts, x, y, add);
 }

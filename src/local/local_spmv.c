@@ -1,5 +1,6 @@
 /* local_spmv.c — y = A*x (or y += A*x) on a prepared matrix: one parallel
-   region, each thread runs the kernel on the rows it was given at creation. */
+   region, each thread runs the kernel on the rows it was given at creation
+   (in pieces that idle threads take, local_pieces.c, when it has them). */
 #include <string.h>
 #include "local.h"
 #include "local_part.h"
@@ -16,6 +17,10 @@ void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, 
     if (L->nrows == 0) return;
     if (T == 1) {
         run_chunk(L, 0, x, y, add);
+        return;
+    }
+    if (L->pieces > 1) {
+        hspmv_local_run_pieces(L, 0, 1, x, y, add);
         return;
     }
 #pragma omp parallel num_threads(T)
