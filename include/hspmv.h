@@ -524,6 +524,9 @@ typedef struct hspmv_dist_info {
                                      gathers from a private huge-page replica of the node's x, copied
                                      whole each product (HSPMV_NODE_REPLICA=1|0 forces) */
     double gather_replica_ms;     /* the kept gather with a replica as timed beside it (0: not timed) */
+    int owned_share;              /* global, halo "node": chunks of 64 of each rank's owned block that other
+                                     ranks of its node may take once done with theirs (0: none;
+                                     HSPMV_OWNED_SHARE_TAIL sets it) */
     int64_t internode_entries_node; /* global: x entries crossing between nodes per SpMV, node-aware plan */
     int64_t internode_msgs_node;    /* global: messages between nodes per SpMV, node-aware plan */
     int64_t internode_entries_p2p;  /* global: the same for the p2p plan (each rank's ghosts from ranks */

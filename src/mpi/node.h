@@ -22,6 +22,10 @@
         the messages progress in between (when most of its entries lie in
         other ranks' columns, as with random columns, the owned columns are
         part of the node block instead: one pass over the rows, not two);
+        with owned rows shared (node_share.c), in chunks, the last of which
+        other ranks of the node take once done with their own, reading
+        this rank's part of x in the window (so the caller's x is copied
+        there whole at step 1);
      6. multiplies the node block: entries in columns of other ranks of the
         node, gathered from the window itself (direct) or from a private copy
         of the entries it needs (copy); the plan chose by timing both; with
@@ -133,6 +137,8 @@ typedef struct hspmv_node {
     /* the blocks beyond the owned one */
     int gather;           /* HSPMV_GATHER_DIRECT, _COPY or _SHARE (direct, rows shared: node_share.c) */
     node_share *share;    /* gather share: every rank's node block in a second window */
+    node_share *oshare;   /* owned rows shared (not merged): every rank's owned block in a window, or NULL */
+    int otail;            /* chunks of 64 of its owned block others may take (0: none) */
     node_block nb, ob;    /* node block (columns of other ranks of the node), off-node block */
     int64_t nn, no;       /* their columns */
     int64_t *nsrc;        /* nn entries: node-vector offset of each node-block column */
@@ -169,6 +175,8 @@ int hspmv_node_slot_of(const hspmv_node *N, const hspmv_real *x);
 hspmv_real *hspmv_node_vec_take(hspmv_node *N);
 /* Spins until *flag >= n (acquire); returns the seconds spent. */
 double hspmv_node_wait(const uint64_t *flag, uint64_t n);
+/* Spin-wait step it of a wait: a pause, from the 2048th a sched_yield. */
+void hspmv_node_pause(unsigned it);
 /* Release store of n into *flag. */
 void hspmv_node_publish(uint64_t *flag, uint64_t n);
 
@@ -186,6 +194,8 @@ int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hs
 
 /* node_spmv.c. y = A*x in halo "node" mode (the steps above). */
 int hspmv_node_spmv(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
+/* hspmv_share_x for a block whose columns index one vector: ctx itself. */
+const hspmv_real *hspmv_node_same_x(void *ctx, int q);
 
 /* node_gather.c. Times direct and copy gathers on every rank at once and
    keeps copy when its slowest rank is more than 10% faster, else direct
@@ -204,25 +214,33 @@ int hspmv_node_choose_replica(struct hspmv_dist *D, hspmv_node *N, int timed, hs
    b; b < 0: all), with N->threads threads. */
 void hspmv_node_replicate(hspmv_node *N, const hspmv_real *xb, int b);
 
-/* node_share.c. Copies this rank's node block B (direct columns; L its
-   prepared form: its kernel set and x prefetch are kept) into a segment of a
-   second window on the node and maps every rank's. Collective over D->comm;
-   on failure (agreed) N->share may be partly built: hspmv_node_share_free. */
-int hspmv_node_share_build(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, const hspmv_local *L,
-                           hspmv_error *err);
+/* node_share.c. Copies the last `tail` of 64 chunks (-1: HSPMV_NODE_SHARE_TAIL,
+   else 48) of this rank's block B (the node block, direct columns, or the
+   owned block; L its prepared form: its kernel set and x prefetch are kept)
+   into a segment of a second window on the node and maps every rank's into
+   *S; `block` names it in errors. Collective over D->comm; on failure
+   (agreed) *S may be partly built: hspmv_node_share_free. */
+int hspmv_node_share_build(struct hspmv_dist *D, hspmv_node *N, node_share **S, const hspmv_csr *B,
+                           const hspmv_local *L, int tail, const char *block, hspmv_error *err);
 /* The kernel set L uses from now on (after the ranks agreed on one). */
-void hspmv_node_share_kernels(hspmv_node *N, const hspmv_local *L);
+void hspmv_node_share_kernels(node_share *S, const hspmv_local *L);
 /* Opens the next product's claims on this rank's chunks, its own to be
    multiplied with L (before it publishes ready: every rank must open
    before any claims). */
-void hspmv_node_share_open(hspmv_node *N, const hspmv_local *L);
-/* y (+)= the node block B's product (B: this rank's, for its row map), rows shared within the node; returns
-   the seconds spent waiting for chunks others took. */
-double hspmv_node_share_mul(hspmv_node *N, const node_block *B, const hspmv_real *x, hspmv_real *y, int add);
-/* Chunks of this rank that others ran in the last product. */
-int64_t hspmv_node_share_taken(const hspmv_node *N);
+void hspmv_node_share_open(node_share *S, const hspmv_local *L);
+/* Where the chunks of node rank q read x (called once a chunk of q is
+   claimed, so q has entered the product). */
+typedef const hspmv_real *hspmv_share_x(void *ctx, int q);
+/* y (+)= the block B's product (B: this rank's, for its row map), rows
+   shared within the node: its own chunks with x, node rank q's with
+   xq(ctx, q); the main thread lets the nreq requests progress between
+   chunks. Returns the seconds spent waiting for chunks others took. */
+double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real *x, hspmv_share_x *xq, void *ctx,
+                            hspmv_real *y, int add, MPI_Request *req, int nreq);
+/* 64ths of this rank's block that others ran in the last product. */
+int64_t hspmv_node_share_taken(const node_share *S);
 /* Collective over the node when built. */
-void hspmv_node_share_free(hspmv_node *N);
+void hspmv_node_share_free(node_share **S);
 
 /* dst[j] = src[idx[j]], j < n, with threads threads (when n is large). */
 void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_t *idx, int64_t n, int threads);

@@ -104,7 +104,8 @@ void hspmv_node_free(hspmv_node **Np)
     if (!N) return;
     hspmv_node_block_free(&N->nb);
     hspmv_node_block_free(&N->ob);
-    hspmv_node_share_free(N);
+    hspmv_node_share_free(&N->share);
+    hspmv_node_share_free(&N->oshare);
     hspmv_free(N->node_of);
     hspmv_free(N->member);
     hspmv_free(N->part_off);

@@ -48,7 +48,7 @@ static double timed_product(hspmv_dist *D, hspmv_node *N, int gather, const node
 {
     const hspmv_real *gb = N->ghost;
     hspmv_real *y = D->work;
-    if (gather == HSPMV_GATHER_SHARE) hspmv_node_share_open(N, blk[0].L);
+    if (gather == HSPMV_GATHER_SHARE) hspmv_node_share_open(N->share, blk[0].L);
     MPI_Barrier(D->comm);
     double t0 = MPI_Wtime();
     if (N->replica && gather != HSPMV_GATHER_COPY) {
@@ -62,7 +62,7 @@ static double timed_product(hspmv_dist *D, hspmv_node *N, int gather, const node
         hspmv_node_block_add(&blk[1], N->xo, y, N->threads);
     } else {
         if (gather == HSPMV_GATHER_SHARE)
-            hspmv_node_share_mul(N, &blk[0], xb, y, 1);
+            hspmv_node_share_mul(N->share, &blk[0], xb, hspmv_node_same_x, (void *)xb, y, 1, NULL, 0);
         else
             hspmv_node_block_add(&blk[0], xb, y, N->threads);
         hspmv_node_block_add(&blk[1], gb, y, N->threads);
@@ -82,7 +82,7 @@ static void keep(hspmv_node *N, int gather, node_block dir[2], node_block cpy[2]
         hspmv_free(N->xo);
         N->xn = N->xo = NULL;
     }
-    if (gather != HSPMV_GATHER_SHARE) hspmv_node_share_free(N);
+    if (gather != HSPMV_GATHER_SHARE) hspmv_node_share_free(&N->share);
 }
 
 int hspmv_node_choose_gather(hspmv_dist *D, hspmv_node *N, node_block dir[2], node_block cpy[2], int timed,
@@ -98,7 +98,7 @@ int hspmv_node_choose_gather(hspmv_dist *D, hspmv_node *N, node_block dir[2], no
         hspmv_local *a[2] = {dir[0].L, dir[1].L}, *b[2] = {cpy[0].L, cpy[1].L};
         hspmv_dist_agree_kernels(D, a, 2, (int64_t)1 << 15);
         hspmv_dist_agree_kernels(D, b, 2, (int64_t)1 << 15);
-        if (N->share) hspmv_node_share_kernels(N, dir[0].L);
+        if (N->share) hspmv_node_share_kernels(N->share, dir[0].L);
     }
     for (int i = 0; i < 2; i++)
         if (dir[i].L) {

@@ -688,9 +688,10 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((!want || want == HSPMV_GATHER_SHARE) && share_fits(D, N, &dir[0], want)) { /* rows shared: node_share.c */
         hspmv_error e2; /* not asked for: a failure only means no sharing */
-        int src = hspmv_node_share_build(D, N, &Bn, dir[0].L, want == HSPMV_GATHER_SHARE ? err : &e2);
+        int src = hspmv_node_share_build(D, N, &N->share, &Bn, dir[0].L, -1, "node block",
+                                         want == HSPMV_GATHER_SHARE ? err : &e2);
         if (src != HSPMV_OK) {
-            hspmv_node_share_free(N);
+            hspmv_node_share_free(&N->share);
             if (want == HSPMV_GATHER_SHARE) rc = src;
         }
     } else if (want == HSPMV_GATHER_SHARE) {
@@ -718,7 +719,7 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
         if (timed) {
             hspmv_local *g2[2] = {N->nb.L, N->ob.L};
             hspmv_dist_agree_kernels(D, g2, 2, (int64_t)1 << 15);
-            if (N->share) hspmv_node_share_kernels(N, N->nb.L);
+            if (N->share) hspmv_node_share_kernels(N->share, N->nb.L);
         }
     } else {
         rc = hspmv_node_choose_gather(D, N, dir, cpy, timed, err);

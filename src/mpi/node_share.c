@@ -1,43 +1,56 @@
-/* node_share.c — the node block's rows shared out among the ranks of a node
-   while a product runs (gather "share"), so that a rank slowed down by its
-   core, its cache or its rows does not hold up the node.
+/* node_share.c — a block's rows shared out among the ranks of a node while
+   a product runs, so that a rank slowed down by its core, its cache, its
+   rows or where its memory lies does not hold up the node. Two blocks use
+   it: the node block where the owned columns are merged into it (gather
+   "share", random-like columns), and the owned block where it is separate
+   (stencils and other local columns: "owned rows shared",
+   HSPMV_OWNED_SHARE_TAIL, halo_plan.c).
 
    With a static split every product waits for the slowest rank of the node:
    on the power-law matrix (16 ranks of equal nonzeros, one 16-core Xeon,
    one job) the ranks' node blocks took 40.2-50.7 ms per product, the same
    ranks being slow call after call, and each product took 51.6 ms where
-   one process of 16 threads took 48.2. Threads of one process balance that
-   by sharing memory; ranks can too, for the part of the work whose data
-   every rank of the node can read.
+   one process of 16 threads took 48.2; on the real-valued lap3d 200, 4 of
+   16 ranks took 5.6-5.8 ms for their owned blocks where the rest took
+   3.8-4.4, different ranks in each launch. Threads of one process balance
+   that by sharing memory; ranks can too, for the part of the work whose
+   data every rank of the node can read.
 
-   Each rank cuts its node block (direct columns: node-vector offsets, the
-   same for every rank) into NCHUNK chunks of equal entries and copies the
-   last NTAIL of them (HSPMV_NODE_SHARE_TAIL, 0..64), as plain CSR, into
-   its segment of a second shared window. Every product each rank
-   multiplies its chunks from the front with its own prepared block
-   (private memory, huge pages, its own format), and when it has none left
-   takes chunks from the back of the other ranks' tails, multiplying them
-   from the window copy into the owner's result buffer there; the owner
-   adds those rows into its y once it has run out of chunks. Three quarters
-   of each rank's work can move, at three quarters more memory for the
-   node block: one job had two of 16 ranks 2.6 times slower than the rest
-   on random columns whatever the gathers (28.5 ms per product against
-   11.1, direct), and with a quarter movable they still took 21.4 ms. (A
-   copy of all of it, on the window's 4 KiB pages, ran 17% slower than the
-   private block on 2 ranks of random columns: the owner keeps its own.)
+   Each rank cuts its block into NCHUNK chunks of equal entries and copies
+   the last of them (a number of 64ths: HSPMV_NODE_SHARE_TAIL, default 48,
+   for the node block; HSPMV_OWNED_SHARE_TAIL, default 16, for the owned
+   block), as plain CSR, into its segment of a second shared window. Every
+   product each rank multiplies its chunks from the front with its own
+   prepared block (private memory, huge pages, its own format), and when it
+   has none left takes chunks from the back of the other ranks' tails,
+   multiplying them from the window copy into the owner's result buffer
+   there; the owner adds those rows into its y once it has run out of
+   chunks. Three quarters of each rank's node block can move, at three
+   quarters more memory for it: one job had two of 16 ranks 2.6 times
+   slower than the rest on random columns whatever the gathers (28.5 ms per
+   product against 11.1, direct), and with a quarter movable they still
+   took 21.4 ms. (A copy of all of it, on the window's 4 KiB pages, ran 17%
+   slower than the private block on 2 ranks of random columns: the owner
+   keeps its own.) A quarter of the owned block moves (a CSR copy: 3 more
+   bytes per entry of a CSRP block of 8).
 
    Claims are a compare-and-swap on the owner's word: epoch (24 bits), next
    chunk from the front (20 bits), one past the last chunk left at the back
    (20 bits). The owner resets it for a product before it publishes its x
-   part (node_spmv.c step 1); the others take chunks only after seeing every
-   rank's x published (step 3), so every claim of epoch e follows the reset
-   for e, and a claimer still on the previous epoch fails its CAS. An owner
-   leaves a product only after the chunks taken from it are done, so its
-   result buffer and word are free again at the next reset.
+   part (node_spmv.c step 1), so a claim that succeeds finds the owner's x
+   of that product published or about to be (the owned block's thieves
+   wait for the owner's ready flag; the node block's take chunks only after
+   seeing every rank's x, step 3). A thief finding an owner still in the
+   product before waits for it to open this one (it is the late one whose
+   tail is worth taking), and skips an owner already a product ahead. An
+   owner leaves a product only after the chunks taken from it are done, so
+   its result buffer and word are free again at the next reset.
 
-   A rank that runs another's chunk reads x entries of ranks whose readers
-   it may not be: with sharing, a rank whose x is a window vector waits for
-   every rank of the node at step 8, not only its readers. */
+   A rank that runs another's node-block chunk reads x entries of ranks
+   whose readers it may not be: with that sharing, a rank whose x is a
+   window vector waits for every rank of the node at step 8, not only its
+   readers. An owned-block chunk reads only its owner's part, whose owner
+   waits for it before it leaves the product. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +61,12 @@
 #include "node.h"
 #include "util.h"
 
-enum { NCHUNK = 64, NTAIL = 48 }; /* chunks per rank; by default others may take the last NTAIL */
+/* chunks per rank; tails are given in 64ths (by default others may take the
+   last NTAIL of them), each 64th being SUB chunks: fine chunks, so that an
+   owner waits less for the last chunk a thief runs (measured: 64 chunks per
+   rank cost 16 ranks of the real-valued lap3d 200 a tenth of a millisecond
+   per product where no rank was slow) */
+enum { SUB = 4, NCHUNK = 64 * SUB, NTAIL = 48 };
 #define EPOCH_MASK 0xffffffu
 
 /* What each rank publishes at the start of its segment. */
@@ -74,17 +92,25 @@ struct node_share {
     hspmv_real **ybuf;      /* size entries: tail rows taken by others land here (row - base) */
     const hspmv_local *L;   /* this rank's own block */
     int delay_us;           /* tests: this rank starts each product this late (HSPMV_TEST_SHARE_DELAY) */
+    int progress;           /* MPI allows calls from the main thread inside a parallel region */
     unsigned char mine[NCHUNK]; /* this epoch: 1 when this rank ran its own chunk c */
 };
 
+#ifdef _OPENMP
+#include <omp.h>
+static int omp_thread(void) { return omp_get_thread_num(); }
+#else
+static int omp_thread(void) { return 0; }
+#endif
+
 static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
 
-/* Chunks others may take: HSPMV_NODE_SHARE_TAIL (0..64), else NTAIL. */
+/* 64ths others may take: HSPMV_NODE_SHARE_TAIL (0..64), else NTAIL. */
 static int tail_chunks(void)
 {
     const char *s = getenv("HSPMV_NODE_SHARE_TAIL");
     int t = s && *s ? atoi(s) : NTAIL;
-    return t < 0 ? 0 : t > NCHUNK ? NCHUNK : t;
+    return t < 0 ? 0 : t > 64 ? 64 : t;
 }
 
 /* The chunk bounds: NCHUNK row ranges of about equal entries. */
@@ -100,9 +126,9 @@ static void cut(const hspmv_csr *B, int64_t *bounds)
     bounds[NCHUNK] = B->nrows;
 }
 
-void hspmv_node_share_free(hspmv_node *N)
+void hspmv_node_share_free(node_share **pS)
 {
-    node_share *S = N->share;
+    node_share *S = *pS;
     if (!S) return;
     if (S->win != MPI_WIN_NULL) {
         MPI_Win_unlock_all(S->win);
@@ -114,11 +140,11 @@ void hspmv_node_share_free(hspmv_node *N)
     hspmv_free(S->done);
     hspmv_free(S->ybuf);
     hspmv_free(S);
-    N->share = NULL;
+    *pS = NULL;
 }
 
-int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, const hspmv_local *L,
-                           hspmv_error *err)
+int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const hspmv_csr *B,
+                           const hspmv_local *L, int tail, const char *block, hspmv_error *err)
 {
     int rc = HSPMV_OK, me = D->rank;
     hspmv_local_info li = {0};
@@ -141,16 +167,20 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, con
         S->done = hspmv_calloc((size_t)N->size, sizeof(*S->done));
         S->ybuf = hspmv_calloc((size_t)N->size, sizeof(*S->ybuf));
     }
-    N->share = S;
+    *out = S;
     if (!S || !S->ks || !S->head || !S->view || !S->bounds || !S->done || !S->ybuf)
-        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory sharing the node block", me);
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory sharing the %s", me, block);
     if (!rc && B->nnz > 0 && !L)
-        rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: its node block has entries but no prepared matrix", me);
+        rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: its %s has entries but no prepared matrix", me, block);
+    int mt = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&mt);
+    if (S) S->progress = mt >= MPI_THREAD_FUNNELED; /* the main thread may call MPI inside a region */
     /* the segment: head, bounds, done flags, the tail's CSR (colind padded
        for the x prefetches ahead), its result buffer */
     cut(B, bounds);
     share_head h = {0};
-    int tail = tail_chunks();
+    if (tail < 0) tail = tail_chunks();
+    tail = (tail > 64 ? 64 : tail) * SUB; /* in chunks from here on */
     int64_t base = bounds[NCHUNK - tail], k0 = B->rowptr[base];
     size_t at = up64(sizeof(share_head));
     h.base = base;
@@ -167,8 +197,8 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, con
     h.off_ybuf = (int64_t)at, at = up64(at + (size_t)h.nrows * sizeof(hspmv_real));
     if (!rc) {
         char what[160];
-        snprintf(what, sizeof(what), "rank %d: a copy of the last %d of 64 chunks of its node block in a shared window",
-                 me, tail);
+        snprintf(what, sizeof(what), "rank %d: a copy of the last %d/64 of its %s in a shared window", me,
+                 tail / SUB, block);
         rc = hspmv_mem_check((double)at, NULL, 0, what, err);
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) return rc;
@@ -224,13 +254,13 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, const hspmv_csr *B, con
     return hspmv_dist_agree(D->comm, rc, err);
 }
 
-void hspmv_node_share_kernels(hspmv_node *N, const hspmv_local *L)
+void hspmv_node_share_kernels(node_share *S, const hspmv_local *L)
 {
     hspmv_local_info li = {0};
     const hspmv_kernel_set *ks;
-    if (!N->share || !L) return;
+    if (!S || !L) return;
     hspmv_local_get_info(L, &li);
-    if ((ks = hspmv_kernel_find(li.isa))) N->share->ks = ks;
+    if ((ks = hspmv_kernel_find(li.isa))) S->ks = ks;
 }
 
 static uint64_t word_of(uint32_t epoch, uint64_t front, uint64_t back)
@@ -238,9 +268,8 @@ static uint64_t word_of(uint32_t epoch, uint64_t front, uint64_t back)
     return (uint64_t)(epoch & EPOCH_MASK) << 40 | front << 20 | back;
 }
 
-void hspmv_node_share_open(hspmv_node *N, const hspmv_local *L)
+void hspmv_node_share_open(node_share *S, const hspmv_local *L)
 {
-    node_share *S = N->share;
     S->epoch++;
     S->L = L;
     memset(S->mine, 0, sizeof(S->mine));
@@ -248,13 +277,21 @@ void hspmv_node_share_open(hspmv_node *N, const hspmv_local *L)
 }
 
 /* The next chunk of rank q this epoch: from the front (q itself), else from
-   the back of its tail; -1 when none is left (or q has not opened it). */
+   the back of its tail; -1 when none is left (or q is a product ahead).
+   A rank still in the product before (it has not opened this one yet) is
+   waited for: it is the late one that needs its tail taken, and it can
+   finish that product without anything of this one. */
 static int claim(node_share *S, int q)
 {
     uint64_t *w = &S->head[q]->word, c = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-    for (;;) {
+    for (unsigned it = 0;;) {
         uint64_t front = c >> 20 & 0xfffff, back = c & 0xfffff, n;
         int got;
+        if ((c >> 40) == ((S->epoch - 1) & EPOCH_MASK)) {
+            hspmv_node_pause(it++);
+            c = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+            continue;
+        }
         if ((c >> 40) != (S->epoch & EPOCH_MASK)) return -1;
         if (q == S->rank) {
             if (front >= back) return -1;
@@ -267,19 +304,21 @@ static int claim(node_share *S, int q)
     }
 }
 
-double hspmv_node_share_mul(hspmv_node *N, const node_block *B, const hspmv_real *x, hspmv_real *y, int add)
+double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real *x, hspmv_share_x *xq, void *ctx,
+                            hspmv_real *y, int add, MPI_Request *req, int nreq)
 {
-    node_share *S = N->share;
     const int me = S->rank, P = S->size;
     const int64_t *row = B->row; /* compressed rows: own chunks land in gy, then y[row[i]] += */
     hspmv_real *own = row ? B->gy : y;
     double wait = 0;
     if (row) add = 0;
     if (S->delay_us > 0) usleep((useconds_t)S->delay_us);
+    int progress = nreq > 0 && S->progress;
 #pragma omp parallel num_threads(S->threads)
     for (int t = 0; t < P; t++) { /* own chunks first, then the others' from the next rank on */
-        int q = (me + t) % P, c;
+        int q = (me + t) % P, c, flag;
         while ((c = claim(S, q)) >= 0) {
+            if (progress && omp_thread() == 0) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE); /* messages move */
             int64_t r0 = S->bounds[q][c], r1 = S->bounds[q][c + 1];
             if (q == me) {
                 if (S->L)
@@ -289,7 +328,7 @@ double hspmv_node_share_mul(hspmv_node *N, const node_block *B, const hspmv_real
                 S->mine[c] = 1;
             } else {
                 int64_t b = S->head[q]->base;
-                S->ks->panels(r0 - b, r1 - b, &S->view[q], x, S->ybuf[q], 0);
+                S->ks->panels(r0 - b, r1 - b, &S->view[q], xq(ctx, q), S->ybuf[q], 0);
                 __atomic_store_n(&S->done[q][c], (uint64_t)S->epoch, __ATOMIC_RELEASE);
             }
         }
@@ -309,10 +348,10 @@ double hspmv_node_share_mul(hspmv_node *N, const node_block *B, const hspmv_real
     return wait;
 }
 
-int64_t hspmv_node_share_taken(const hspmv_node *N)
+int64_t hspmv_node_share_taken(const node_share *S)
 {
-    const node_share *S = N->share;
     int64_t n = 0;
     for (int c = 0; S && c < NCHUNK; c++) n += !S->mine[c];
+    n /= SUB; /* in 64ths */
     return n;
 }

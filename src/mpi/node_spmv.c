@@ -10,10 +10,10 @@
 enum { TAG_NODE = 12 };
 
 /* This rank's entries that others read, from x into its part of the node vector v. */
-static void export_part(const hspmv_node *N, const hspmv_real *x, hspmv_real *v, int64_t len)
+static void export_part(const hspmv_node *N, const hspmv_real *x, hspmv_real *v, int64_t len, int all)
 {
     hspmv_real *dst = v + N->part_off[N->rank];
-    const int32_t *e = N->exp_idx;
+    const int32_t *e = all ? NULL : N->exp_idx;
     int64_t n = e ? N->nexp : len;
     if (e) {
 #pragma omp parallel for num_threads(N->threads) schedule(static) if (n > 32768)
@@ -65,11 +65,32 @@ static hspmv_real *node_x(hspmv_node *N, uint64_t n, int b, int my_slot, const h
     if (!mismatch) return common >= 0 ? N->vecs + (int64_t)common * N->vec_stride : par;
     /* the ranks passed different vectors: those in window slots copy their
        part into the parity buffer too, and everyone reads that */
-    if (my_slot >= 0) export_part(N, x, par, len);
+    if (my_slot >= 0) export_part(N, x, par, len, N->oshare != NULL);
     hspmv_node_publish(&F[N->rank].ready2, n);
     for (int p = 0; p < N->size; p++)
         if (F[p].slot[b] >= 0) *sync += hspmv_node_wait(&F[p].ready2, n);
     return par;
+}
+
+/* Node rank q's x part in call n (parity b), for owned rows taken from q:
+   waits until q published it (q claims before it publishes). */
+typedef struct owned_x {
+    hspmv_node *N;
+    uint64_t n;
+    int b;
+} owned_x;
+
+static const hspmv_real *part_x(void *ctx, int q)
+{
+    owned_x *o = ctx;
+    hspmv_node_wait(&o->N->flags[q].ready, o->n);
+    return part_base(o->N, q, o->b) + o->N->part_off[q];
+}
+
+const hspmv_real *hspmv_node_same_x(void *ctx, int q)
+{
+    (void)q;
+    return ctx;
 }
 
 /* The owned block in its parts, with message progress in between. */
@@ -96,39 +117,45 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     hspmv_real *par = N->vecs + (int64_t)(N->nslots + b) * N->vec_stride, *gh = N->ghost + b * N->gh_stride;
     double t0 = MPI_Wtime(), sync = 0, t_owned = 0;
 
-    /* 1. this rank's x part where the node reads it */
-    int care = N->nreaders > 0 && len > 0, slot = care ? hspmv_node_slot_of(N, x) : -2;
+    /* 1. this rank's x part where the node reads it (all of it when others
+       may take owned rows) */
+    int care = (N->nreaders > 0 || N->oshare) && len > 0, slot = care ? hspmv_node_slot_of(N, x) : -2;
     if (care && slot < 0) {
-        export_part(N, x, par, len);
+        export_part(N, x, par, len, N->oshare != NULL);
         N->copies++;
     }
     F[me].slot[b] = slot;
-    if (N->gather == HSPMV_GATHER_SHARE) hspmv_node_share_open(N, N->nb.L); /* before ready: node_share.c */
+    if (N->gather == HSPMV_GATHER_SHARE) hspmv_node_share_open(N->share, N->nb.L); /* before ready: node_share.c */
+    if (N->oshare) hspmv_node_share_open(N->oshare, D->Lo);
     hspmv_node_publish(&F[me].ready, n);
     /* 2. the receives of the node pairs this rank receives for */
     for (int r = 0; r < N->nrecv; r++)
         if (MPI_Irecv(gh + N->recv_off[r], (int)N->recv_cnt[r], HSPMV_MPI_REAL, N->recv_src[r], TAG_NODE, D->comm,
                       &N->req[nreq++]) != MPI_SUCCESS)
             rc = HSPMV_ERR_MPI;
-    /* 3-5. nothing to send: the owned block first, while the node gathers */
-    hspmv_real *xb;
-    int whole = N->merged && !N->nb.row && N->nb.L; /* the node block writes every row of y */
-    if (N->nsend == 0) {
-        double s = MPI_Wtime();
-        if (!whole) owned_product(D, x, y, N->req, nreq);
-        t_owned = MPI_Wtime() - s;
-        xb = node_x(N, n, b, slot, x, par, len, &sync);
-    } else {
+    /* 3-4. the node pairs' sends */
+    if (N->nsend > 0) {
         pack(N, n, b, x, &sync);
         for (int s = 0; s < N->nsend; s++)
             if (MPI_Isend(N->sendbuf + N->send_ptr[s], (int)(N->send_ptr[s + 1] - N->send_ptr[s]), HSPMV_MPI_REAL,
                           N->send_dst[s], TAG_NODE, D->comm, &N->req[nreq++]) != MPI_SUCCESS)
                 rc = HSPMV_ERR_MPI;
+    }
+    /* 5. the owned block (rows shared or not), then the node's x */
+    hspmv_real *xb;
+    int whole = N->merged && !N->nb.row && N->nb.L; /* the node block writes every row of y */
+    if (N->oshare) {
+        owned_x ox = {N, n, b};
+        double s = MPI_Wtime(), w = hspmv_node_share_mul(N->oshare, &(node_block){0}, x, part_x, &ox, y, 0, N->req,
+                                                         nreq);
+        t_owned = MPI_Wtime() - s - w;
+        sync += w;
+    } else {
         double s = MPI_Wtime();
         if (!whole) owned_product(D, x, y, N->req, nreq);
         t_owned = MPI_Wtime() - s;
-        xb = node_x(N, n, b, slot, x, par, len, &sync);
     }
+    xb = node_x(N, n, b, slot, x, par, len, &sync);
     double t1 = MPI_Wtime();
     /* 6. the node block */
     if (nreq) MPI_Testall(nreq, N->req, &flag, MPI_STATUSES_IGNORE);
@@ -137,7 +164,7 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
         xb = N->xr;
     }
     if (N->gather == HSPMV_GATHER_SHARE) {
-        sync += hspmv_node_share_mul(N, &N->nb, xb, y, !whole);
+        sync += hspmv_node_share_mul(N->share, &N->nb, xb, hspmv_node_same_x, xb, y, !whole, NULL, 0);
     } else {
         if (N->gather == HSPMV_GATHER_COPY && N->nb.L)
             hspmv_node_gather_copy(N->xn, xb, N->nsrc, N->nn, N->threads);

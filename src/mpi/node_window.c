@@ -31,10 +31,14 @@ double hspmv_node_wait(const uint64_t *flag, uint64_t n)
     double t0 = MPI_Wtime();
     /* spin a little (one rank per core: the other is about to publish),
        then yield the core (oversubscribed runs: the other may need it) */
-    for (unsigned it = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) < n; it++)
-        if (it < 2048) cpu_relax();
-        else sched_yield();
+    for (unsigned it = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) < n; it++) hspmv_node_pause(it);
     return MPI_Wtime() - t0;
+}
+
+void hspmv_node_pause(unsigned it)
+{
+    if (it < 2048) cpu_relax();
+    else sched_yield();
 }
 
 void hspmv_node_publish(uint64_t *flag, uint64_t n) { __atomic_store_n(flag, n, __ATOMIC_RELEASE); }

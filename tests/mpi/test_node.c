@@ -431,7 +431,7 @@ static void chained_products_without_collectives_are_exact(void)
                 if (rc) continue;
                 snprintf(w, sizeof(w), "lap2d_64, shared rows, rank 0 late, %s", f ? "bcoo" : "auto");
                 CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
-                int taken = D->node->share ? (int)hspmv_node_share_taken(D->node) : -1;
+                int taken = D->node->share ? (int)hspmv_node_share_taken(D->node->share) : -1;
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
                 if (me == 0 && in.node_ranks > 1) /* the last product's tail (20 chunks), all gone to others */
@@ -440,6 +440,58 @@ static void chained_products_without_collectives_are_exact(void)
                 hspmv_dist_destroy(&D);
             }
         }
+    hspmv_csr_free(&A);
+}
+
+/* Owned rows shared (HSPMV_OWNED_SHARE_TAIL): the owned block's last chunks
+   in a window that the other ranks of the node take once done with their
+   own. Products stay exact (integer values), with the window's x and the
+   caller's, on whole nodes and pseudo-nodes (off-node messages progress
+   while the rows are shared); with rank 0 late every product the others
+   take its whole tail (20 chunks). Its own chunks in the format auto chose
+   and in blocked COO (row ranges that cut tile rows). */
+static void owned_rows_shared_are_exact(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    for (int k = 0; k <= 1; k++)
+        for (int late = 0; late <= 1; late++)
+            for (int f = 0; f < 2; f++) {
+                char ks[16];
+                snprintf(ks, sizeof(ks), "%d", default_k());
+                set_env(k ? ks : NULL, NULL);
+                setenv("HSPMV_OWNED_SHARE_TAIL", "20", 1);
+                if (late) setenv("HSPMV_TEST_SHARE_DELAY", "0:20000", 1);
+                hspmv_opts o;
+                hspmv_opts_default(&o);
+                o.halo = HSPMV_HALO_NODE;
+                o.partition = HSPMV_PART_ROWS;
+                o.format = f ? HSPMV_FORMAT_BCOO : HSPMV_FORMAT_AUTO;
+                hspmv_dist *D = NULL;
+                hspmv_error e = {0, ""};
+                int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+                set_env(NULL, NULL);
+                unsetenv("HSPMV_OWNED_SHARE_TAIL");
+                unsetenv("HSPMV_TEST_SHARE_DELAY");
+                CHECK(rc == 0, "create: %s", e.msg);
+                if (rc) continue;
+                char w[120];
+                snprintf(w, sizeof(w), "lap2d_64, owned rows shared, %s, %s%s", k ? "pseudo-nodes" : "one node",
+                         f ? "bcoo" : "auto", late ? ", rank 0 late" : "");
+                hspmv_dist_info in;
+                hspmv_dist_get_info(D, &in);
+                CHECK(in.owned_share == (in.node_ranks > 1 ? 20 : 0), "%s: owned_share %d with %d ranks on the node",
+                      w, in.owned_share, in.node_ranks);
+                CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
+                int taken = D->node->oshare ? (int)hspmv_node_share_taken(D->node->oshare) : -1;
+                if (late && me == 0 && in.node_ranks > 1) /* the last product's tail, all gone to others */
+                    CHECK(taken == 20, "%s: others took %d of its chunks, not 20", w, taken);
+                CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
+                hspmv_dist_destroy(&D);
+            }
     hspmv_csr_free(&A);
 }
 
@@ -738,12 +790,15 @@ static void failed_allocation_on_the_node_path(void)
     tl_csr_random(&A, 300, 300, NULL, 8, 2, 5);
     char ks[16];
     snprintf(ks, sizeof(ks), "%d", default_k());
-    for (int pass = 0; pass < 3; pass++) { /* gathers direct and copy by turns; shared rows; and with a replica */
+    for (int pass = 0; pass < 4; pass++) { /* gathers direct and copy by turns; shared rows; and with a replica;
+                                              owned rows shared */
         int failures = 0, mismatches = 0, n;
         for (n = 1; n < 400; n++) {
-            set_env(ks, pass ? "share" : n % 2 ? "copy" : "direct");
-            if (pass) setenv("HSPMV_NODE_MERGE", "1", 1); /* shared rows need the owned columns in the node block */
+            set_env(ks, pass == 3 ? "direct" : pass ? "share" : n % 2 ? "copy" : "direct");
+            if (pass) setenv("HSPMV_NODE_MERGE", pass < 3 ? "1" : "0", 1); /* shared rows need the owned columns in
+                                                                             the node block, owned rows shared not */
             if (pass == 2) setenv("HSPMV_NODE_REPLICA", "1", 1);
+            if (pass == 3) setenv("HSPMV_OWNED_SHARE_TAIL", "20", 1);
             hspmv_opts o;
             hspmv_opts_default(&o);
             o.partition = n % 3;
@@ -756,13 +811,16 @@ static void failed_allocation_on_the_node_path(void)
             set_env(NULL, NULL);
             unsetenv("HSPMV_NODE_MERGE");
             unsetenv("HSPMV_NODE_REPLICA");
+            unsetenv("HSPMV_OWNED_SHARE_TAIL");
             mismatches += mt_errors_differ(rc, e.msg, D != NULL);
             if (rc == 0) { /* it works afterwards */
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
                 CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
-                if (pass && P > 1) CHECK(in.gather == HSPMV_GATHER_SHARE, "gather %d", in.gather);
+                if (pass && pass < 3 && P > 1) CHECK(in.gather == HSPMV_GATHER_SHARE, "gather %d", in.gather);
                 if (pass == 2) CHECK(in.gather_replica == 1, "replica %d", in.gather_replica);
+                if (pass == 3)
+                    CHECK(in.owned_share == (in.node_ranks > 1 ? 20 : 0), "owned_share %d", in.owned_share);
             }
             hspmv_dist_destroy(&D);
             if (rc == 0) break;
@@ -771,7 +829,11 @@ static void failed_allocation_on_the_node_path(void)
         }
         if (me == 0)
             printf("  node path%s: allocation failure injected at %d points before success\n",
-                   pass == 2 ? " (shared rows, replica)" : pass ? " (shared rows)" : "", failures);
+                   pass == 3   ? " (owned rows shared)"
+                   : pass == 2 ? " (shared rows, replica)"
+                   : pass      ? " (shared rows)"
+                               : "",
+                   failures);
         CHECK(mismatches == 0 && failures > 10 && n < 400, "mismatches %d failures %d", mismatches, failures);
     }
     hspmv_csr_free(&A);
@@ -793,6 +855,7 @@ int main(int argc, char **argv)
     MRUN(node_handles_odd_shapes);
     MRUN(node_times_the_gathers);
     MRUN(chained_products_without_collectives_are_exact);
+    MRUN(owned_rows_shared_are_exact);
     MRUN(cg_converges_on_pseudo_nodes);
     MRUN(window_vectors_run_out_and_outlive_the_matrix);
     MRUN(a_node_of_one_rank_keeps_its_vectors_private);
