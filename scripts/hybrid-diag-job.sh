@@ -18,7 +18,7 @@ omp() { env OMP_NUM_THREADS=16 OMP_PROC_BIND=true OMP_PLACES=cores timeout 90 ./
 run() { # matrix ranks threads benchmark-mpi-arguments...
   local m=$1 r=$2 t=$3; shift 3
   timeout 240 mpirun -n $r --map-by slot:PE=$t --bind-to core -x OMP_NUM_THREADS=$t -x OMP_PROC_BIND=close \
-    -x OMP_PLACES=cores -x OMP_WAIT_POLICY ./benchmark-mpi $D/$m.mtx --read parallel --threads $t --reps 20 --passes 2 \
+    -x OMP_PLACES=cores ./benchmark-mpi $D/$m.mtx --read parallel --threads $t --reps 20 --passes 2 \
     --verbose "$@" > $OUT/mpi-$m-${r}x$t.txt 2>&1
   echo "$m ${r}x$t t=$((SECONDS-T0))"
 }
