@@ -27,6 +27,13 @@ void mp_start(int *argc, char ***argv, const char *prog, void (*usage)(FILE *), 
 {
     int prov;
     MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &prov);
+    /* whole lines, each in one write: mpirun forwards stdout and stderr
+       separately, and a summary line longer than the 1 KiB buffer stdout
+       had under mpirun went out in two writes, between which an error
+       message landed (a CI run of the overflow test). A buffer of our own:
+       glibc ignores the size when given none. */
+    static char line_buf[1 << 16];
+    setvbuf(stdout, line_buf, _IOLBF, sizeof(line_buf));
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, nranks);
     *rank = me;
