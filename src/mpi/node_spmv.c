@@ -73,7 +73,8 @@ static hspmv_real *node_x(hspmv_node *N, uint64_t n, int b, int my_slot, const h
 }
 
 /* Node rank q's x part in call n (parity b), for owned rows taken from q:
-   waits until q published it (q claims before it publishes). */
+   waits until q published it (a claim on q succeeds once q opened this
+   product, which it does just before it publishes its x part). */
 typedef struct owned_x {
     hspmv_node *N;
     uint64_t n;
