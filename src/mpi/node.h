@@ -239,6 +239,9 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
                             hspmv_real *y, int add, MPI_Request *req, int nreq);
 /* 64ths of this rank's block that others ran in the last product. */
 int64_t hspmv_node_share_taken(const node_share *S);
+/* Tests: this rank's long chunks (run first, by itself), and in *taken how
+   many of them others ran in the last product (none, by design). */
+int hspmv_node_share_long(const node_share *S, int *taken);
 /* Collective over the node when built. */
 void hspmv_node_share_free(node_share **S);
 

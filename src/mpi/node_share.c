@@ -46,6 +46,16 @@
    owner leaves a product only after the chunks taken from it are done, so
    its result buffer and word are free again at the next reset.
 
+   Long chunks first. A row longer than a chunk's share of the entries
+   makes its chunk long (the power-law matrix's longest rows hold a million
+   entries and more: about 4 ms on one core). Run when the front and back
+   meet, such a chunk kept every other rank of the node waiting for it at
+   the end of each product: 16 ranks of power law 4M k8 waited 2.4-2.9 ms
+   of a 40 ms product. So an owner runs its long chunks (more than twice
+   the average entries; flagged in its segment, which others skip) before
+   its others, while there is still work left for everyone else
+   (longest-processing-time first, Graham 1969).
+
    A rank that runs another's node-block chunk reads x entries of ranks
    whose readers it may not be: with that sharing, a rank whose x is a
    window vector waits for every rank of the node at step 8, not only its
@@ -76,7 +86,7 @@ typedef struct share_head {
     int64_t base;  /* first row of the tail (row bounds[NCHUNK - tail] of the block) */
     int32_t tail;  /* chunks others may take: the last tail */
     int64_t nrows, ncols, nnz; /* of the tail */
-    int64_t off_bounds, off_done, off_rowptr, off_colind, off_val, off_ybuf; /* from the segment's start */
+    int64_t off_bounds, off_done, off_long, off_rowptr, off_colind, off_val, off_ybuf; /* from the segment's start */
     int32_t xpf;
 } share_head;
 
@@ -89,6 +99,10 @@ struct node_share {
     hspmv_panels *view;     /* size entries: each rank's tail as a one-panel CSR over its segment */
     const int64_t **bounds; /* size entries of NCHUNK+1: chunk c is block rows [bounds[c], bounds[c+1]) */
     uint64_t **done;        /* size entries of NCHUNK: the epoch in which another rank last did chunk c */
+    const uint8_t **islong; /* size entries of NCHUNK: 1 for a long chunk (its owner runs it first) */
+    int nlong;              /* this rank's long chunks, */
+    int16_t longs[NCHUNK];  /* which they are */
+    int next_long;          /* the next of them to run this epoch (claimed by the owner's threads) */
     hspmv_real **ybuf;      /* size entries: tail rows taken by others land here (row - base) */
     const hspmv_local *L;   /* this rank's own block */
     int delay_us;           /* tests: this rank starts each product this late (HSPMV_TEST_SHARE_DELAY) */
@@ -126,6 +140,20 @@ static void cut(const hspmv_csr *B, int64_t *bounds)
     bounds[NCHUNK] = B->nrows;
 }
 
+/* 1 in islong[c] for a chunk with more than twice the average entries
+   (none with HSPMV_SHARE_LONG_FIRST=0); the count. */
+static int long_chunks(const hspmv_csr *B, const int64_t *bounds, uint8_t *islong)
+{
+    const char *env = getenv("HSPMV_SHARE_LONG_FIRST");
+    int n = 0, on = !(env && !strcmp(env, "0"));
+    for (int c = 0; c < NCHUNK; c++) {
+        int64_t e = B->nrows > 0 ? B->rowptr[bounds[c + 1]] - B->rowptr[bounds[c]] : 0;
+        islong[c] = on && B->nnz > 0 && e > 2 * (B->nnz / NCHUNK + 1);
+        n += islong[c];
+    }
+    return n;
+}
+
 void hspmv_node_share_free(node_share **pS)
 {
     node_share *S = *pS;
@@ -138,6 +166,7 @@ void hspmv_node_share_free(node_share **pS)
     hspmv_free(S->view);
     hspmv_free(S->bounds);
     hspmv_free(S->done);
+    hspmv_free(S->islong);
     hspmv_free(S->ybuf);
     hspmv_free(S);
     *pS = NULL;
@@ -165,10 +194,11 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         S->view = hspmv_calloc((size_t)N->size, sizeof(*S->view));
         S->bounds = hspmv_calloc((size_t)N->size, sizeof(*S->bounds));
         S->done = hspmv_calloc((size_t)N->size, sizeof(*S->done));
+        S->islong = hspmv_calloc((size_t)N->size, sizeof(*S->islong));
         S->ybuf = hspmv_calloc((size_t)N->size, sizeof(*S->ybuf));
     }
     *out = S;
-    if (!S || !S->ks || !S->head || !S->view || !S->bounds || !S->done || !S->ybuf)
+    if (!S || !S->ks || !S->head || !S->view || !S->bounds || !S->done || !S->islong || !S->ybuf)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory sharing the %s", me, block);
     if (!rc && B->nnz > 0 && !L)
         rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: its %s has entries but no prepared matrix", me, block);
@@ -178,6 +208,8 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     /* the segment: head, bounds, done flags, the tail's CSR (colind padded
        for the x prefetches ahead), its result buffer */
     cut(B, bounds);
+    uint8_t islong[NCHUNK];
+    int nlong = long_chunks(B, bounds, islong);
     share_head h = {0};
     if (tail < 0) tail = tail_chunks();
     tail = (tail > 64 ? 64 : tail) * SUB; /* in chunks from here on */
@@ -191,6 +223,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     h.xpf = li.xpf; /* PANELS and BCOO prefetch x: so does the tail's kernel */
     h.off_bounds = (int64_t)at, at = up64(at + (NCHUNK + 1) * sizeof(int64_t));
     h.off_done = (int64_t)at, at = up64(at + NCHUNK * sizeof(uint64_t));
+    h.off_long = (int64_t)at, at = up64(at + NCHUNK);
     h.off_rowptr = (int64_t)at, at = up64(at + (size_t)(h.nrows + 1) * sizeof(int64_t));
     h.off_colind = (int64_t)at, at = up64(at + (size_t)(h.nnz + HSPMV_PANELS_PAD) * sizeof(int32_t));
     h.off_val = (int64_t)at, at = up64(at + (size_t)h.nnz * sizeof(hspmv_real));
@@ -219,6 +252,10 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     H->word = 0; /* epoch 0: nothing to claim until the first reset */
     memcpy(seg + h.off_bounds, bounds, sizeof(bounds));
     memset(seg + h.off_done, 0, NCHUNK * sizeof(uint64_t));
+    memcpy(seg + h.off_long, islong, NCHUNK);
+    S->nlong = 0;
+    for (int c = 0; c < NCHUNK && nlong > 0; c++)
+        if (islong[c]) S->longs[S->nlong++] = (int16_t)c;
     int64_t *rp = (int64_t *)(seg + h.off_rowptr);
     for (int64_t i = 0; i <= h.nrows; i++) rp[i] = B->rowptr[base + i] - k0;
     memcpy(seg + h.off_colind, B->colind + k0, (size_t)h.nnz * sizeof(int32_t));
@@ -240,6 +277,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         S->head[q] = Hq;
         S->bounds[q] = (const int64_t *)(b + Hq->off_bounds);
         S->done[q] = (uint64_t *)(b + Hq->off_done);
+        S->islong[q] = (const uint8_t *)(b + Hq->off_long);
         S->ybuf[q] = (hspmv_real *)(b + Hq->off_ybuf);
         v->nrows = Hq->nrows;
         v->ncols = Hq->ncols;
@@ -272,6 +310,7 @@ void hspmv_node_share_open(node_share *S, const hspmv_local *L)
 {
     S->epoch++;
     S->L = L;
+    S->next_long = 0;
     memset(S->mine, 0, sizeof(S->mine));
     __atomic_store_n(&S->head[S->rank]->word, word_of(S->epoch, 0, NCHUNK), __ATOMIC_RELEASE);
 }
@@ -300,8 +339,22 @@ static int claim(node_share *S, int q)
             if (back <= front || back <= (uint64_t)(NCHUNK - S->head[q]->tail)) return -1;
             n = word_of(S->epoch, front, back - 1), got = (int)back - 1;
         }
-        if (__atomic_compare_exchange_n(w, &c, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return got;
+        if (__atomic_compare_exchange_n(w, &c, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            if (!S->islong[q][got]) return got;
+            c = n; /* a long chunk: its owner runs it first (share_mul) */
+        }
     }
+}
+
+/* This rank's own chunk c into own (y, or gy for compressed rows). */
+static void run_own(node_share *S, int c, const hspmv_real *x, hspmv_real *own, int add)
+{
+    int64_t r0 = S->bounds[S->rank][c], r1 = S->bounds[S->rank][c + 1];
+    if (S->L)
+        hspmv_local_spmv_rows(S->L, r0, r1, x, own, add);
+    else if (!add) /* an empty block: its rows are zeros */
+        memset(own + r0, 0, sizeof(*own) * (size_t)(r1 - r0));
+    S->mine[c] = 1;
 }
 
 double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real *x, hspmv_share_x *xq, void *ctx,
@@ -315,21 +368,21 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
     if (S->delay_us > 0) usleep((useconds_t)S->delay_us);
     int progress = nreq > 0 && S->progress;
 #pragma omp parallel num_threads(S->threads)
-    for (int t = 0; t < P; t++) { /* own chunks first, then the others' from the next rank on */
-        int q = (me + t) % P, c, flag;
-        while ((c = claim(S, q)) >= 0) {
-            if (progress && omp_thread() == 0) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE); /* messages move */
-            int64_t r0 = S->bounds[q][c], r1 = S->bounds[q][c + 1];
-            if (q == me) {
-                if (S->L)
-                    hspmv_local_spmv_rows(S->L, r0, r1, x, own, add);
-                else if (!add) /* an empty block: its rows are zeros */
-                    memset(own + r0, 0, sizeof(*own) * (size_t)(r1 - r0));
-                S->mine[c] = 1;
-            } else {
-                int64_t b = S->head[q]->base;
-                S->ks->panels(r0 - b, r1 - b, &S->view[q], xq(ctx, q), S->ybuf[q], 0);
-                __atomic_store_n(&S->done[q][c], (uint64_t)S->epoch, __ATOMIC_RELEASE);
+    {
+        int l;
+        while ((l = __atomic_fetch_add(&S->next_long, 1, __ATOMIC_RELAXED)) < S->nlong) /* long chunks first */
+            run_own(S, S->longs[l], x, own, add);
+        for (int t = 0; t < P; t++) { /* own chunks, then the others' from the next rank on */
+            int q = (me + t) % P, c, flag;
+            while ((c = claim(S, q)) >= 0) {
+                if (progress && omp_thread() == 0) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE); /* messages move */
+                if (q == me) {
+                    run_own(S, c, x, own, add);
+                } else {
+                    int64_t r0 = S->bounds[q][c], r1 = S->bounds[q][c + 1], b = S->head[q]->base;
+                    S->ks->panels(r0 - b, r1 - b, &S->view[q], xq(ctx, q), S->ybuf[q], 0);
+                    __atomic_store_n(&S->done[q][c], (uint64_t)S->epoch, __ATOMIC_RELEASE);
+                }
             }
         }
     }
@@ -346,6 +399,14 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
             for (int64_t i = i0; i < i1; i++) y[i] = add ? y[i] + src[i] : src[i];
     }
     return wait;
+}
+
+int hspmv_node_share_long(const node_share *S, int *taken)
+{
+    *taken = 0;
+    for (int l = 0; S && l < S->nlong; l++) /* run by another rank in this epoch */
+        *taken += __atomic_load_n(&S->done[S->rank][S->longs[l]], __ATOMIC_ACQUIRE) == S->epoch;
+    return S ? S->nlong : 0;
 }
 
 int64_t hspmv_node_share_taken(const node_share *S)
