@@ -313,6 +313,14 @@ void hspmv_local_tune_group(hspmv_local **L, int n);
    turn, after one untimed round; returns how many sets, 0 when there is
    nothing to time or no memory. */
 int hspmv_local_time_kernels(hspmv_local **L, int n, double *t, int max);
+/* The same with sync(ctx) called before every timed product (and the
+   untimed round's), for callers that run it on several processes at once
+   and keep them in step (an MPI barrier): each set is then timed while
+   every core runs that set, as in a product of them all. Called
+   (rounds x sets) times whatever happens, also where L has nothing to
+   time (n = 0) or memory ran out (t all 0 there): max must be the same
+   everywhere (no more than this CPU's sets). */
+int hspmv_local_time_kernels_in_step(hspmv_local **L, int n, double *t, int max, void (*sync)(void *), void *ctx);
 /* Gives every matrix of the group kernel set s (as numbered above). */
 void hspmv_local_use_kernels(hspmv_local **L, int n, int s);
 /* Index of the set to keep from times t[0..ns): the fastest, unless it beats

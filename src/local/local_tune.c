@@ -62,30 +62,38 @@ static void set_kernels(hspmv_local **L, int n, const hspmv_kernel_set *ks)
         if (L[i]) L[i]->ks = ks;
 }
 
-int hspmv_local_time_kernels(hspmv_local **L, int n, double *t, int max)
+int hspmv_local_time_kernels_in_step(hspmv_local **L, int n, double *t, int max, void (*sync)(void *), void *ctx)
 {
     const hspmv_kernel_set *sets[8];
     int nsets = hspmv_kernel_sets(sets, 8), ok;
     int64_t nnz = 0;
-    hspmv_real **x, **y;
+    hspmv_real **x = NULL, **y = NULL;
     if (nsets > max) nsets = max;
     for (int i = 0; i < n; i++)
         if (L[i]) nnz += L[i]->nnz;
-    if (nsets < 1 || nnz == 0) return 0;
-    x = hspmv_calloc((size_t)n, sizeof(*x));
-    y = hspmv_calloc((size_t)n, sizeof(*y));
-    ok = x && y && make_vectors(L, n, x, y);
-    for (int r = -1; ok && r < TUNE_ROUNDS; r++) /* round -1: untimed, to warm up */
+    if (!sync && (nsets < 1 || nnz == 0)) return 0;
+    if (n > 0) {
+        x = hspmv_calloc((size_t)n, sizeof(*x));
+        y = hspmv_calloc((size_t)n, sizeof(*y));
+    }
+    ok = nnz > 0 && x && y && make_vectors(L, n, x, y);
+    for (int r = -1; r < TUNE_ROUNDS; r++) /* round -1: untimed, to warm up */
         for (int s = 0; s < nsets; s++) {
-            double ts;
-            set_kernels(L, n, sets[s]);
-            ts = time_group(L, n, x, y);
+            double ts = 0;
+            if (ok) set_kernels(L, n, sets[s]);
+            if (sync) sync(ctx);
+            if (ok) ts = time_group(L, n, x, y);
             if (r == 0 || (r > 0 && ts < t[s])) t[s] = ts;
         }
     free_vectors(n, x, y);
     hspmv_free(x);
     hspmv_free(y);
     return ok ? nsets : 0;
+}
+
+int hspmv_local_time_kernels(hspmv_local **L, int n, double *t, int max)
+{
+    return hspmv_local_time_kernels_in_step(L, n, t, max, NULL, NULL);
 }
 
 void hspmv_local_use_kernels(hspmv_local **L, int n, int s)

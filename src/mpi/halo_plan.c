@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "dist.h"
+#include "kernel_select.h"
 #include "node.h"
 #include "util.h"
 
@@ -286,12 +287,21 @@ static int share_owned(hspmv_dist *D, const hspmv_csr *Ao, hspmv_error *err)
    ranks of equal work ended up with different sets (timings taken while all
    ranks run are noisy), and the slowest then set the pace of every product:
    owned-block time max/avg 1.35-1.75 on 16 ranks of the 200^3 Laplacian.
-   The ghost block is timed on its own: its rows hold one or two entries,
-   where per-row overhead, not memory, decides. Collective. */
+   The ranks time each set together, a barrier before each product, so that
+   a set is timed while every core of the node runs it, as in the product:
+   timed out of step, 16 ranks of the real-valued lap3d 200 took the AVX-512
+   CSRP kernel (5.64 ms a product) where 8x2 and 4x4 took AVX2 (4.67, 4.71)
+   and benchmark-omp, whose threads time a set together, AVX2 (4.59; one
+   job on the 16-core Xeon, where wide vectors on every core lower the
+   clock). The ghost block is timed on its own: its rows hold one or two
+   entries, where per-row overhead, not memory, decides. Collective. */
+static void barrier(void *comm) { MPI_Barrier(*(MPI_Comm *)comm); }
+
 void hspmv_dist_agree_kernels(hspmv_dist *D, hspmv_local **all, int n, int64_t min_nnz)
 {
+    const hspmv_kernel_set *sets[8];
     double t[8] = {0}, worst[8];
-    int ns = 0, in[2], out[2];
+    int ns = hspmv_kernel_sets(sets, 8), in[2] = {ns, -ns}, out[2], timed;
     int64_t nnz = 0, most = 0;
     for (int c = 0; c < n; c++)
         if (all[c]) {
@@ -300,15 +310,17 @@ void hspmv_dist_agree_kernels(hspmv_dist *D, hspmv_local **all, int n, int64_t m
             nnz += li.nnz;
         }
     MPI_Allreduce(&nnz, &most, 1, MPI_INT64_T, MPI_MAX, D->comm);
-    if (most < min_nnz) { /* too small to time: the registry's first, as kernel "auto" takes there */
+    MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, D->comm);
+    if (most < min_nnz || out[0] < 2 || out[0] != -out[1]) {
+        /* too small to time (the registry's first, as kernel "auto" takes
+           there), one set, or CPUs that differ: no common choice to make */
         hspmv_local_use_kernels(all, n, 0);
         return;
     }
-    if (nnz >= most / 8) ns = hspmv_local_time_kernels(all, n, t, 8); /* ranks with little work abstain */
-    in[0] = ns;                  /* most sets timed on a rank */
-    in[1] = ns > 0 ? -ns : -100; /* fewest, over the ranks that timed */
-    MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, D->comm);
-    if (out[0] < 2 || out[0] != -out[1]) { /* one set, or CPUs that differ: no common choice to make */
+    int mine = nnz > 0 && nnz >= most / 8; /* ranks with little work abstain (but keep in step) */
+    ns = hspmv_local_time_kernels_in_step(all, mine ? n : 0, t, out[0], barrier, &D->comm);
+    MPI_Allreduce(&ns, &timed, 1, MPI_INT, MPI_MAX, D->comm);
+    if (timed < 2) {
         hspmv_local_use_kernels(all, n, 0);
         return;
     }
