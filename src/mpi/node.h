@@ -73,6 +73,10 @@ typedef struct node_block {
     int64_t nrows;    /* rows of L */
     int64_t *row;     /* nrows entries: local row of each row of L; NULL when L has every local row */
     hspmv_real *gy;   /* nrows entries when row: L's product before it is added */
+    /* when row and each of L's rows holds one entry (a stencil's boundary
+       rows): those entries as y[row1[i]] += val1[i] * x[col1[i]], no gy */
+    int32_t *row1, *col1;
+    hspmv_real *val1;
 } node_block;
 
 /* Slot bookkeeping of the vectors hspmv_dist_vec_alloc places in the window;

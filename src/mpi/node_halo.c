@@ -606,6 +606,29 @@ static int compress_rows(hspmv_csr *A, node_block *blk)
     return HSPMV_OK;
 }
 
+/* The entries of A (compressed rows, blk->row) as row1/col1/val1 when
+   every row holds exactly one, as the boundary rows of a 5- or 7-point
+   stencil do: multiplied through L and gy, 16 ranks of the real-valued
+   lap3d 200 spent 0.46-0.52 ms a product on 80 000 such rows (a tenth of
+   the product; 68 bytes an entry moved: row pointer, row map, gy written
+   and read), against 40 bytes this way. */
+static int single_rows(const hspmv_csr *A, node_block *blk)
+{
+    if (!blk->row || A->nnz != A->nrows || A->nrows > INT32_MAX) return HSPMV_OK;
+    for (int64_t i = 0; i < A->nrows; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] != 1 || blk->row[i] > INT32_MAX) return HSPMV_OK;
+    blk->row1 = hspmv_alloc_pages((size_t)A->nrows, sizeof(int32_t));
+    blk->col1 = hspmv_alloc_pages((size_t)A->nrows, sizeof(int32_t));
+    blk->val1 = hspmv_alloc_pages((size_t)A->nrows, sizeof(hspmv_real));
+    if (!blk->row1 || !blk->col1 || !blk->val1) return HSPMV_ERR_NOMEM; /* hspmv_node_block_free frees them */
+    for (int64_t i = 0; i < A->nrows; i++) {
+        blk->row1[i] = (int32_t)blk->row[i];
+        blk->col1[i] = A->colind[i];
+        blk->val1[i] = A->val[i];
+    }
+    return HSPMV_OK;
+}
+
 /* A copy of blk's row bookkeeping (the two gather variants share rows). */
 static int copy_rows(const node_block *a, node_block *b)
 {
@@ -673,6 +696,8 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     if (!rc && want != HSPMV_GATHER_DIRECT && want != HSPMV_GATHER_SHARE) {
         if (Bn.nnz > 0) rc = hspmv_local_create(&Bn, o, &cpy[0].L, err);
         if (!rc && Bo.nnz > 0) rc = hspmv_local_create(&Bo, o, &cpy[1].L, err);
+        if (!rc && (single_rows(&Bn, &cpy[0]) || single_rows(&Bo, &cpy[1])))
+            rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the node blocks", me);
         N->xn = hspmv_alloc_pages((size_t)(N->nn ? N->nn : 1), sizeof(hspmv_real));
         N->xo = hspmv_alloc_pages((size_t)(N->no ? N->no : 1), sizeof(hspmv_real));
         if (!rc && (!N->xn || !N->xo)) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
@@ -684,6 +709,8 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
         Bo.ncols = N->gh_len;
         if (Bn.nnz > 0) rc = hspmv_local_create(&Bn, o, &dir[0].L, err);
         if (!rc && Bo.nnz > 0) rc = hspmv_local_create(&Bo, o, &dir[1].L, err);
+        if (!rc && (single_rows(&Bn, &dir[0]) || single_rows(&Bo, &dir[1])))
+            rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the node blocks", me);
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((!want || want == HSPMV_GATHER_SHARE) && share_fits(D, N, &dir[0], want)) { /* rows shared: node_share.c */
@@ -762,8 +789,13 @@ void hspmv_node_block_free(node_block *B)
     hspmv_local_destroy(&B->L);
     hspmv_free(B->row);
     hspmv_free(B->gy);
+    hspmv_free(B->row1);
+    hspmv_free(B->col1);
+    hspmv_free(B->val1);
     B->row = NULL;
     B->gy = NULL;
+    B->row1 = B->col1 = NULL;
+    B->val1 = NULL;
 }
 
 void hspmv_node_block_add(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads)
@@ -780,6 +812,13 @@ void hspmv_node_block_mul(const node_block *B, const hspmv_real *x, hspmv_real *
     }
     const int64_t *r = B->row, n = B->nrows;
     const hspmv_real *gy = B->gy;
+    if (B->val1) { /* one entry a row: rows differ, so entries may go to any thread */
+        const int32_t *r1 = B->row1, *c1 = B->col1;
+        const hspmv_real *v1 = B->val1;
+#pragma omp parallel for num_threads(threads) schedule(static) if (n > 32768)
+        for (int64_t i = 0; i < n; i++) y[r1[i]] += v1[i] * x[c1[i]];
+        return;
+    }
     hspmv_local_spmv(B->L, x, B->gy, 0);
 #pragma omp parallel for num_threads(threads) schedule(static) if (n > 32768)
     for (int64_t i = 0; i < n; i++) y[r[i]] += gy[i];
