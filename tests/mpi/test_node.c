@@ -455,6 +455,23 @@ static void chained_products_without_collectives_are_exact(void)
     hspmv_csr_free(&A);
 }
 
+/* A on the node path, rows partitioned, in format f, made under the
+   sharing settings the caller put in the environment, which are then
+   cleared on every rank. */
+static int create_shared(const hspmv_csr *A, int f, hspmv_dist **D, hspmv_error *e)
+{
+    hspmv_opts o;
+    hspmv_opts_default(&o);
+    o.halo = HSPMV_HALO_NODE;
+    o.partition = HSPMV_PART_ROWS;
+    o.format = f;
+    int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, D, e);
+    set_env(NULL, NULL);
+    const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_NODE_SHARE_TAIL", "HSPMV_OWNED_SHARE_TAIL", "HSPMV_TEST_SHARE_DELAY"};
+    for (int i = 0; i < 4; i++) unsetenv(vars[i]);
+    return rc;
+}
+
 /* Owned rows shared (HSPMV_OWNED_SHARE_TAIL): the owned block's last chunks
    in a window that the other ranks of the node take once done with their
    own. Products stay exact (integer values), with the window's x and the
@@ -477,17 +494,9 @@ static void owned_rows_shared_are_exact(void)
                 set_env(k ? ks : NULL, NULL);
                 setenv("HSPMV_OWNED_SHARE_TAIL", "20", 1);
                 if (late) late_rank0();
-                hspmv_opts o;
-                hspmv_opts_default(&o);
-                o.halo = HSPMV_HALO_NODE;
-                o.partition = HSPMV_PART_ROWS;
-                o.format = f ? HSPMV_FORMAT_BCOO : HSPMV_FORMAT_AUTO;
                 hspmv_dist *D = NULL;
                 hspmv_error e = {0, ""};
-                int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
-                set_env(NULL, NULL);
-                unsetenv("HSPMV_OWNED_SHARE_TAIL");
-                unsetenv("HSPMV_TEST_SHARE_DELAY");
+                int rc = create_shared(&A, f ? HSPMV_FORMAT_BCOO : HSPMV_FORMAT_AUTO, &D, &e);
                 CHECK(rc == 0, "create: %s", e.msg);
                 if (rc) continue;
                 char w[120];
@@ -564,17 +573,9 @@ static void long_rows_are_run_first_by_their_owner(void)
             setenv("HSPMV_NODE_MERGE", "1", 1);
             setenv("HSPMV_NODE_SHARE_TAIL", "64", 1);
             if (late) late_rank0();
-            hspmv_opts o;
-            hspmv_opts_default(&o);
-            o.halo = HSPMV_HALO_NODE;
-            o.partition = HSPMV_PART_ROWS;
             hspmv_dist *D = NULL;
             hspmv_error e = {0, ""};
-            int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
-            set_env(NULL, NULL);
-            unsetenv("HSPMV_NODE_MERGE");
-            unsetenv("HSPMV_NODE_SHARE_TAIL");
-            unsetenv("HSPMV_TEST_SHARE_DELAY");
+            int rc = create_shared(&A, HSPMV_FORMAT_AUTO, &D, &e);
             CHECK(rc == 0, "create: %s", e.msg);
             if (rc) continue;
             char w[120];
