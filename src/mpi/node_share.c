@@ -141,15 +141,15 @@ static void cut(const hspmv_csr *B, int64_t *bounds)
 }
 
 /* 1 in islong[c] for a chunk with more than twice the average entries
-   (none with HSPMV_SHARE_LONG_FIRST=0); the count. */
-static int long_chunks(const hspmv_csr *B, const int64_t *bounds, uint8_t *islong)
+   (none with HSPMV_SHARE_LONG_FIRST=0), and those chunks in longs; the count. */
+static int long_chunks(const hspmv_csr *B, const int64_t *bounds, uint8_t *islong, int16_t *longs)
 {
     const char *env = getenv("HSPMV_SHARE_LONG_FIRST");
     int n = 0, on = !(env && !strcmp(env, "0"));
     for (int c = 0; c < NCHUNK; c++) {
         int64_t e = B->nrows > 0 ? B->rowptr[bounds[c + 1]] - B->rowptr[bounds[c]] : 0;
         islong[c] = on && B->nnz > 0 && e > 2 * (B->nnz / NCHUNK + 1);
-        n += islong[c];
+        if (islong[c]) longs[n++] = (int16_t)c;
     }
     return n;
 }
@@ -209,7 +209,8 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
        for the x prefetches ahead), its result buffer */
     cut(B, bounds);
     uint8_t islong[NCHUNK];
-    int nlong = long_chunks(B, bounds, islong);
+    int16_t longs[NCHUNK];
+    int nlong = long_chunks(B, bounds, islong, longs);
     share_head h = {0};
     if (tail < 0) tail = tail_chunks();
     tail = (tail > 64 ? 64 : tail) * SUB; /* in chunks from here on */
@@ -253,9 +254,8 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     memcpy(seg + h.off_bounds, bounds, sizeof(bounds));
     memset(seg + h.off_done, 0, NCHUNK * sizeof(uint64_t));
     memcpy(seg + h.off_long, islong, NCHUNK);
-    S->nlong = 0;
-    for (int c = 0; c < NCHUNK && nlong > 0; c++)
-        if (islong[c]) S->longs[S->nlong++] = (int16_t)c;
+    S->nlong = nlong;
+    memcpy(S->longs, longs, sizeof(longs));
     int64_t *rp = (int64_t *)(seg + h.off_rowptr);
     for (int64_t i = 0; i <= h.nrows; i++) rp[i] = B->rowptr[base + i] - k0;
     memcpy(seg + h.off_colind, B->colind + k0, (size_t)h.nnz * sizeof(int32_t));
