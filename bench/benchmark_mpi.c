@@ -496,11 +496,11 @@ int main(int argc, char **argv)
                        (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p);
                 if (in.halo == HSPMV_HALO_NODE)
                     printf("  node gathers: %s%s (plan timed direct %.4f ms, copy %.4f ms, shared rows %.4f ms per "
-                           "product; with a replica of x %.4f ms), owned rows shared: the last %d of 64 chunks, x %s, "
-                           "window slots %d\n",
+                           "product; with a replica of x %.4f ms), owned rows shared: the last %d of 64 chunks, boundary "
+                           "rows multiplied whole after the node sync: %lld, x %s, window slots %d\n",
                            gather_name, in.gather_direct_ms > 0 ? "" : " (not timed)", in.gather_direct_ms,
                            in.gather_copy_ms, in.gather_share_ms, in.gather_replica_ms, in.owned_share,
-                           va->caller_x ? "the caller's (its part copied into the window each product)"
+                           (long long)in.fold_rows_total, va->caller_x ? "the caller's (its part copied into the window each product)"
                                     : "a window vector (zero copy)",
                            in.window_slots);
                 printf("  memory made for it, all ranks: %.1f MB resident, %.1f MB of it on transparent huge pages "
@@ -542,7 +542,7 @@ int main(int argc, char **argv)
                           "\"min_ms\":%.6f,\"max_ms\":%.6f,\"pass_medians_ms\":\"%s\",\"gflops\":%.4f,\"gbs\":%.3f,"
                           "\"post_ms\":%.5f,\"owned_ms\":%.5f,\"wait_ms\":%.5f,\"ghost_ms\":%.5f,\"sync_ms\":%.5f,"
                           "\"wait_share\":%.4f,\"halo\":\"%s\",\"env\":\"%s\",\"nodes\":%d,\"node_ranks\":%d,"
-                          "\"gather\":\"%s\",\"gather_direct_ms\":%.5f,\"gather_copy_ms\":%.5f,\"gather_share_ms\":%.5f,\"gather_replica_ms\":%.5f,\"owned_share\":%d,"
+                          "\"gather\":\"%s\",\"gather_direct_ms\":%.5f,\"gather_copy_ms\":%.5f,\"gather_share_ms\":%.5f,\"gather_replica_ms\":%.5f,\"owned_share\":%d,\"fold_rows\":%lld,"
                           "\"internode_bytes\":%.0f,\"internode_msgs\":%lld,\"internode_bytes_p2p\":%.0f,"
                           "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
                           "\"shm_mb\":%.1f,\"shm_huge_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
@@ -556,7 +556,7 @@ int main(int argc, char **argv)
                           "halo_max_bytes=%.0f reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f pass_medians_ms=%s "
                           "gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f wait_ms=%.5f ghost_ms=%.5f sync_ms=%.5f "
                           "wait_share=%.4f halo=%s env=%s nodes=%d node_ranks=%d gather=%s gather_direct_ms=%.5f "
-                          "gather_copy_ms=%.5f gather_share_ms=%.5f gather_replica_ms=%.5f owned_share=%d internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
+                          "gather_copy_ms=%.5f gather_share_ms=%.5f gather_replica_ms=%.5f owned_share=%d fold_rows=%lld internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                           "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f shm_huge_mb=%.1f triad_gbs=%.2f "
                           "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
                           "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld",
@@ -569,6 +569,7 @@ int main(int argc, char **argv)
                    passes > 1 ? pm : "-", flops / med / 1e9, bytes / med / 1e9, tmax[0] * 1e3, tmax[1] * 1e3,
                    tmax[2] * 1e3, tmax[3] * 1e3, tmax[5] * 1e3, wait_share, halo_name, env, in.nnodes,
                    node_ranks_max, gather_name, in.gather_direct_ms, in.gather_copy_ms, in.gather_share_ms, in.gather_replica_ms, in.owned_share,
+                   (long long)in.fold_rows_total,
                    (double)in.internode_entries_node * rs, (long long)in.internode_msgs_node,
                    (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p,
                    va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, va->shm_huge_mb, triad, peak_read / 1e6,

@@ -532,6 +532,10 @@ typedef struct hspmv_dist_info {
                                      gathers from a private huge-page replica of the node's x, copied
                                      whole each product (HSPMV_NODE_REPLICA=1|0 forces) */
     double gather_replica_ms;     /* the kept gather with a replica as timed beside it (0: not timed) */
+    int64_t fold_rows;            /* halo "node": this rank's rows with entries in other ranks' columns of
+                                     the node multiplied whole, owned entries too, after the node sync
+                                     (a stencil's boundary rows; HSPMV_NODE_FOLD=0 turns it off) */
+    int64_t fold_rows_total;      /* global: the same summed over the ranks */
     int owned_share;              /* global, halo "node": chunks of 64 of each rank's owned block that other
                                      ranks of its node may take once done with theirs (0: none;
                                      HSPMV_OWNED_SHARE_TAIL sets it) */

@@ -412,10 +412,12 @@ static int fill_info(hspmv_dist *D, hspmv_error *err)
         in->gather_replica = N->replica;
         in->gather_replica_ms = N->t_replica * 1e3;
         in->owned_share = N->otail;
+        in->fold_rows = N->fold_rows;
+        in->nnz_node = N->fold_nnz_node; /* those in folded rows */
         if (N->nb.L) {
             hspmv_local_info li;
             hspmv_local_get_info(N->nb.L, &li);
-            in->nnz_node = li.nnz;
+            in->nnz_node += li.nnz;
         }
         if (N->ob.L) {
             hspmv_local_info li;
@@ -425,12 +427,12 @@ static int fill_info(hspmv_dist *D, hspmv_error *err)
     }
     D->threads = in->owned.threads > 0 ? in->owned.threads : in->ghost.threads > 0 ? in->ghost.threads : 1;
     int64_t mx[2] = {in->nnz_local, in->nghost}, gmx[2];
-    int64_t sm[6] = {in->nnz_local, in->nghost, N->inter_entries, N->inter_entries_p2p, N->inter_msgs,
-                     N->inter_msgs_p2p}, gsm[6];
+    int64_t sm[7] = {in->nnz_local, in->nghost, N->inter_entries, N->inter_entries_p2p, N->inter_msgs,
+                     N->inter_msgs_p2p, in->fold_rows}, gsm[7];
     int fc[HSPMV_NFORMATS] = {0}, gfc[HSPMV_NFORMATS];
     if (in->owned.nnz > 0 && in->owned.format >= 0 && in->owned.format < HSPMV_NFORMATS) fc[in->owned.format] = 1;
     if (MPI_Allreduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, D->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(sm, gsm, 6, MPI_INT64_T, MPI_SUM, D->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(sm, gsm, 7, MPI_INT64_T, MPI_SUM, D->comm) != MPI_SUCCESS ||
         MPI_Allreduce(fc, gfc, HSPMV_NFORMATS, MPI_INT, MPI_SUM, D->comm) != MPI_SUCCESS ||
         MPI_Allreduce(MPI_IN_PLACE, &in->gather, 1, MPI_INT, MPI_MAX, D->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allreduce of the matrix info failed", me);
@@ -443,6 +445,7 @@ static int fill_info(hspmv_dist *D, hspmv_error *err)
         in->internode_entries_p2p = gsm[3];
         in->internode_msgs_node = gsm[4];
         in->internode_msgs_p2p = gsm[5];
+        in->fold_rows_total = gsm[6];
         memcpy(in->format_counts, gfc, sizeof(gfc));
         D->nnz = gsm[0];
     }
@@ -563,7 +566,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
             if (merge_blocks(&Ao, &Ag, g, D->nghost, cb, ce, &M, &gm, &ngm) != HSPMV_OK)
                 rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory merging the owned block", me);
             rc = hspmv_dist_agree(D->comm, rc, err);
-            if (!rc) rc = hspmv_node_plan(D, D->node, &M, gm, ngm, &ob, timed, err);
+            if (!rc) rc = hspmv_node_plan(D, D->node, &M, gm, ngm, NULL, &ob, timed, err);
             hspmv_csr_free(&M);
             hspmv_free(gm);
             if (!rc) { /* nothing left for the owned block */
@@ -574,7 +577,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
                 Ao.nnz = 0;
             }
         } else {
-            rc = hspmv_node_plan(D, D->node, &Ag, g, D->nghost, &ob, timed, err);
+            rc = hspmv_node_plan(D, D->node, &Ag, g, D->nghost, &Ao, &ob, timed, err);
         }
         if (rc == HSPMV_ERR_UNSUPPORTED && asked == HSPMV_HALO_AUTO) { /* no shared windows: p2p */
             hspmv_ok(err);
@@ -605,7 +608,11 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     name_rank(me, rc, err);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if (timed) { /* collective: every rank is here */
-        hspmv_dist_agree_kernels(D, &D->Lo, 1, (int64_t)1 << 20);
+        hspmv_local *own[1 + HSPMV_NODE_FOLD_RUNS] = {D->Lo}; /* the owned block and its folded rows: the same rows' kernels */
+        int nown = 1;
+        for (int r = 0; D->halo == HSPMV_HALO_NODE && r < D->node->nfold; r++)
+            own[nown++] = D->node->fold_L[r];
+        hspmv_dist_agree_kernels(D, own, nown, (int64_t)1 << 20);
         if (D->halo == HSPMV_HALO_P2P) hspmv_dist_agree_kernels(D, &D->Lg, 1, (int64_t)1 << 15);
     }
     if (D->halo == HSPMV_HALO_NODE && (rc = share_owned(D, &Ao, err))) goto out;

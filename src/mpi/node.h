@@ -51,6 +51,7 @@
 
 struct hspmv_dist;
 typedef struct node_share node_share; /* node_share.c */
+enum { HSPMV_NODE_FOLD_RUNS = 8 };   /* node_fold.c */
 
 /* One rank's flags in the window (call numbers, written with release
    stores, read with acquire loads), each on its own 128-byte line pair. */
@@ -138,6 +139,15 @@ typedef struct hspmv_node {
     int32_t *exp_idx;     /* NULL: the whole part (most of it is read) */
     int merged;           /* 1: the owned columns are in the node block (which then covers every on-node column) */
 
+    /* node_fold.c: runs of rows with node-block entries, multiplied whole after the node sync (0 runs: none) */
+    int nfold;            /* at most HSPMV_NODE_FOLD_RUNS */
+    int64_t *fold_first, *fold_end; /* run r: local rows [fold_first[r], fold_end[r]) */
+    hspmv_local **fold_L; /* each run's rows, columns node-vector offsets */
+    int64_t fold_rows;    /* rows in the runs */
+    int64_t fold_nnz_node;/* entries of the runs in other ranks' columns of the node */
+    int64_t nfold_own;    /* own columns the runs read (ascending, local), for the export list */
+    int32_t *fold_own;
+
     /* the blocks beyond the owned one */
     int gather;           /* HSPMV_GATHER_DIRECT, _COPY or _SHARE (direct, rows shared: node_share.c) */
     node_share *share;    /* gather share: every rank's node block in a second window */
@@ -188,11 +198,28 @@ void hspmv_node_publish(uint64_t *flag, uint64_t n);
    ghost block Ag (its ng columns g, global, ascending; with N->merged the
    owned columns are among them), the plan between
    nodes, the readers of each part; then allocates the window and chooses
-   direct or copy gathers. o as for the blocks (kernel "scalar" when timed:
-   the kernel set is then agreed over the ranks). Collective; N->threads
-   must be set. Frees nothing of Ag. */
+   direct or copy gathers. Ao: the owned block when separate (its boundary
+   rows may be folded: node_fold.c, and emptied in it), else NULL. o as for
+   the blocks (kernel "scalar" when timed: the kernel set is then agreed over
+   the ranks). Collective; N->threads must be set. Frees nothing of Ag. */
 int hspmv_node_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,
-                    const hspmv_opts *o, int timed, hspmv_error *err);
+                    hspmv_csr *Ao, const hspmv_opts *o, int timed, hspmv_error *err);
+/* node_fold.c. Where this rank's rows with entries in Bn (the node block,
+   compact columns, N->nsrc their offsets) lie in a few runs, sets the runs
+   and the own columns they read (N->fold_*); changes neither. Ao NULL:
+   nothing to fold. Collective (agrees the status). */
+int hspmv_node_fold_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, const hspmv_csr *Bn,
+                         hspmv_error *err);
+/* Then, once the node's window is there (nothing may fall back to p2p),
+   moves the runs' rows of Ao and Bn, whole, into the runs' matrices,
+   leaving them empty in both. Collective. */
+int hspmv_node_fold_build(struct hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr *Bn, const hspmv_opts *o,
+                          hspmv_error *err);
+/* y[run rows] = the runs' rows times the node vector xb (after the node block
+   and before the off-node block, which adds). */
+void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *y);
+void hspmv_node_fold_free(hspmv_node *N);
+
 /* Only the volumes between nodes (halo "p2p": for the report). Collective. */
 int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hspmv_error *err);
 

@@ -106,6 +106,7 @@ void hspmv_node_free(hspmv_node **Np)
     hspmv_node_block_free(&N->ob);
     hspmv_node_share_free(&N->share);
     hspmv_node_share_free(&N->oshare);
+    hspmv_node_fold_free(N);
     hspmv_free(N->node_of);
     hspmv_free(N->member);
     hspmv_free(N->part_off);

@@ -481,7 +481,8 @@ static int split_ghosts(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const
 /* Who reads whose part, and what: this rank reads the owners of its
    node-block columns and of what it packs for other ranks' values (its own
    it packs from x); an Alltoallv over the node gives each rank its readers
-   and the entries of its part they read (exp_idx, or the whole part when
+   and the entries of its part they read, and its folded rows read
+   (exp_idx, or the whole part when
    they read more than half of it: a caller's x then costs one contiguous
    copy). */
 static int find_readers(hspmv_dist *D, hspmv_node *N, hspmv_error *err)
@@ -537,6 +538,7 @@ static int find_readers(hspmv_dist *D, hspmv_node *N, hspmv_error *err)
     for (int q = 0; !rc && q < k; q++)
         if (rcnt[q]) N->readers[N->nreaders++] = q;
     for (int64_t j = 0; !rc && j < rtot; j++) mark[in[j]] = 1;
+    for (int64_t j = 0; !rc && j < N->nfold_own; j++) mark[N->fold_own[j]] = 1; /* its folded rows read them */
     for (int64_t j = 0; !rc && j < len; j++) N->nexp += mark[j];
     if (!rc && N->nexp > 0 && 2 * N->nexp <= len) { /* a few entries (a stencil's boundary): just those */
         N->exp_idx = hspmv_alloc_array((size_t)N->nexp, sizeof(int32_t));
@@ -667,7 +669,7 @@ static int share_fits(hspmv_dist *D, hspmv_node *N, const node_block *nb, int wa
 }
 
 int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,
-                    const hspmv_opts *o, int timed, hspmv_error *err)
+                    hspmv_csr *Ao, const hspmv_opts *o, int timed, hspmv_error *err)
 {
     int me = D->rank, rc = HSPMV_OK, want = env_gather(), forced[2];
     hspmv_csr Bn = {0}, Bo = {0};
@@ -679,11 +681,13 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     if (split_ghosts(D, N, Ag, g, ng, &Bn, &Bo, &og) != HSPMV_OK)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory splitting the ghost block by node", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    if ((rc = hspmv_node_fold_plan(D, N, Ao, &Bn, err))) goto out;
     if ((rc = offnode_plan(D, N, og, N->no, err))) goto out;
     if (send_segments(N) != HSPMV_OK) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((rc = find_readers(D, N, err))) goto out;
     if ((rc = hspmv_node_window(D, N, err))) goto out;
+    if ((rc = hspmv_node_fold_build(D, N, Ao, &Bn, o, err))) goto out;
 
     /* the blocks: compact columns (copy) and columns in the window (direct) */
     forced[0] = want;

@@ -120,7 +120,7 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
 
     /* 1. this rank's x part where the node reads it (all of it when others
        may take owned rows) */
-    int care = (N->nreaders > 0 || N->oshare) && len > 0, slot = care ? hspmv_node_slot_of(N, x) : -2;
+    int care = (N->nreaders > 0 || N->oshare || N->nfold) && len > 0, slot = care ? hspmv_node_slot_of(N, x) : -2;
     if (care && slot < 0) {
         export_part(N, x, par, len, N->oshare != NULL);
         N->copies++;
@@ -171,6 +171,7 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
             hspmv_node_gather_copy(N->xn, xb, N->nsrc, N->nn, N->threads);
         hspmv_node_block_mul(&N->nb, N->gather == HSPMV_GATHER_COPY ? N->xn : xb, y, N->threads, !whole);
     }
+    if (N->nfold) hspmv_node_fold_mul(N, xb, y); /* boundary rows, whole */
     double t2 = MPI_Wtime();
     /* 7. the off-node block, once the node's receivers have its entries */
     if (nreq && MPI_Waitall(nreq, N->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;

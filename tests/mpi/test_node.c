@@ -130,7 +130,7 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
         ok &= in.gather == want;
     }
     if (halo == HSPMV_HALO_NODE && replica >= 0) { /* forced: where the node block gathers (not copy) */
-        int want = replica && in.gather != HSPMV_GATHER_COPY && in.nnz_node > 0, any;
+        int want = replica && in.gather != HSPMV_GATHER_COPY && in.ghost.nnz > 0, any; /* a node block (folded rows: none) */
         MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (in.gather_replica != any && me == 0) fprintf(stderr, "  %s: replica %d\n", w, in.gather_replica);
         ok &= in.gather_replica == any;
@@ -595,6 +595,93 @@ static void long_rows_are_run_first_by_their_owner(void)
     hspmv_csr_free(&A);
 }
 
+/* n x n: 4 on the diagonal, -1 at i+1 and -1 at i+w (upper only: a rank
+   reads the next ranks' x, nobody reads the last one's, and the first one
+   reads without being read), integer values for exact chains. */
+static int upper_band(hspmv_csr *A, int64_t n, int64_t w)
+{
+    A->nrows = A->ncols = n;
+    A->rowptr = hspmv_malloc(sizeof(int64_t) * (size_t)(n + 1));
+    A->colind = hspmv_malloc(sizeof(int32_t) * (size_t)(3 * n));
+    A->val = hspmv_malloc(sizeof(hspmv_real) * (size_t)(3 * n));
+    if (!A->rowptr || !A->colind || !A->val) return 1;
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        A->rowptr[i] = k;
+        for (int64_t d = 0; d < 3; d++) {
+            int64_t j = i + (d == 0 ? 0 : d == 1 ? 1 : w);
+            if (j >= n) continue;
+            A->colind[k] = (int32_t)j;
+            A->val[k++] = d == 0 ? 4 : -1;
+        }
+    }
+    A->rowptr[n] = k;
+    A->nnz = k;
+    return 0;
+}
+
+/* Boundary rows folded (node_fold.c): a rank's rows with entries in other
+   ranks' columns of its node multiplied whole after the node sync, the
+   owned block skipping them. The 2D stencil and a one-sided band, on one
+   node and on pseudo-nodes (off-node entries in folded rows), owned rows
+   shared or not, 1 and 2 threads per rank: the folded rows are there
+   (where a rank has node neighbours) and none with HSPMV_NODE_FOLD=0, and
+   chained products stay exact with the window's x and the caller's. */
+static void boundary_rows_folded_are_exact(void)
+{
+    hspmv_csr A[2] = {{0}, {0}};
+    const char *name[2] = {"lap2d 64", "upper band 3000, width 50"};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A[0])) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    if (upper_band(&A[1], 3000, 50)) {
+        CHECK(0, "out of memory");
+        return;
+    }
+    for (int m = 0; m < 2; m++)
+        for (int v = 0; v < 6; v++) { /* k: one node / pseudo-nodes; fold off; owned rows shared or not; threads */
+            int k = v % 2, off = v == 2, share = v >= 3, thr = v >= 4 ? 2 : 0;
+            char ks[16], w[160];
+            snprintf(ks, sizeof(ks), "%d", default_k());
+            set_env(k ? ks : NULL, v == 5 ? "copy" : NULL);
+            setenv("HSPMV_NODE_MERGE", "0", 1);
+            setenv("HSPMV_OWNED_SHARE_TAIL", share ? "16" : "0", 1);
+            if (off) setenv("HSPMV_NODE_FOLD", "0", 1);
+            hspmv_opts o;
+            hspmv_opts_default(&o);
+            o.halo = HSPMV_HALO_NODE;
+            o.partition = HSPMV_PART_ROWS;
+            o.threads = thr;
+            hspmv_dist *D = NULL;
+            hspmv_error e = {0, ""};
+            int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A[m] : NULL, &o, &D, &e);
+            set_env(NULL, NULL);
+            const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_OWNED_SHARE_TAIL", "HSPMV_NODE_FOLD"};
+            for (int i = 0; i < 3; i++) unsetenv(vars[i]);
+            CHECK(rc == 0, "create: %s", e.msg);
+            if (rc) continue;
+            snprintf(w, sizeof(w), "%s, %s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
+                     share ? ", owned rows shared" : "", thr ? ", 2 threads" : "");
+            hspmv_dist_info in;
+            hspmv_dist_get_info(D, &in);
+            int neighbours = in.node_ranks > 1, any = 0;
+            MPI_Allreduce(&neighbours, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            if (off || !any) CHECK(in.fold_rows_total == 0, "%s: %lld rows folded", w, (long long)in.fold_rows_total);
+            else CHECK(in.fold_rows_total > 0, "%s: no rows folded", w);
+            CHECK(!!in.owned_share == share || !neighbours, "%s: owned rows shared %d", w, in.owned_share);
+            CHECK(chain_ok(D, &A[m], 1, w), "%s, window x", w);
+            CHECK(chain_ok(D, &A[m], 0, w), "%s, caller's x", w);
+            hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+            CHECK(product_ok(D, &A[m], x, y, 9, w), "%s, real values", w);
+            hspmv_free(x);
+            hspmv_free(y);
+            hspmv_dist_destroy(&D);
+        }
+    hspmv_csr_free(&A[0]);
+    hspmv_csr_free(&A[1]);
+}
+
 /* CG on the off-node path (window vectors inside the solver, the caller's
    b and x): converges to x* = 1 like on the p2p path. */
 static void cg_converges_on_pseudo_nodes(void)
@@ -957,6 +1044,7 @@ int main(int argc, char **argv)
     MRUN(chained_products_without_collectives_are_exact);
     MRUN(owned_rows_shared_are_exact);
     MRUN(long_rows_are_run_first_by_their_owner);
+    MRUN(boundary_rows_folded_are_exact);
     MRUN(cg_converges_on_pseudo_nodes);
     MRUN(window_vectors_run_out_and_outlive_the_matrix);
     MRUN(a_node_of_one_rank_keeps_its_vectors_private);
