@@ -607,6 +607,11 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     if (!rc && D->halo == HSPMV_HALO_P2P && Ag.nnz > 0) rc = hspmv_local_create(&Ag, &ob, &D->Lg, err);
     name_rank(me, rc, err);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    if (D->halo == HSPMV_HALO_NODE) {
+        rc = hspmv_node_fold_prepare(D, D->node, &ob, D->Lo, err);
+        name_rank(me, rc, err);
+        if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    }
     if (timed) { /* collective: every rank is here */
         hspmv_local *own[1 + HSPMV_NODE_FOLD_RUNS] = {D->Lo}; /* the owned block and its folded rows: the same rows' kernels */
         int nown = 1;

@@ -142,7 +142,9 @@ typedef struct hspmv_node {
     /* node_fold.c: runs of rows with node-block entries, multiplied whole after the node sync (0 runs: none) */
     int nfold;            /* at most HSPMV_NODE_FOLD_RUNS */
     int64_t *fold_first, *fold_end; /* run r: local rows [fold_first[r], fold_end[r]) */
-    hspmv_local **fold_L; /* each run's rows, columns node-vector offsets */
+    hspmv_local **fold_L; /* each run's rows, columns node-vector offsets minus fold_base[r] */
+    int64_t *fold_base;
+    hspmv_csr *fold_csr;  /* the runs as CSR until hspmv_node_fold_prepare */
     int64_t fold_rows;    /* rows in the runs */
     int64_t fold_nnz_node;/* entries of the runs in other ranks' columns of the node */
     int64_t nfold_own;    /* own columns the runs read (ascending, local), for the export list */
@@ -211,10 +213,13 @@ int hspmv_node_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, co
 int hspmv_node_fold_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, const hspmv_csr *Bn,
                          hspmv_error *err);
 /* Then, once the node's window is there (nothing may fall back to p2p),
-   moves the runs' rows of Ao and Bn, whole, into the runs' matrices,
-   leaving them empty in both. Collective. */
-int hspmv_node_fold_build(struct hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr *Bn, const hspmv_opts *o,
-                          hspmv_error *err);
+   moves the runs' rows of Ao and Bn, whole, into the runs' CSR, leaving
+   them empty in both. Collective. */
+int hspmv_node_fold_build(struct hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr *Bn, hspmv_error *err);
+/* Then, once the owned block Lo (NULL: none) is made, prepares the runs in
+   its format (o as for it). Local: the caller agrees the status. */
+int hspmv_node_fold_prepare(struct hspmv_dist *D, hspmv_node *N, const hspmv_opts *o, const hspmv_local *Lo,
+                            hspmv_error *err);
 /* y[run rows] = the runs' rows times the node vector xb (after the node block
    and before the off-node block, which adds). */
 void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *y);

@@ -49,16 +49,32 @@ static int find_runs(const hspmv_csr *B, int64_t *first, int64_t *end, int64_t *
     return n;
 }
 
-/* Rows [r0, r1) of Ao and Bn as one CSR over node-vector offsets: Bn's
-   entries below this rank's part, its own (Ao, shifted), Bn's above. */
+/* Rows [r0, r1) of Ao and Bn as one CSR over node-vector offsets minus
+   *base: Bn's entries below this rank's part, its own (Ao, shifted), Bn's
+   above. *base is the lowest column, or the own column of row r0 when
+   lower, so that a column keeps its offset from its row up to a constant:
+   the formats that hold columns as offsets from the row (CSRP's patterns)
+   see the owned block's, and x is the span the rows read, not the node's. */
 static int run_csr(const hspmv_node *N, const hspmv_csr *Ao, const hspmv_csr *Bn, int64_t r0, int64_t r1,
-                   hspmv_csr *R)
+                   hspmv_csr *R, int64_t *base)
 {
-    int64_t own = N->part_off[N->rank], k = 0, nnz = 0;
-    for (int64_t i = r0; i < r1; i++)
+    int64_t own = N->part_off[N->rank], k = 0, nnz = 0, lo = own + r0, hi = 0;
+    for (int64_t i = r0; i < r1; i++) {
         nnz += Ao->rowptr[i + 1] - Ao->rowptr[i] + Bn->rowptr[i + 1] - Bn->rowptr[i];
+        for (int64_t a = Bn->rowptr[i]; a < Bn->rowptr[i + 1]; a++) {
+            int64_t c = N->nsrc[Bn->colind[a]];
+            lo = c < lo ? c : lo;
+            hi = c > hi ? c : hi;
+        }
+        for (int64_t a = Ao->rowptr[i]; a < Ao->rowptr[i + 1]; a++) {
+            int64_t c = own + Ao->colind[a];
+            lo = c < lo ? c : lo;
+            hi = c > hi ? c : hi;
+        }
+    }
+    *base = lo;
     R->nrows = r1 - r0;
-    R->ncols = N->vec_len;
+    R->ncols = hi >= lo ? hi - lo + 1 : 1;
     R->nnz = nnz;
     R->rowptr = hspmv_alloc_array((size_t)R->nrows + 1, sizeof(int64_t));
     R->colind = hspmv_alloc_array((size_t)(nnz ? nnz : 1), sizeof(int32_t));
@@ -71,7 +87,7 @@ static int run_csr(const hspmv_node *N, const hspmv_csr *Ao, const hspmv_csr *Bn
             for (int64_t a = S->rowptr[i]; a < S->rowptr[i + 1]; a++) {
                 int64_t c = pass == 1 ? own + S->colind[a] : N->nsrc[S->colind[a]];
                 if (pass != 1 && (c < own) != (pass == 0)) continue;
-                R->colind[k] = (int32_t)c;
+                R->colind[k] = (int32_t)(c - lo);
                 R->val[k++] = S->val[a];
             }
         }
@@ -127,7 +143,9 @@ int hspmv_node_fold_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, cons
     N->fold_first = hspmv_alloc_array((size_t)n, sizeof(int64_t));
     N->fold_end = hspmv_alloc_array((size_t)n, sizeof(int64_t));
     N->fold_L = hspmv_calloc((size_t)n, sizeof(hspmv_local *));
-    if (N->fold_first && N->fold_end && N->fold_L) {
+    N->fold_csr = hspmv_calloc((size_t)n, sizeof(hspmv_csr));
+    N->fold_base = hspmv_calloc((size_t)n, sizeof(int64_t));
+    if (N->fold_first && N->fold_end && N->fold_L && N->fold_csr && N->fold_base) {
         N->nfold = n;
         N->fold_rows = rows;
         memcpy(N->fold_first, first, sizeof(first[0]) * (size_t)n);
@@ -138,18 +156,12 @@ int hspmv_node_fold_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, cons
     return hspmv_dist_agree(D->comm, rc, err); /* on failure hspmv_node_free frees what was made */
 }
 
-int hspmv_node_fold_build(hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr *Bn, const hspmv_opts *o,
-                          hspmv_error *err)
+int hspmv_node_fold_build(hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr *Bn, hspmv_error *err)
 {
     int rc = HSPMV_OK;
-    for (int r = 0; !rc && r < N->nfold; r++) {
-        hspmv_csr R = {0};
-        if (run_csr(N, Ao, Bn, N->fold_first[r], N->fold_end[r], &R) != HSPMV_OK)
+    for (int r = 0; !rc && r < N->nfold; r++)
+        if (run_csr(N, Ao, Bn, N->fold_first[r], N->fold_end[r], &N->fold_csr[r], &N->fold_base[r]) != HSPMV_OK)
             rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory folding boundary rows", D->rank);
-        else if (R.nnz > 0)
-            rc = hspmv_local_create(&R, o, &N->fold_L[r], err);
-        hspmv_csr_free(&R);
-    }
     if (!rc && N->nfold) {
         int64_t before = Bn->nnz;
         empty_rows(Bn, N->fold_first, N->fold_end, N->nfold);
@@ -159,10 +171,38 @@ int hspmv_node_fold_build(hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr
     return hspmv_dist_agree(D->comm, rc, err);
 }
 
+/* The runs in the owned block's format (AUTO would see scattered columns in
+   a wide x and take PANELS, which on the real-valued lap3d 200 at 16x1 ran
+   the folded rows 1.5x slower per entry than the owned block); where that
+   format cannot hold a run, AUTO's choice. */
+int hspmv_node_fold_prepare(hspmv_dist *D, hspmv_node *N, const hspmv_opts *o, const hspmv_local *Lo,
+                            hspmv_error *err)
+{
+    int rc = HSPMV_OK;
+    hspmv_opts of = *o;
+    if (Lo) {
+        hspmv_local_info li;
+        hspmv_local_get_info(Lo, &li);
+        of.format = li.format;
+    }
+    for (int r = 0; !rc && r < N->nfold; r++) {
+        if (N->fold_csr[r].nnz > 0) {
+            rc = hspmv_local_create(&N->fold_csr[r], &of, &N->fold_L[r], err);
+            if (rc == HSPMV_ERR_UNSUPPORTED && of.format != o->format) {
+                hspmv_ok(err);
+                rc = hspmv_local_create(&N->fold_csr[r], o, &N->fold_L[r], err);
+            }
+        }
+        hspmv_csr_free(&N->fold_csr[r]);
+    }
+    (void)D;
+    return rc;
+}
+
 void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *y)
 {
     for (int r = 0; r < N->nfold; r++) {
-        if (N->fold_L[r]) hspmv_local_spmv(N->fold_L[r], xb, y + N->fold_first[r], 0);
+        if (N->fold_L[r]) hspmv_local_spmv(N->fold_L[r], xb + N->fold_base[r], y + N->fold_first[r], 0);
         else memset(y + N->fold_first[r], 0, sizeof(*y) * (size_t)(N->fold_end[r] - N->fold_first[r]));
     }
 }
@@ -170,11 +210,16 @@ void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *
 void hspmv_node_fold_free(hspmv_node *N)
 {
     for (int r = 0; N->fold_L && r < N->nfold; r++) hspmv_local_destroy(&N->fold_L[r]);
+    for (int r = 0; N->fold_csr && r < N->nfold; r++) hspmv_csr_free(&N->fold_csr[r]);
     hspmv_free(N->fold_L);
+    hspmv_free(N->fold_csr);
+    hspmv_free(N->fold_base);
     hspmv_free(N->fold_first);
     hspmv_free(N->fold_end);
     hspmv_free(N->fold_own);
     N->fold_L = NULL;
+    N->fold_csr = NULL;
+    N->fold_base = NULL;
     N->fold_first = N->fold_end = NULL;
     N->fold_own = NULL;
     N->nfold = 0;

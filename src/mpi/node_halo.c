@@ -687,7 +687,7 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((rc = find_readers(D, N, err))) goto out;
     if ((rc = hspmv_node_window(D, N, err))) goto out;
-    if ((rc = hspmv_node_fold_build(D, N, Ao, &Bn, o, err))) goto out;
+    if ((rc = hspmv_node_fold_build(D, N, Ao, &Bn, err))) goto out;
 
     /* the blocks: compact columns (copy) and columns in the window (direct) */
     forced[0] = want;
