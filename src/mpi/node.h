@@ -18,7 +18,9 @@
         others' from the window once their owner is ready; the sending rank
         of a pair is the one that owns most of what it needs) and sends (one
         message per node pair);
-     5. multiplies its owned block (its own x, any pointer) in parts, letting
+     5. where its boundary rows are folded (node_fold.c), waits as in 3 and
+        multiplies them first, whole, from the node vector; then
+        multiplies its owned block (its own x, any pointer) in parts, letting
         the messages progress in between (when most of its entries lie in
         other ranks' columns, as with random columns, the owned columns are
         part of the node block instead: one pass over the rows, not two);
@@ -51,7 +53,7 @@
 
 struct hspmv_dist;
 typedef struct node_share node_share; /* node_share.c */
-enum { HSPMV_NODE_FOLD_RUNS = 8 };   /* node_fold.c */
+enum { HSPMV_NODE_FOLD_RUNS = 2 };   /* node_fold.c: the first rows and the last */
 
 /* One rank's flags in the window (call numbers, written with release
    stores, read with acquire loads), each on its own 128-byte line pair. */
@@ -142,6 +144,7 @@ typedef struct hspmv_node {
     /* node_fold.c: runs of rows with node-block entries, multiplied whole after the node sync (0 runs: none) */
     int nfold;            /* at most HSPMV_NODE_FOLD_RUNS */
     int64_t *fold_first, *fold_end; /* run r: local rows [fold_first[r], fold_end[r]) */
+    int64_t orow0, orow1; /* the owned block's rows: local rows [orow0, orow1) (all of them unless folded) */
     hspmv_local **fold_L; /* each run's rows, columns node-vector offsets minus fold_base[r] */
     int64_t *fold_base;
     hspmv_csr *fold_csr;  /* the runs as CSR until hspmv_node_fold_prepare */
@@ -213,15 +216,16 @@ int hspmv_node_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, co
 int hspmv_node_fold_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, const hspmv_csr *Bn,
                          hspmv_error *err);
 /* Then, once the node's window is there (nothing may fall back to p2p),
-   moves the runs' rows of Ao and Bn, whole, into the runs' CSR, leaving
-   them empty in both. Collective. */
+   moves the runs' rows of Ao and Bn, whole, into the runs' CSR: empties
+   them in Bn, and cuts Ao to the rows between the runs ([orow0, orow1)).
+   Collective. */
 int hspmv_node_fold_build(struct hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr *Bn, hspmv_error *err);
 /* Then, once the owned block Lo (NULL: none) is made, prepares the runs in
    its format (o as for it). Local: the caller agrees the status. */
 int hspmv_node_fold_prepare(struct hspmv_dist *D, hspmv_node *N, const hspmv_opts *o, const hspmv_local *Lo,
                             hspmv_error *err);
-/* y[run rows] = the runs' rows times the node vector xb (after the node block
-   and before the off-node block, which adds). */
+/* y[run rows] = the runs' rows times the node vector xb (before the
+   off-node block, which adds). */
 void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *y);
 void hspmv_node_fold_free(hspmv_node *N);
 

@@ -11,14 +11,17 @@
    the owned block skips those rows and each is read and written once, as
    in one process: the bytes of a product are the same as there.
 
-   The folded rows are kept in runs of consecutive rows (a gap of up to
-   FOLD_GAP rows without node entries joins two runs), each run its own
-   prepared matrix whose columns are node-vector offsets (its own part
+   The folded rows are the first and last rows of the rank's (a gap of up
+   to FOLD_GAP rows without node entries is taken along), each run its
+   own prepared matrix whose columns are node-vector offsets (its own part
    included), so a run writes y[first..end) directly, no row map or
-   buffer. Folded where the runs are few (at most FOLD_RUNS) and hold at
-   most a quarter of the rows, the owned block being multiplied as before
-   the node sync: otherwise (random columns, power law) nothing changes.
-   HSPMV_NODE_FOLD=0 on rank 0 turns it off. */
+   buffer; the owned block is cut to the rows between them. Folded where
+   every row with node entries lies in such a run and the runs hold at
+   most a quarter of the rows: otherwise (random columns, power law,
+   METIS's orderings) nothing changes. The runs go first in a product
+   (node_spmv.c): the ranks' x parts are published at its start, and the
+   owned rows shared after them (node_share.c) even out what the runs
+   cost. HSPMV_NODE_FOLD=0 on rank 0 turns it off. */
 #include <stdlib.h>
 #include <string.h>
 #include "dist.h"
@@ -27,25 +30,38 @@
 
 enum { FOLD_GAP = 64, FOLD_RUNS = HSPMV_NODE_FOLD_RUNS };
 
-/* The runs of rows with entries in B (joined across gaps of FOLD_GAP);
-   returns their number, or FOLD_RUNS + 1 when there are more; first/end
-   get at most FOLD_RUNS. */
+/* The rows of B with entries as at most a prefix [0, first[0]...) and a
+   suffix run of the rows (gaps of up to FOLD_GAP rows joined, and to the
+   ends); returns the number of runs, or -1 when the rows lie otherwise;
+   *rows: the rows in the runs. */
 static int find_runs(const hspmv_csr *B, int64_t *first, int64_t *end, int64_t *rows)
 {
-    int n = 0;
-    *rows = 0;
-    for (int64_t i = 0; i < B->nrows; i++) {
-        if (B->rowptr[i + 1] == B->rowptr[i]) continue;
-        if (n > 0 && i - end[n - 1] <= FOLD_GAP) {
-            *rows += i + 1 - end[n - 1];
-            end[n - 1] = i + 1;
-            continue;
+    int64_t nl = B->nrows, lo = -1, hi = -1, pre = 0, suf = nl; /* rows [0, pre) and [suf, nl) */
+    for (int64_t i = 0; i < nl; i++)
+        if (B->rowptr[i + 1] > B->rowptr[i]) {
+            if (lo < 0) lo = i;
+            hi = i;
         }
-        if (n == FOLD_RUNS) return FOLD_RUNS + 1;
-        first[n] = i;
-        end[n++] = i + 1;
-        *rows += 1;
+    *rows = 0;
+    if (lo < 0) return 0;
+    if (lo <= FOLD_GAP) /* the prefix: as far as rows with entries follow within the gap */
+        for (int64_t i = 0; i < nl && i - pre <= FOLD_GAP; i++)
+            if (B->rowptr[i + 1] > B->rowptr[i]) pre = i + 1;
+    if (nl - 1 - hi <= FOLD_GAP) /* the suffix, alike from the end */
+        for (int64_t i = nl - 1; i >= pre && suf - 1 - i <= FOLD_GAP; i--)
+            if (B->rowptr[i + 1] > B->rowptr[i]) suf = i;
+    for (int64_t i = pre; i < suf; i++) /* every row with entries in one of them */
+        if (B->rowptr[i + 1] > B->rowptr[i]) return -1;
+    int n = 0;
+    if (pre > 0) {
+        first[n] = 0;
+        end[n++] = pre;
     }
+    if (suf < nl) {
+        first[n] = suf;
+        end[n++] = nl;
+    }
+    *rows = pre + nl - suf;
     return n;
 }
 
@@ -96,22 +112,15 @@ static int run_csr(const hspmv_node *N, const hspmv_csr *Ao, const hspmv_csr *Bn
     return HSPMV_OK;
 }
 
-/* Drops the entries of rows [first[r], end[r]) of A, in place. */
-static void empty_rows(hspmv_csr *A, const int64_t *first, const int64_t *end, int n)
+/* Keeps rows [r0, r1) of A, in place (the owned block between the runs). */
+static void keep_rows(hspmv_csr *A, int64_t r0, int64_t r1)
 {
-    int64_t w = 0, r = 0;
-    for (int64_t i = 0; i < A->nrows; i++) {
-        int64_t a = A->rowptr[i], b = A->rowptr[i + 1];
-        while (r < n && end[r] <= i) r++;
-        A->rowptr[i] = w;
-        if (r < n && first[r] <= i) continue;
-        for (; a < b; a++, w++) {
-            A->colind[w] = A->colind[a];
-            A->val[w] = A->val[a];
-        }
-    }
-    A->rowptr[A->nrows] = w;
-    A->nnz = w;
+    int64_t k0 = A->rowptr[r0], nnz = A->rowptr[r1] - k0;
+    memmove(A->colind, A->colind + k0, sizeof(*A->colind) * (size_t)nnz);
+    memmove(A->val, A->val + k0, sizeof(*A->val) * (size_t)nnz);
+    for (int64_t i = r0; i <= r1; i++) A->rowptr[i - r0] = A->rowptr[i] - k0;
+    A->nrows = r1 - r0;
+    A->nnz = nnz;
 }
 
 /* The distinct own columns the runs read (ascending), for the export list. */
@@ -139,7 +148,7 @@ int hspmv_node_fold_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, cons
     MPI_Bcast(on, 1, MPI_INT, 0, D->comm); /* rank 0's environment decides */
     if (!on[0] || !Ao || Bn->nnz == 0 || N->vec_len > INT32_MAX) return hspmv_dist_agree(D->comm, rc, err);
     n = find_runs(Bn, first, end, &rows);
-    if (n > FOLD_RUNS || 4 * rows > Bn->nrows) return hspmv_dist_agree(D->comm, rc, err);
+    if (n <= 0 || 4 * rows > Bn->nrows) return hspmv_dist_agree(D->comm, rc, err);
     N->fold_first = hspmv_alloc_array((size_t)n, sizeof(int64_t));
     N->fold_end = hspmv_alloc_array((size_t)n, sizeof(int64_t));
     N->fold_L = hspmv_calloc((size_t)n, sizeof(hspmv_local *));
@@ -150,6 +159,8 @@ int hspmv_node_fold_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, cons
         N->fold_rows = rows;
         memcpy(N->fold_first, first, sizeof(first[0]) * (size_t)n);
         memcpy(N->fold_end, end, sizeof(end[0]) * (size_t)n);
+        N->orow0 = first[0] == 0 ? end[0] : 0;
+        N->orow1 = end[n - 1] == Bn->nrows ? first[n - 1] : Bn->nrows;
     }
     if (!N->nfold || own_columns(N, Ao, D->ncols_local) != HSPMV_OK)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory folding boundary rows", D->rank);
@@ -162,11 +173,21 @@ int hspmv_node_fold_build(hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr
     for (int r = 0; !rc && r < N->nfold; r++)
         if (run_csr(N, Ao, Bn, N->fold_first[r], N->fold_end[r], &N->fold_csr[r], &N->fold_base[r]) != HSPMV_OK)
             rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory folding boundary rows", D->rank);
-    if (!rc && N->nfold) {
-        int64_t before = Bn->nnz;
-        empty_rows(Bn, N->fold_first, N->fold_end, N->nfold);
-        N->fold_nnz_node = before - Bn->nnz;
-        empty_rows(Ao, N->fold_first, N->fold_end, N->nfold);
+    if (!rc && N->nfold) { /* Bn's rows in the runs emptied, Ao cut to the rows between them */
+        int64_t before = Bn->nnz, w = 0;
+        for (int64_t i = 0; i < Bn->nrows; i++) {
+            int64_t a = Bn->rowptr[i], e = Bn->rowptr[i + 1];
+            Bn->rowptr[i] = w;
+            if (i >= N->orow0 && i < N->orow1)
+                for (; a < e; a++, w++) {
+                    Bn->colind[w] = Bn->colind[a];
+                    Bn->val[w] = Bn->val[a];
+                }
+        }
+        Bn->rowptr[Bn->nrows] = w;
+        Bn->nnz = w;
+        N->fold_nnz_node = before - w;
+        keep_rows(Ao, N->orow0, N->orow1);
     }
     return hspmv_dist_agree(D->comm, rc, err);
 }

@@ -675,6 +675,8 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     hspmv_csr Bn = {0}, Bo = {0};
     int32_t *og = NULL;
     node_block dir[2], cpy[2];
+    N->orow0 = 0;
+    N->orow1 = D->nrows_local;
     memset(dir, 0, sizeof(dir));
     memset(cpy, 0, sizeof(cpy));
 
