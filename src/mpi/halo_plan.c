@@ -608,7 +608,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     name_rank(me, rc, err);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if (D->halo == HSPMV_HALO_NODE) {
-        rc = hspmv_node_fold_prepare(D, D->node, &ob, D->Lo, err);
+        rc = hspmv_node_fold_prepare(D->node, &ob, D->Lo, err);
         name_rank(me, rc, err);
         if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     }

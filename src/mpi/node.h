@@ -222,8 +222,7 @@ int hspmv_node_fold_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *A
 int hspmv_node_fold_build(struct hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr *Bn, hspmv_error *err);
 /* Then, once the owned block Lo (NULL: none) is made, prepares the runs in
    its format (o as for it). Local: the caller agrees the status. */
-int hspmv_node_fold_prepare(struct hspmv_dist *D, hspmv_node *N, const hspmv_opts *o, const hspmv_local *Lo,
-                            hspmv_error *err);
+int hspmv_node_fold_prepare(hspmv_node *N, const hspmv_opts *o, const hspmv_local *Lo, hspmv_error *err);
 /* y[run rows] = the runs' rows times the node vector xb (before the
    off-node block, which adds). */
 void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *y);

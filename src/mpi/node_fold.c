@@ -192,31 +192,38 @@ int hspmv_node_fold_build(hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr
     return hspmv_dist_agree(D->comm, rc, err);
 }
 
+static int format_of(const hspmv_local *L)
+{
+    hspmv_local_info li;
+    hspmv_local_get_info(L, &li);
+    return li.format;
+}
+
 /* The runs in the owned block's format (AUTO would see scattered columns in
    a wide x and take PANELS, which on the real-valued lap3d 200 at 16x1 ran
    the folded rows 1.5x slower per entry than the owned block); where that
-   format cannot hold a run, AUTO's choice. */
-int hspmv_node_fold_prepare(hspmv_dist *D, hspmv_node *N, const hspmv_opts *o, const hspmv_local *Lo,
-                            hspmv_error *err)
+   format cannot hold a run, AUTO's choice, CSR where that is PANELS. */
+int hspmv_node_fold_prepare(hspmv_node *N, const hspmv_opts *o, const hspmv_local *Lo, hspmv_error *err)
 {
     int rc = HSPMV_OK;
     hspmv_opts of = *o;
-    if (Lo) {
-        hspmv_local_info li;
-        hspmv_local_get_info(Lo, &li);
-        of.format = li.format;
-    }
+    if (Lo) of.format = format_of(Lo);
     for (int r = 0; !rc && r < N->nfold; r++) {
         if (N->fold_csr[r].nnz > 0) {
             rc = hspmv_local_create(&N->fold_csr[r], &of, &N->fold_L[r], err);
-            if (rc == HSPMV_ERR_UNSUPPORTED && of.format != o->format) {
+            if (rc == HSPMV_ERR_UNSUPPORTED && of.format != o->format) { /* CSR16's offsets, say */
                 hspmv_ok(err);
                 rc = hspmv_local_create(&N->fold_csr[r], o, &N->fold_L[r], err);
+            }
+            if (!rc && format_of(N->fold_L[r]) == HSPMV_FORMAT_PANELS) {
+                hspmv_opts oc = *o; /* the rows are near each other's columns: no panels */
+                oc.format = HSPMV_FORMAT_CSR;
+                hspmv_local_destroy(&N->fold_L[r]);
+                rc = hspmv_local_create(&N->fold_csr[r], &oc, &N->fold_L[r], err);
             }
         }
         hspmv_csr_free(&N->fold_csr[r]);
     }
-    (void)D;
     return rc;
 }
 
