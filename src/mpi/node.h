@@ -141,7 +141,7 @@ typedef struct hspmv_node {
     int32_t *exp_idx;     /* NULL: the whole part (most of it is read) */
     int merged;           /* 1: the owned columns are in the node block (which then covers every on-node column) */
 
-    /* node_fold.c: runs of rows with node-block entries, multiplied whole after the node sync (0 runs: none) */
+    /* node_fold.c: the first and last rows where they hold every node-block entry, multiplied whole first (0 runs: none) */
     int nfold;            /* at most HSPMV_NODE_FOLD_RUNS */
     int64_t *fold_first, *fold_end; /* run r: local rows [fold_first[r], fold_end[r]) */
     int64_t orow0, orow1; /* the owned block's rows: local rows [orow0, orow1) (all of them unless folded) */
@@ -204,13 +204,14 @@ void hspmv_node_publish(uint64_t *flag, uint64_t n);
    owned columns are among them), the plan between
    nodes, the readers of each part; then allocates the window and chooses
    direct or copy gathers. Ao: the owned block when separate (its boundary
-   rows may be folded: node_fold.c, and emptied in it), else NULL. o as for
+   rows may be folded: node_fold.c, and cut from it), else NULL. o as for
    the blocks (kernel "scalar" when timed: the kernel set is then agreed over
    the ranks). Collective; N->threads must be set. Frees nothing of Ag. */
 int hspmv_node_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,
                     hspmv_csr *Ao, const hspmv_opts *o, int timed, hspmv_error *err);
 /* node_fold.c. Where this rank's rows with entries in Bn (the node block,
-   compact columns, N->nsrc their offsets) lie in a few runs, sets the runs
+   compact columns, N->nsrc their offsets) lie among its first and last
+   rows (a quarter of them at most), sets those runs
    and the own columns they read (N->fold_*); changes neither. Ao NULL:
    nothing to fold. Collective (agrees the status). */
 int hspmv_node_fold_plan(struct hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, const hspmv_csr *Bn,
@@ -226,7 +227,7 @@ int hspmv_node_fold_prepare(hspmv_node *N, const hspmv_opts *o, const hspmv_loca
 /* y[run rows] = the runs' rows times the node vector xb (before the
    off-node block, which adds). */
 void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *y);
-void hspmv_node_fold_free(hspmv_node *N);
+void hspmv_node_fold_free(hspmv_node *N); /* its arrays (hspmv_node_free, which then frees N) */
 
 /* Only the volumes between nodes (halo "p2p": for the report). Collective. */
 int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hspmv_error *err);

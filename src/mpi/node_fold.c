@@ -1,6 +1,6 @@
 /* node_fold.c — a stencil's boundary rows multiplied once, whole: the rows
    with entries in other ranks' columns of the node, owned entries and all,
-   gathered from the node's x after the node sync, written straight into y.
+   gathered from the node's x in the window, written straight into y.
 
    Why: split by rows, a 3D stencil's rank has one plane of rows at each
    end with one entry in a neighbour's plane. Kept apart, those entries
@@ -30,10 +30,10 @@
 
 enum { FOLD_GAP = 64, FOLD_RUNS = HSPMV_NODE_FOLD_RUNS };
 
-/* The rows of B with entries as at most a prefix [0, first[0]...) and a
-   suffix run of the rows (gaps of up to FOLD_GAP rows joined, and to the
-   ends); returns the number of runs, or -1 when the rows lie otherwise;
-   *rows: the rows in the runs. */
+/* Where every row of B with entries lies in a prefix or a suffix of the
+   rows (each grown across gaps of up to FOLD_GAP rows without entries):
+   those runs (0, 1 or 2) in first/end and their rows in *rows; -1 when
+   some row with entries lies between them. */
 static int find_runs(const hspmv_csr *B, int64_t *first, int64_t *end, int64_t *rows)
 {
     int64_t nl = B->nrows, lo = -1, hi = -1, pre = 0, suf = nl; /* rows [0, pre) and [suf, nl) */
@@ -245,11 +245,4 @@ void hspmv_node_fold_free(hspmv_node *N)
     hspmv_free(N->fold_first);
     hspmv_free(N->fold_end);
     hspmv_free(N->fold_own);
-    N->fold_L = NULL;
-    N->fold_csr = NULL;
-    N->fold_base = NULL;
-    N->fold_first = N->fold_end = NULL;
-    N->fold_own = NULL;
-    N->nfold = 0;
-    N->nfold_own = N->fold_rows = N->fold_nnz_node = 0;
 }
