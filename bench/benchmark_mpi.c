@@ -497,7 +497,7 @@ int main(int argc, char **argv)
                 if (in.halo == HSPMV_HALO_NODE)
                     printf("  node gathers: %s%s (plan timed direct %.4f ms, copy %.4f ms, shared rows %.4f ms per "
                            "product; with a replica of x %.4f ms), owned rows shared: the last %d of 64 chunks, boundary "
-                           "rows multiplied whole after the node sync: %lld, x %s, window slots %d\n",
+                           "rows folded (multiplied whole, first): %lld, x %s, window slots %d\n",
                            gather_name, in.gather_direct_ms > 0 ? "" : " (not timed)", in.gather_direct_ms,
                            in.gather_copy_ms, in.gather_share_ms, in.gather_replica_ms, in.owned_share,
                            (long long)in.fold_rows_total, va->caller_x ? "the caller's (its part copied into the window each product)"

@@ -150,7 +150,7 @@ typedef struct hspmv_node {
     hspmv_csr *fold_csr;  /* the runs as CSR until hspmv_node_fold_prepare */
     int64_t fold_rows;    /* rows in the runs */
     int64_t fold_nnz_node;/* entries of the runs in other ranks' columns of the node */
-    int64_t nfold_own;    /* own columns the runs read (ascending, local), for the export list */
+    int64_t nfold_own;    /* own columns the runs read (ascending, local), for the export list (freed once it is made) */
     int32_t *fold_own;
 
     /* the blocks beyond the owned one */

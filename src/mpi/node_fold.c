@@ -209,18 +209,16 @@ int hspmv_node_fold_prepare(hspmv_node *N, const hspmv_opts *o, const hspmv_loca
     hspmv_opts of = *o;
     if (Lo) of.format = format_of(Lo);
     for (int r = 0; !rc && r < N->nfold; r++) {
-        if (N->fold_csr[r].nnz > 0) {
-            rc = hspmv_local_create(&N->fold_csr[r], &of, &N->fold_L[r], err);
-            if (rc == HSPMV_ERR_UNSUPPORTED && of.format != o->format) { /* CSR16's offsets, say */
-                hspmv_ok(err);
-                rc = hspmv_local_create(&N->fold_csr[r], o, &N->fold_L[r], err);
-            }
-            if (!rc && format_of(N->fold_L[r]) == HSPMV_FORMAT_PANELS) {
-                hspmv_opts oc = *o; /* the rows are near each other's columns: no panels */
-                oc.format = HSPMV_FORMAT_CSR;
-                hspmv_local_destroy(&N->fold_L[r]);
-                rc = hspmv_local_create(&N->fold_csr[r], &oc, &N->fold_L[r], err);
-            }
+        rc = hspmv_local_create(&N->fold_csr[r], &of, &N->fold_L[r], err);
+        if (rc == HSPMV_ERR_UNSUPPORTED && of.format != o->format) { /* CSR16's offsets, say */
+            hspmv_ok(err);
+            rc = hspmv_local_create(&N->fold_csr[r], o, &N->fold_L[r], err);
+        }
+        if (!rc && format_of(N->fold_L[r]) == HSPMV_FORMAT_PANELS) {
+            hspmv_opts oc = *o; /* the rows read near their own columns: no panels */
+            oc.format = HSPMV_FORMAT_CSR;
+            hspmv_local_destroy(&N->fold_L[r]);
+            rc = hspmv_local_create(&N->fold_csr[r], &oc, &N->fold_L[r], err);
         }
         hspmv_csr_free(&N->fold_csr[r]);
     }
@@ -229,10 +227,8 @@ int hspmv_node_fold_prepare(hspmv_node *N, const hspmv_opts *o, const hspmv_loca
 
 void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *y)
 {
-    for (int r = 0; r < N->nfold; r++) {
-        if (N->fold_L[r]) hspmv_local_spmv(N->fold_L[r], xb + N->fold_base[r], y + N->fold_first[r], 0);
-        else memset(y + N->fold_first[r], 0, sizeof(*y) * (size_t)(N->fold_end[r] - N->fold_first[r]));
-    }
+    for (int r = 0; r < N->nfold; r++) /* a run starts and ends with a row with entries: never empty */
+        hspmv_local_spmv(N->fold_L[r], xb + N->fold_base[r], y + N->fold_first[r], 0);
 }
 
 void hspmv_node_fold_free(hspmv_node *N)

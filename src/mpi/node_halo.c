@@ -688,6 +688,9 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     if (send_segments(N) != HSPMV_OK) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((rc = find_readers(D, N, err))) goto out;
+    hspmv_free(N->fold_own); /* in the export list now */
+    N->fold_own = NULL;
+    N->nfold_own = 0;
     if ((rc = hspmv_node_window(D, N, err))) goto out;
     if ((rc = hspmv_node_fold_build(D, N, Ao, &Bn, err))) goto out;
 

@@ -455,20 +455,22 @@ static void chained_products_without_collectives_are_exact(void)
     hspmv_csr_free(&A);
 }
 
-/* A on the node path, rows partitioned, in format f, made under the
-   sharing settings the caller put in the environment, which are then
-   cleared on every rank. */
-static int create_shared(const hspmv_csr *A, int f, hspmv_dist **D, hspmv_error *e)
+/* A on the node path, rows partitioned, in format f, threads per rank
+   (0: the default), made under the sharing and folding settings the caller
+   put in the environment, which are then cleared on every rank. */
+static int create_shared(const hspmv_csr *A, int f, int threads, hspmv_dist **D, hspmv_error *e)
 {
     hspmv_opts o;
     hspmv_opts_default(&o);
     o.halo = HSPMV_HALO_NODE;
     o.partition = HSPMV_PART_ROWS;
     o.format = f;
+    o.threads = threads;
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, D, e);
     set_env(NULL, NULL);
-    const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_NODE_SHARE_TAIL", "HSPMV_OWNED_SHARE_TAIL", "HSPMV_TEST_SHARE_DELAY"};
-    for (int i = 0; i < 4; i++) unsetenv(vars[i]);
+    const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_NODE_SHARE_TAIL", "HSPMV_OWNED_SHARE_TAIL",
+                          "HSPMV_TEST_SHARE_DELAY", "HSPMV_NODE_FOLD"};
+    for (int i = 0; i < 5; i++) unsetenv(vars[i]);
     return rc;
 }
 
@@ -496,7 +498,7 @@ static void owned_rows_shared_are_exact(void)
                 if (late) late_rank0();
                 hspmv_dist *D = NULL;
                 hspmv_error e = {0, ""};
-                int rc = create_shared(&A, f ? HSPMV_FORMAT_BCOO : HSPMV_FORMAT_AUTO, &D, &e);
+                int rc = create_shared(&A, f ? HSPMV_FORMAT_BCOO : HSPMV_FORMAT_AUTO, 0, &D, &e);
                 CHECK(rc == 0, "create: %s", e.msg);
                 if (rc) continue;
                 char w[120];
@@ -575,7 +577,7 @@ static void long_rows_are_run_first_by_their_owner(void)
             if (late) late_rank0();
             hspmv_dist *D = NULL;
             hspmv_error e = {0, ""};
-            int rc = create_shared(&A, HSPMV_FORMAT_AUTO, &D, &e);
+            int rc = create_shared(&A, HSPMV_FORMAT_AUTO, 0, &D, &e);
             CHECK(rc == 0, "create: %s", e.msg);
             if (rc) continue;
             char w[120];
@@ -648,17 +650,9 @@ static void boundary_rows_folded_are_exact(void)
             setenv("HSPMV_NODE_MERGE", "0", 1);
             setenv("HSPMV_OWNED_SHARE_TAIL", share ? "16" : "0", 1);
             if (off) setenv("HSPMV_NODE_FOLD", "0", 1);
-            hspmv_opts o;
-            hspmv_opts_default(&o);
-            o.halo = HSPMV_HALO_NODE;
-            o.partition = HSPMV_PART_ROWS;
-            o.threads = thr;
             hspmv_dist *D = NULL;
             hspmv_error e = {0, ""};
-            int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A[m] : NULL, &o, &D, &e);
-            set_env(NULL, NULL);
-            const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_OWNED_SHARE_TAIL", "HSPMV_NODE_FOLD"};
-            for (int i = 0; i < 3; i++) unsetenv(vars[i]);
+            int rc = create_shared(&A[m], HSPMV_FORMAT_AUTO, thr, &D, &e);
             CHECK(rc == 0, "create: %s", e.msg);
             if (rc) continue;
             snprintf(w, sizeof(w), "%s, %s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
