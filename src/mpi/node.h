@@ -18,8 +18,9 @@
         others' from the window once their owner is ready; the sending rank
         of a pair is the one that owns most of what it needs) and sends (one
         message per node pair);
-     5. where its boundary rows are folded (node_fold.c), waits as in 3 and
-        multiplies them first, whole, from the node vector; then
+     5. where its boundary rows are folded (node_fold.c), waits for the
+        ranks whose parts they read (as in 3 when their slots and its own
+        disagree) and multiplies them first, whole, from the node vector; then
         multiplies its owned block (its own x, any pointer) in parts, letting
         the messages progress in between (when most of its entries lie in
         other ranks' columns, as with random columns, the owned columns are
@@ -152,6 +153,9 @@ typedef struct hspmv_node {
     int64_t fold_nnz_node;/* entries of the runs in other ranks' columns of the node */
     int64_t nfold_own;    /* own columns the runs read (ascending, local), for the export list (freed once it is made) */
     int32_t *fold_own;
+    int fold_near;        /* 1: the runs wait only for fold_src (0: HSPMV_NODE_FOLD_WAIT=node, every rank of the node) */
+    int nfold_src;        /* node ranks (not this one) whose x parts the runs read */
+    int *fold_src;
 
     /* the blocks beyond the owned one */
     int gather;           /* HSPMV_GATHER_DIRECT, _COPY or _SHARE (direct, rows shared: node_share.c) */

@@ -21,7 +21,11 @@
    METIS's orderings) nothing changes. The runs go first in a product
    (node_spmv.c): the ranks' x parts are published at its start, and the
    owned rows shared after them (node_share.c) even out what the runs
-   cost. HSPMV_NODE_FOLD=0 on rank 0 turns it off. */
+   cost. A rank's runs wait only for the ranks whose parts they read (its
+   neighbours, on a stencil), not for the node's last arrival: one rank
+   late into a product then holds up two, not all (HSPMV_NODE_FOLD_WAIT=node
+   waits for the node, as before). HSPMV_NODE_FOLD=0 on rank 0 turns
+   folding off. */
 #include <stdlib.h>
 #include <string.h>
 #include "dist.h"
@@ -142,10 +146,11 @@ static int own_columns(hspmv_node *N, const hspmv_csr *Ao, int64_t len)
 
 int hspmv_node_fold_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, const hspmv_csr *Bn, hspmv_error *err)
 {
-    const char *env = getenv("HSPMV_NODE_FOLD");
-    int on[1] = {!(env && *env == '0')}, rc = HSPMV_OK, n;
+    const char *env = getenv("HSPMV_NODE_FOLD"), *wait = getenv("HSPMV_NODE_FOLD_WAIT");
+    int on[2] = {!(env && *env == '0'), !(wait && !strcmp(wait, "node"))}, rc = HSPMV_OK, n;
     int64_t first[FOLD_RUNS], end[FOLD_RUNS], rows = 0;
-    MPI_Bcast(on, 1, MPI_INT, 0, D->comm); /* rank 0's environment decides */
+    MPI_Bcast(on, 2, MPI_INT, 0, D->comm); /* rank 0's environment decides */
+    N->fold_near = on[1];
     if (!on[0] || !Ao || Bn->nnz == 0 || N->vec_len > INT32_MAX) return hspmv_dist_agree(D->comm, rc, err);
     n = find_runs(Bn, first, end, &rows);
     if (n <= 0 || 4 * rows > Bn->nrows) return hspmv_dist_agree(D->comm, rc, err);
@@ -167,12 +172,43 @@ int hspmv_node_fold_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, cons
     return hspmv_dist_agree(D->comm, rc, err); /* on failure hspmv_node_free frees what was made */
 }
 
+/* The node ranks other than this one whose parts the runs' columns lie in
+   (fold_src: ascending), from the runs as CSR. */
+static int fold_sources(hspmv_node *N)
+{
+    unsigned char *mark = hspmv_calloc((size_t)N->size, 1);
+    if (!mark) return HSPMV_ERR_NOMEM;
+    for (int r = 0; r < N->nfold; r++) {
+        const hspmv_csr *R = &N->fold_csr[r];
+        for (int64_t a = 0; a < R->nnz; a++) {
+            int64_t c = N->fold_base[r] + R->colind[a];
+            int lo = 0, hi = N->size - 1; /* the part holding c: part_off[lo] <= c < part_off[lo + 1] */
+            while (lo < hi) {
+                int mid = (lo + hi + 1) / 2;
+                if (N->part_off[mid] <= c) lo = mid;
+                else hi = mid - 1;
+            }
+            mark[lo] = 1;
+        }
+    }
+    mark[N->rank] = 0;
+    for (int q = 0; q < N->size; q++) N->nfold_src += mark[q];
+    N->fold_src = hspmv_alloc_array((size_t)(N->nfold_src ? N->nfold_src : 1), sizeof(int));
+    if (N->fold_src)
+        for (int q = 0, w = 0; q < N->size; q++)
+            if (mark[q]) N->fold_src[w++] = q;
+    hspmv_free(mark);
+    return N->fold_src ? HSPMV_OK : HSPMV_ERR_NOMEM;
+}
+
 int hspmv_node_fold_build(hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr *Bn, hspmv_error *err)
 {
     int rc = HSPMV_OK;
     for (int r = 0; !rc && r < N->nfold; r++)
         if (run_csr(N, Ao, Bn, N->fold_first[r], N->fold_end[r], &N->fold_csr[r], &N->fold_base[r]) != HSPMV_OK)
             rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory folding boundary rows", D->rank);
+    if (!rc && N->nfold && N->fold_near && fold_sources(N) != HSPMV_OK)
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory folding boundary rows", D->rank);
     if (!rc && N->nfold) { /* Bn's rows in the runs emptied, Ao cut to the rows between them */
         int64_t before = Bn->nnz, w = 0;
         for (int64_t i = 0; i < Bn->nrows; i++) {
@@ -241,4 +277,5 @@ void hspmv_node_fold_free(hspmv_node *N)
     hspmv_free(N->fold_first);
     hspmv_free(N->fold_end);
     hspmv_free(N->fold_own);
+    hspmv_free(N->fold_src);
 }

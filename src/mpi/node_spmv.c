@@ -72,6 +72,21 @@ static hspmv_real *node_x(hspmv_node *N, uint64_t n, int b, int my_slot, const h
     return par;
 }
 
+/* For the folded rows: waits until the ranks whose parts they read have
+   published ready >= n; the node vector holding this call's x when their
+   slots are this rank's, else NULL (node_x, which every product calls
+   after the owned block, sorts that out, ready2 and all). */
+static const hspmv_real *fold_x(const hspmv_node *N, uint64_t n, int b, int my_slot, const hspmv_real *par,
+                                double *sync)
+{
+    for (int i = 0; i < N->nfold_src; i++) {
+        const node_flags *F = &N->flags[N->fold_src[i]];
+        *sync += hspmv_node_wait(&F->ready, n);
+        if (F->slot[b] != my_slot) return NULL;
+    }
+    return my_slot >= 0 ? N->vecs + (int64_t)my_slot * N->vec_stride : par;
+}
+
 /* Node rank q's x part in call n (parity b), for owned rows taken from q:
    waits until q published it (a claim on q succeeds once q opened this
    product, which it does just before it publishes its x part). */
@@ -143,17 +158,18 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
                           N->send_dst[s], TAG_NODE, D->comm, &N->req[nreq++]) != MPI_SUCCESS)
                 rc = HSPMV_ERR_MPI;
     }
-    /* 5. folded boundary rows first (every rank published its x part at
-       the start of the product, and the owned rows shared after them even
-       out what they cost); the owned block (rows shared or not), then the
-       node's x */
+    /* 5. folded boundary rows first, once the ranks they read published
+       their x parts (at the start of the product; the owned rows shared
+       after them even out what they cost); the owned block (rows shared
+       or not), then the node's x */
     hspmv_real *xb = NULL, *yo = y + N->orow0;
     double t_fold = 0;
     int whole = N->merged && !N->nb.row && N->nb.L; /* the node block writes every row of y */
     if (N->nfold) {
-        xb = node_x(N, n, b, slot, x, par, len, &sync);
+        const hspmv_real *xf = N->fold_near ? fold_x(N, n, b, slot, par, &sync) : NULL;
+        if (!xf) xf = xb = node_x(N, n, b, slot, x, par, len, &sync);
         double s = MPI_Wtime();
-        hspmv_node_fold_mul(N, xb, y);
+        hspmv_node_fold_mul(N, xf, y);
         t_fold = MPI_Wtime() - s;
     }
     if (N->oshare) {

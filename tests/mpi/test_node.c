@@ -155,9 +155,13 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
         ok &= hspmv_dist_spmv(D, xc, yw, &e) == HSPMV_OK;
         ok &= y_ok(D, A, xg, yw, yg, 2, w);
     }
-    /* even ranks pass the window vector, odd ranks their own x */
+    /* even ranks pass the window vector, odd ranks their own x (their
+       window vectors hold other numbers meanwhile: nobody may read those) */
+    if (me % 2)
+        for (int64_t j = 0; j < in.ncols_local; j++) xw[j] = 1e6;
     ok &= hspmv_dist_spmv(D, me % 2 ? xc : xw, yw, &e) == HSPMV_OK;
     ok &= y_ok(D, A, xg, yw, yg, 2, w);
+    ok &= hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, xw, &e) == HSPMV_OK;
     /* y = 2*A*x - 1*y_old = A*x */
     ok &= hspmv_dist_spmv_scaled(D, 2, xw, -1, yw, &e) == HSPMV_OK;
     ok &= y_ok(D, A, xg, yw, yg, 6, w);
@@ -469,8 +473,8 @@ static int create_shared(const hspmv_csr *A, int f, int threads, hspmv_dist **D,
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, D, e);
     set_env(NULL, NULL);
     const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_NODE_SHARE_TAIL", "HSPMV_OWNED_SHARE_TAIL",
-                          "HSPMV_TEST_SHARE_DELAY", "HSPMV_NODE_FOLD"};
-    for (int i = 0; i < 5; i++) unsetenv(vars[i]);
+                          "HSPMV_TEST_SHARE_DELAY", "HSPMV_NODE_FOLD", "HSPMV_NODE_FOLD_WAIT"};
+    for (int i = 0; i < 6; i++) unsetenv(vars[i]);
     return rc;
 }
 
@@ -642,21 +646,23 @@ static void boundary_rows_folded_are_exact(void)
         return;
     }
     for (int m = 0; m < 2; m++)
-        for (int v = 0; v < 6; v++) { /* k: one node / pseudo-nodes; fold off; owned rows shared or not; threads */
-            int k = v % 2, off = v == 2, share = v >= 3, thr = v >= 4 ? 2 : 0;
+        for (int v = 0; v < 7; v++) { /* k: one node / pseudo-nodes; fold off; owned rows shared or not;
+                                         threads; the runs waiting for the whole node */
+            int k = v % 2, off = v == 2, share = v >= 3, thr = v == 4 || v == 5 ? 2 : 0, all = v == 6;
             char ks[16], w[160];
             snprintf(ks, sizeof(ks), "%d", default_k());
             set_env(k ? ks : NULL, v == 5 ? "copy" : NULL);
             setenv("HSPMV_NODE_MERGE", "0", 1);
             setenv("HSPMV_OWNED_SHARE_TAIL", share ? "16" : "0", 1);
             if (off) setenv("HSPMV_NODE_FOLD", "0", 1);
+            if (all) setenv("HSPMV_NODE_FOLD_WAIT", "node", 1);
             hspmv_dist *D = NULL;
             hspmv_error e = {0, ""};
             int rc = create_shared(&A[m], HSPMV_FORMAT_AUTO, thr, &D, &e);
             CHECK(rc == 0, "create: %s", e.msg);
             if (rc) continue;
-            snprintf(w, sizeof(w), "%s, %s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
-                     share ? ", owned rows shared" : "", thr ? ", 2 threads" : "");
+            snprintf(w, sizeof(w), "%s, %s%s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
+                     share ? ", owned rows shared" : "", thr ? ", 2 threads" : "", all ? ", runs wait for the node" : "");
             hspmv_dist_info in;
             hspmv_dist_get_info(D, &in);
             int neighbours = in.node_ranks > 1, any = 0;
@@ -664,6 +670,12 @@ static void boundary_rows_folded_are_exact(void)
             if (off || !any) CHECK(in.fold_rows_total == 0, "%s: %lld rows folded", w, (long long)in.fold_rows_total);
             else CHECK(in.fold_rows_total > 0, "%s: no rows folded", w);
             CHECK(!!in.owned_share == share || !neighbours, "%s: owned rows shared %d", w, in.owned_share);
+            const hspmv_node *N = D->node;
+            if (N && N->nfold) { /* the runs wait for the ranks they read: the next (band), or one or both neighbours */
+                int most = m ? 1 : 2, src_ok = all ? !N->fold_src : N->nfold_src >= 1 && N->nfold_src <= most;
+                for (int i = 0; !all && i < N->nfold_src; i++) src_ok &= abs(N->fold_src[i] - N->rank) == 1;
+                CHECK(src_ok, "%s: node rank %d waits for %d ranks", w, N->rank, N->nfold_src);
+            }
             CHECK(chain_ok(D, &A[m], 1, w), "%s, window x", w);
             CHECK(chain_ok(D, &A[m], 0, w), "%s, caller's x", w);
             hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
