@@ -324,7 +324,8 @@ int hspmv_local_time_kernels_in_step(hspmv_local **L, int n, double *t, int max,
 /* Gives every matrix of the group kernel set s (as numbered above). */
 void hspmv_local_use_kernels(hspmv_local **L, int n, int s);
 /* Index of the set to keep from times t[0..ns): the fastest, unless it beats
-   set 0 (the registry's first) by less than 3%, the timing noise. */
+   the narrowest vector set (set ns-2: AVX2 where AVX-512 is there too; the
+   scalar set is always last) by less than 3%, the timing noise. */
 int hspmv_local_pick_kernels(const double *t, int ns);
 
 /* ---- memory --------------------------------------------------------------- */

@@ -765,6 +765,21 @@ static void local_auto_kernel_is_timed_on_big_matrix(void)
 
 /* The comparison can fail: one perturbed entry is caught. */
 /* Pieces (local_pieces.c): claims from both ends of a chunk's word. */
+/* The kept set from timings: the fastest where it beats the narrowest
+   vector set (the one before scalar) by 3% or more, else that set. */
+static void local_kernel_pick_prefers_the_narrower_set_at_a_tie(void)
+{
+    const double wide_tie[3] = {1.00, 1.02, 3.0}, wide_wins[3] = {0.90, 1.00, 3.0}, scalar_wins[3] = {1.0, 1.0, 0.5},
+                 narrow_wins[3] = {1.10, 1.00, 3.0}, two_tie[2] = {1.00, 0.99}, two_scalar[2] = {1.0, 0.5};
+    CHECK(hspmv_local_pick_kernels(wide_tie, 3) == 1, "a 2%% lead of the widest set is a tie: the narrower kept");
+    CHECK(hspmv_local_pick_kernels(wide_wins, 3) == 0, "a 10%% lead of the widest set wins");
+    CHECK(hspmv_local_pick_kernels(scalar_wins, 3) == 2, "scalar twice as fast wins");
+    CHECK(hspmv_local_pick_kernels(narrow_wins, 3) == 1, "the narrower set, fastest, kept");
+    CHECK(hspmv_local_pick_kernels(two_tie, 2) == 0, "one vector set and scalar at a tie: the vector set");
+    CHECK(hspmv_local_pick_kernels(two_scalar, 2) == 1, "one vector set, scalar twice as fast: scalar");
+    CHECK(hspmv_local_pick_kernels(two_tie, 1) == 0, "one set: that one");
+}
+
 static void local_pieces_are_taken_once_from_both_ends(void)
 {
     uint64_t w = 5; /* pieces [0, 5) */
@@ -881,6 +896,7 @@ int main(void)
     RUN(local_touch_zeroes_vectors);
     RUN(local_create_survives_allocation_failure);
     RUN(local_auto_kernel_is_timed_on_big_matrix);
+    RUN(local_kernel_pick_prefers_the_narrower_set_at_a_tie);
     RUN(local_pieces_are_taken_once_from_both_ends);
     RUN(local_pieces_match_the_static_split);
     RUN(local_perturbed_result_is_caught);

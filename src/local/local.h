@@ -61,7 +61,7 @@ struct hspmv_local {
 
 /* Kernel "auto" on a big matrix: times every kernel set this CPU runs on L
    (a few products into scratch vectors) and keeps the fastest, unless it
-   beats the registry's first choice by less than 3%. */
+   beats the narrowest vector set (AVX2 beside AVX-512) by less than 3%. */
 void hspmv_local_tune_kernels(hspmv_local *L);
 
 /* Times a and b (their kernels as set) in interleaved rounds, a warm-up

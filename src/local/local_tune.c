@@ -103,12 +103,17 @@ void hspmv_local_use_kernels(hspmv_local **L, int n, int s)
     if (s >= 0 && s < nsets) set_kernels(L, n, sets[s]);
 }
 
+/* At a tie, the narrower vectors: on the 16-core Xeon, AVX-512 on every
+   core lowered the clock and never gained on memory-bound rows (16 ranks of
+   the real-valued lap3d 200, CSRP, forced: AVX2 5.60 ms, AVX-512 6.36; the
+   same job's timing in step had taken AVX-512 at 6.60 against AVX2's 5.41
+   in the next launch; benchmark-omp took AVX2 in every job). */
 int hspmv_local_pick_kernels(const double *t, int ns)
 {
-    int best = 0;
+    int best = 0, ref = ns >= 2 ? ns - 2 : 0;
     for (int s = 1; s < ns; s++)
         if (t[s] < t[best]) best = s;
-    return ns > 0 && t[best] < 0.97 * t[0] ? best : 0;
+    return ns > 0 && t[best] < 0.97 * t[ref] ? best : ref;
 }
 
 void hspmv_local_tune_group(hspmv_local **L, int n)
