@@ -261,7 +261,8 @@ void hspmv_node_replicate(hspmv_node *N, const hspmv_real *xb, int b);
 /* node_share.c. Copies the last `tail` of 64 chunks (-1: HSPMV_NODE_SHARE_TAIL,
    else 48) of this rank's block B (the node block, direct columns, or the
    owned block; L its prepared form: its kernel set and x prefetch are kept)
-   into a segment of a second window on the node and maps every rank's into
+   into a segment of a second window on the node, as CSRP where L is CSRP
+   (HSPMV_SHARE_COPY=csr: CSR always), else CSR, and maps every rank's into
    *S; `block` names it in errors. Collective over D->comm; on failure
    (agreed) *S may be partly built: hspmv_node_share_free. */
 int hspmv_node_share_build(struct hspmv_dist *D, hspmv_node *N, node_share **S, const hspmv_csr *B,
@@ -281,6 +282,8 @@ typedef const hspmv_real *hspmv_share_x(void *ctx, int q);
    chunks. Returns the seconds spent waiting for chunks others took. */
 double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real *x, hspmv_share_x *xq, void *ctx,
                             hspmv_real *y, int add, MPI_Request *req, int nreq);
+/* 1 when this rank's tail copy is CSRP. */
+int hspmv_node_share_copy_csrp(const node_share *S);
 /* 64ths of this rank's block that others ran in the last product. */
 int64_t hspmv_node_share_taken(const node_share *S);
 /* Tests: this rank's long chunks (run first, by itself), and in *taken how

@@ -88,6 +88,9 @@ typedef struct share_head {
     int64_t nrows, ncols, nnz; /* of the tail */
     int64_t off_bounds, off_done, off_long, off_rowptr, off_colind, off_val, off_ybuf; /* from the segment's start */
     int32_t xpf;
+    int32_t csrp;  /* 1: the tail is CSRP (the arrays below; off_val its values), 0: CSR (off_rowptr, off_colind) */
+    int32_t npat;
+    int64_t nslices, nmixed, off_start, off_ofs, off_pid, off_sp, off_spat;
 } share_head;
 
 struct node_share {
@@ -97,6 +100,7 @@ struct node_share {
     const hspmv_kernel_set *ks;
     share_head **head;      /* size entries: each rank's head in this process's mapping */
     hspmv_panels *view;     /* size entries: each rank's tail as a one-panel CSR over its segment */
+    hspmv_csrp *pview;      /* size entries: each rank's tail as CSRP over its segment, where it is */
     const int64_t **bounds; /* size entries of NCHUNK+1: chunk c is block rows [bounds[c], bounds[c+1]) */
     uint64_t **done;        /* size entries of NCHUNK: the epoch in which another rank last did chunk c */
     const uint8_t **islong; /* size entries of NCHUNK: 1 for a long chunk (its owner runs it first) */
@@ -164,12 +168,38 @@ void hspmv_node_share_free(node_share **pS)
     }
     hspmv_free(S->head);
     hspmv_free(S->view);
+    hspmv_free(S->pview);
     hspmv_free(S->bounds);
     hspmv_free(S->done);
     hspmv_free(S->islong);
     hspmv_free(S->ybuf);
     hspmv_free(S);
     *pS = NULL;
+}
+
+/* Rows [base, nrows) of B as CSRP into *P, for a block whose own format is
+   CSRP: a rank that takes a chunk then reads what the owner would (8.2
+   bytes an entry on the real-valued lap3d 200 against a CSR copy's 12).
+   The patterns are offsets from the tail's rows, so x is the owner's part
+   as it is. 0 where it cannot be made (HSPMV_SHARE_COPY=csr, out of
+   memory): the tail is CSR then. */
+static int tail_csrp(const hspmv_csr *B, int64_t base, hspmv_csrp *P)
+{
+    const char *env = getenv("HSPMV_SHARE_COPY");
+    hspmv_csr T = {0};
+    int64_t k0 = B->rowptr[base];
+    if (env && !strcmp(env, "csr")) return 0;
+    T.nrows = B->nrows - base;
+    T.ncols = B->ncols;
+    T.nnz = B->rowptr[B->nrows] - k0;
+    T.rowptr = hspmv_alloc_array((size_t)T.nrows + 1, sizeof(int64_t));
+    if (!T.rowptr) return 0;
+    for (int64_t i = 0; i <= T.nrows; i++) T.rowptr[i] = B->rowptr[base + i] - k0;
+    T.colind = B->colind + k0;
+    T.val = B->val + k0;
+    int ok = hspmv_csrp_from_csr(&T, P, NULL) == HSPMV_OK;
+    hspmv_free(T.rowptr);
+    return ok;
 }
 
 int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const hspmv_csr *B,
@@ -192,13 +222,14 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         if (d && sscanf(d, "%d:%d", &dr, &du) == 2 && dr == me) S->delay_us = du;
         S->head = hspmv_calloc((size_t)N->size, sizeof(*S->head));
         S->view = hspmv_calloc((size_t)N->size, sizeof(*S->view));
+        S->pview = hspmv_calloc((size_t)N->size, sizeof(*S->pview));
         S->bounds = hspmv_calloc((size_t)N->size, sizeof(*S->bounds));
         S->done = hspmv_calloc((size_t)N->size, sizeof(*S->done));
         S->islong = hspmv_calloc((size_t)N->size, sizeof(*S->islong));
         S->ybuf = hspmv_calloc((size_t)N->size, sizeof(*S->ybuf));
     }
     *out = S;
-    if (!S || !S->ks || !S->head || !S->view || !S->bounds || !S->done || !S->islong || !S->ybuf)
+    if (!S || !S->ks || !S->head || !S->view || !S->pview || !S->bounds || !S->done || !S->islong || !S->ybuf)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory sharing the %s", me, block);
     if (!rc && B->nnz > 0 && !L)
         rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: its %s has entries but no prepared matrix", me, block);
@@ -222,11 +253,24 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     h.ncols = B->ncols;
     h.nnz = B->rowptr[B->nrows] - k0;
     h.xpf = li.xpf; /* PANELS and BCOO prefetch x: so does the tail's kernel */
+    hspmv_csrp P = {0};
+    h.csrp = !rc && L && li.format == HSPMV_FORMAT_CSRP && h.nrows > 0 && tail_csrp(B, base, &P);
     h.off_bounds = (int64_t)at, at = up64(at + (NCHUNK + 1) * sizeof(int64_t));
     h.off_done = (int64_t)at, at = up64(at + NCHUNK * sizeof(uint64_t));
     h.off_long = (int64_t)at, at = up64(at + NCHUNK);
-    h.off_rowptr = (int64_t)at, at = up64(at + (size_t)(h.nrows + 1) * sizeof(int64_t));
-    h.off_colind = (int64_t)at, at = up64(at + (size_t)(h.nnz + HSPMV_PANELS_PAD) * sizeof(int32_t));
+    if (h.csrp) {
+        h.npat = P.npat;
+        h.nslices = P.nslices;
+        h.nmixed = P.nmixed;
+        h.off_start = (int64_t)at, at = up64(at + (size_t)(P.npat + 1) * sizeof(int32_t));
+        h.off_ofs = (int64_t)at, at = up64(at + (size_t)P.start[P.npat] * sizeof(int32_t));
+        h.off_pid = (int64_t)at, at = up64(at + (size_t)h.nrows);
+        h.off_sp = (int64_t)at, at = up64(at + (size_t)(P.nslices + 1) * sizeof(int64_t));
+        h.off_spat = (int64_t)at, at = up64(at + (size_t)P.nslices * sizeof(uint16_t));
+    } else {
+        h.off_rowptr = (int64_t)at, at = up64(at + (size_t)(h.nrows + 1) * sizeof(int64_t));
+        h.off_colind = (int64_t)at, at = up64(at + (size_t)(h.nnz + HSPMV_PANELS_PAD) * sizeof(int32_t));
+    }
     h.off_val = (int64_t)at, at = up64(at + (size_t)h.nnz * sizeof(hspmv_real));
     h.off_ybuf = (int64_t)at, at = up64(at + (size_t)h.nrows * sizeof(hspmv_real));
     if (!rc) {
@@ -235,7 +279,10 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
                  tail / SUB, block);
         rc = hspmv_mem_check((double)at, NULL, 0, what, err);
     }
-    if ((rc = hspmv_dist_agree(D->comm, rc, err))) return rc;
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) {
+        hspmv_csrp_free(&P);
+        return rc;
+    }
     char *seg = NULL;
     MPI_Info info;
     MPI_Info_create(&info);
@@ -245,7 +292,10 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: MPI_Win_allocate_shared of %zu bytes failed", me, at);
     }
     MPI_Info_free(&info);
-    if ((rc = hspmv_dist_agree(D->comm, rc, err))) return rc;
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) {
+        hspmv_csrp_free(&P);
+        return rc;
+    }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, S->win);
     /* this rank's segment */
     share_head *H = (share_head *)seg;
@@ -256,11 +306,21 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     memcpy(seg + h.off_long, islong, NCHUNK);
     S->nlong = nlong;
     memcpy(S->longs, longs, sizeof(longs));
-    int64_t *rp = (int64_t *)(seg + h.off_rowptr);
-    for (int64_t i = 0; i <= h.nrows; i++) rp[i] = B->rowptr[base + i] - k0;
-    memcpy(seg + h.off_colind, B->colind + k0, (size_t)h.nnz * sizeof(int32_t));
-    memset(seg + h.off_colind + (size_t)h.nnz * sizeof(int32_t), 0, HSPMV_PANELS_PAD * sizeof(int32_t));
-    memcpy(seg + h.off_val, B->val + k0, (size_t)h.nnz * sizeof(hspmv_real));
+    if (h.csrp) {
+        memcpy(seg + h.off_start, P.start, (size_t)(P.npat + 1) * sizeof(int32_t));
+        memcpy(seg + h.off_ofs, P.ofs, (size_t)P.start[P.npat] * sizeof(int32_t));
+        memcpy(seg + h.off_pid, P.pid, (size_t)h.nrows);
+        memcpy(seg + h.off_sp, P.sp, (size_t)(P.nslices + 1) * sizeof(int64_t));
+        memcpy(seg + h.off_spat, P.spat, (size_t)P.nslices * sizeof(uint16_t));
+        memcpy(seg + h.off_val, P.val, (size_t)h.nnz * sizeof(hspmv_real));
+        hspmv_csrp_free(&P);
+    } else {
+        int64_t *rp = (int64_t *)(seg + h.off_rowptr);
+        for (int64_t i = 0; i <= h.nrows; i++) rp[i] = B->rowptr[base + i] - k0;
+        memcpy(seg + h.off_colind, B->colind + k0, (size_t)h.nnz * sizeof(int32_t));
+        memset(seg + h.off_colind + (size_t)h.nnz * sizeof(int32_t), 0, HSPMV_PANELS_PAD * sizeof(int32_t));
+        memcpy(seg + h.off_val, B->val + k0, (size_t)h.nnz * sizeof(hspmv_real));
+    }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     MPI_Barrier(N->comm);
     /* every rank's segment in this process's mapping */
@@ -288,6 +348,21 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         v->rowptr = (int64_t *)(b + Hq->off_rowptr);
         v->colind = (int32_t *)(b + Hq->off_colind);
         v->val = (hspmv_real *)(b + Hq->off_val);
+        if (Hq->csrp) {
+            hspmv_csrp *p = &S->pview[q];
+            p->nrows = Hq->nrows;
+            p->ncols = Hq->ncols;
+            p->nnz = Hq->nnz;
+            p->nslices = Hq->nslices;
+            p->nmixed = Hq->nmixed;
+            p->npat = Hq->npat;
+            p->start = (int32_t *)(b + Hq->off_start);
+            p->ofs = (int32_t *)(b + Hq->off_ofs);
+            p->pid = (uint8_t *)(b + Hq->off_pid);
+            p->sp = (int64_t *)(b + Hq->off_sp);
+            p->spat = (uint16_t *)(b + Hq->off_spat);
+            p->val = (hspmv_real *)(b + Hq->off_val);
+        }
     }
     return hspmv_dist_agree(D->comm, rc, err);
 }
@@ -380,7 +455,10 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
                     run_own(S, c, x, own, add);
                 } else {
                     int64_t r0 = S->bounds[q][c], r1 = S->bounds[q][c + 1], b = S->head[q]->base;
-                    S->ks->panels(r0 - b, r1 - b, &S->view[q], xq(ctx, q), S->ybuf[q], 0);
+                    if (S->head[q]->csrp)
+                        S->ks->csrp(r0 - b, r1 - b, &S->pview[q], xq(ctx, q), S->ybuf[q], 0);
+                    else
+                        S->ks->panels(r0 - b, r1 - b, &S->view[q], xq(ctx, q), S->ybuf[q], 0);
                     __atomic_store_n(&S->done[q][c], (uint64_t)S->epoch, __ATOMIC_RELEASE);
                 }
             }
@@ -408,6 +486,8 @@ int hspmv_node_share_long(const node_share *S, int *taken)
         *taken += __atomic_load_n(&S->done[S->rank][S->longs[l]], __ATOMIC_ACQUIRE) == S->epoch;
     return S ? S->nlong : 0;
 }
+
+int hspmv_node_share_copy_csrp(const node_share *S) { return S ? S->head[S->rank]->csrp : 0; }
 
 int64_t hspmv_node_share_taken(const node_share *S)
 {

@@ -473,8 +473,8 @@ static int create_shared(const hspmv_csr *A, int f, int threads, hspmv_dist **D,
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, D, e);
     set_env(NULL, NULL);
     const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_NODE_SHARE_TAIL", "HSPMV_OWNED_SHARE_TAIL",
-                          "HSPMV_TEST_SHARE_DELAY", "HSPMV_NODE_FOLD", "HSPMV_NODE_FOLD_WAIT"};
-    for (int i = 0; i < 6; i++) unsetenv(vars[i]);
+                          "HSPMV_TEST_SHARE_DELAY", "HSPMV_NODE_FOLD", "HSPMV_NODE_FOLD_WAIT", "HSPMV_SHARE_COPY"};
+    for (int i = 0; i < 7; i++) unsetenv(vars[i]);
     return rc;
 }
 
@@ -494,24 +494,30 @@ static void owned_rows_shared_are_exact(void)
     }
     for (int k = 0; k <= 1; k++)
         for (int late = 0; late <= 1; late++)
-            for (int f = 0; f < 2; f++) {
+            for (int f = 0; f < 4; f++) { /* auto, bcoo, csrp (its tail copied as CSRP), csrp copied as CSR */
+                const int fmt[4] = {HSPMV_FORMAT_AUTO, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSRP, HSPMV_FORMAT_CSRP};
+                const char *fname[4] = {"auto", "bcoo", "csrp", "csrp, CSR copy"};
                 char ks[16];
                 snprintf(ks, sizeof(ks), "%d", default_k());
                 set_env(k ? ks : NULL, NULL);
                 setenv("HSPMV_OWNED_SHARE_TAIL", "20", 1);
                 if (late) late_rank0();
+                if (f == 3) setenv("HSPMV_SHARE_COPY", "csr", 1);
                 hspmv_dist *D = NULL;
                 hspmv_error e = {0, ""};
-                int rc = create_shared(&A, f ? HSPMV_FORMAT_BCOO : HSPMV_FORMAT_AUTO, 0, &D, &e);
+                int rc = create_shared(&A, fmt[f], 0, &D, &e);
                 CHECK(rc == 0, "create: %s", e.msg);
                 if (rc) continue;
                 char w[120];
                 snprintf(w, sizeof(w), "lap2d_64, owned rows shared, %s, %s%s", k ? "pseudo-nodes" : "one node",
-                         f ? "bcoo" : "auto", late ? ", rank 0 late" : "");
+                         fname[f], late ? ", rank 0 late" : "");
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
                 CHECK(in.owned_share == (in.node_ranks > 1 ? 20 : 0), "%s: owned_share %d with %d ranks on the node",
                       w, in.owned_share, in.node_ranks);
+                if (D->node->oshare)
+                    CHECK(hspmv_node_share_copy_csrp(D->node->oshare) == (f == 2), "%s: the tail copy is %s", w,
+                          hspmv_node_share_copy_csrp(D->node->oshare) ? "CSRP" : "CSR");
                 CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
                 int taken = D->node->oshare ? (int)hspmv_node_share_taken(D->node->oshare) : -1;
                 if (late && me == 0 && in.node_ranks > 1) /* the last product's tail, most of it gone to others */
