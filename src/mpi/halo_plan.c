@@ -250,13 +250,20 @@ static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o
 
 /* Owned rows shared within the node (node_share.c): where the owned block
    is separate (not merged) and the node has several ranks, the last
-   HSPMV_OWNED_SHARE_TAIL 64ths (default 16, where some rank's owned
-   block has 2^16 entries or more) of every rank's owned block are copied
-   into a shared window, and a rank done with its own takes chunks from
-   the others' tails. Why: on the 16-core Xeon VM some ranks ran their equal
-   owned blocks 1.3-1.5x slower than the rest, different ones in each
-   launch (the real-valued lap3d 200 at 16 ranks: 12 ranks 3.8-4.4 ms, 4
-   ranks 5.6-5.8), and every product waited for them. Collective. */
+   HSPMV_OWNED_SHARE_TAIL 64ths of every rank's owned block are copied
+   into a shared window (in its format where that is CSRP, else CSR), and
+   a rank done with its own takes chunks from the others' tails. Default,
+   where some rank's owned block has 2^16 entries or more: 32 for ranks
+   of one thread, 16 for ranks of several, which also even out their
+   threads' speeds among themselves. Why: on the 16-core Xeon VM some
+   cores ran their equal shares 1.3-1.5x slower than the rest, different
+   ones in each launch and the same ones for every allocation within one
+   (the real-valued lap3d 200 at 16 ranks: 12 ranks 3.8-4.4 ms, 4 ranks
+   5.6-5.8; a streaming read, 16 processes: 6.0-7.9 GB/s a core), and
+   every product waited for them. Half of the block movable at 16x1 was
+   faster than a quarter in 3 of 3 launches on one machine (CSRP copies:
+   3.99-5.28 ms against 4.38-5.53) and 2 of 2 on another (CSR copies);
+   at 4x4 it was slower in 5 of 5. Collective. */
 static int share_owned(hspmv_dist *D, const hspmv_csr *Ao, hspmv_error *err)
 {
     hspmv_node *N = D->node;
@@ -266,7 +273,7 @@ static int share_owned(hspmv_dist *D, const hspmv_csr *Ao, hspmv_error *err)
     MPI_Allreduce(&nnz, &most, 1, MPI_INT64_T, MPI_MAX, D->comm);
     MPI_Allreduce(&N->size, &ranks, 1, MPI_INT, MPI_MAX, D->comm);
     MPI_Bcast(&tail, 1, MPI_INT64_T, 0, D->comm); /* rank 0's environment decides */
-    if (tail < 0) tail = most >= ((int64_t)1 << 16) ? 16 : 0;
+    if (tail < 0) tail = most < ((int64_t)1 << 16) ? 0 : N->threads > 1 ? 16 : 32;
     if (tail > 64) tail = 64;
     if (N->merged || tail == 0 || ranks < 2) return HSPMV_OK;
     rc = hspmv_node_share_build(D, N, &N->oshare, Ao, D->Lo, (int)tail, "owned block", err);
