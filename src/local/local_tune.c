@@ -104,10 +104,10 @@ void hspmv_local_use_kernels(hspmv_local **L, int n, int s)
 }
 
 /* At a tie, the narrower vectors: on the 16-core Xeon, AVX-512 on every
-   core lowered the clock and never gained on memory-bound rows (16 ranks of
-   the real-valued lap3d 200, CSRP, forced: AVX2 5.60 ms, AVX-512 6.36; the
-   same job's timing in step had taken AVX-512 at 6.60 against AVX2's 5.41
-   in the next launch; benchmark-omp took AVX2 in every job). */
+   core never gained on memory-bound rows and lost where it was forced (16
+   ranks of the real-valued lap3d 200, CSRP, launches interleaved: AVX2
+   5.21 and 5.05 ms, AVX-512 6.58 and 6.00), yet timing in step sometimes
+   took it, within the noise; benchmark-omp took AVX2 in every job. */
 int hspmv_local_pick_kernels(const double *t, int ns)
 {
     int best = 0, ref = ns >= 2 ? ns - 2 : 0;
