@@ -763,8 +763,6 @@ static void local_auto_kernel_is_timed_on_big_matrix(void)
     hspmv_free(y);
 }
 
-/* The comparison can fail: one perturbed entry is caught. */
-/* Pieces (local_pieces.c): claims from both ends of a chunk's word. */
 /* The kept set from timings: the fastest where it beats the narrowest
    vector set (the one before scalar) by 3% or more, else that set. */
 static void local_kernel_pick_prefers_the_narrower_set_at_a_tie(void)
@@ -780,6 +778,7 @@ static void local_kernel_pick_prefers_the_narrower_set_at_a_tie(void)
     CHECK(hspmv_local_pick_kernels(two_tie, 1) == 0, "one set: that one");
 }
 
+/* Pieces (local_pieces.c): claims from both ends of a chunk's word. */
 static void local_pieces_are_taken_once_from_both_ends(void)
 {
     uint64_t w = 5; /* pieces [0, 5) */
@@ -848,6 +847,7 @@ static void local_pieces_match_the_static_split(void)
     hspmv_csr_free(&A);
 }
 
+/* The comparison can fail: one perturbed entry is caught. */
 static void local_perturbed_result_is_caught(void)
 {
     hspmv_csr A;

@@ -177,6 +177,19 @@ typedef struct hspmv_node {
     int64_t inter_entries, inter_entries_p2p, inter_msgs, inter_msgs_p2p; /* this rank's share */
 } hspmv_node;
 
+/* Node rank whose part holds node-vector offset v (the last part starting
+   at or before v: empty parts before it are skipped). */
+static inline int hspmv_node_part_of(const hspmv_node *N, int64_t v)
+{
+    int lo = 0, hi = N->size - 1;
+    while (lo < hi) {
+        int m = (lo + hi + 1) / 2;
+        if (N->part_off[m] <= v) lo = m;
+        else hi = m - 1;
+    }
+    return lo;
+}
+
 /* node_comm.c. Splits D->comm by shared memory (MPI_COMM_TYPE_SHARED), then
    into pseudo-nodes of HSPMV_NODE_RANKS consecutive node ranks when that is
    set; fills comm, leaders, node numbers, members. Collective. */

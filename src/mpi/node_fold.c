@@ -180,16 +180,7 @@ static int fold_sources(hspmv_node *N)
     if (!mark) return HSPMV_ERR_NOMEM;
     for (int r = 0; r < N->nfold; r++) {
         const hspmv_csr *R = &N->fold_csr[r];
-        for (int64_t a = 0; a < R->nnz; a++) {
-            int64_t c = N->fold_base[r] + R->colind[a];
-            int lo = 0, hi = N->size - 1; /* the part holding c: part_off[lo] <= c < part_off[lo + 1] */
-            while (lo < hi) {
-                int mid = (lo + hi + 1) / 2;
-                if (N->part_off[mid] <= c) lo = mid;
-                else hi = mid - 1;
-            }
-            mark[lo] = 1;
-        }
+        for (int64_t a = 0; a < R->nnz; a++) mark[hspmv_node_part_of(N, N->fold_base[r] + R->colind[a])] = 1;
     }
     mark[N->rank] = 0;
     for (int q = 0; q < N->size; q++) N->nfold_src += mark[q];

@@ -36,18 +36,6 @@ static int64_t node_offset(const hspmv_dist *D, const hspmv_node *N, int64_t c)
     return N->part_off[node_rank_of(N, o)] + c - D->col_start[o];
 }
 
-/* Node rank whose part holds node-vector offset v. */
-static int part_of(const hspmv_node *N, int64_t v)
-{
-    int lo = 0, hi = N->size - 1;
-    while (lo < hi) {
-        int m = (lo + hi + 1) / 2;
-        if (N->part_off[m] <= v) lo = m;
-        else hi = m - 1;
-    }
-    return lo;
-}
-
 /* Sorted distinct union of a[0..na) and b[0..nb) (both sorted, distinct) into out; returns its length. */
 static int64_t merge_unique(const int32_t *a, int64_t na, const int32_t *b, int64_t nb, int32_t *out)
 {
@@ -494,9 +482,9 @@ static int find_readers(hspmv_dist *D, hspmv_node *N, hspmv_error *err)
     int32_t *out = NULL, *in = NULL;
     unsigned char *mark = NULL;
     if (!cnt || !rcnt || !sd || !rd) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", D->rank);
-    for (int64_t j = 0; !rc && j < N->nn; j++) cnt[part_of(N, N->nsrc[j])]++;
+    for (int64_t j = 0; !rc && j < N->nn; j++) cnt[hspmv_node_part_of(N, N->nsrc[j])]++;
     for (int64_t j = 0; !rc && j < ns; j++) {
-        int q = part_of(N, N->send_idx[j]);
+        int q = hspmv_node_part_of(N, N->send_idx[j]);
         if (q != me) cnt[q]++;
     }
     for (int q = 0; !rc && q < k; q++) {
@@ -511,11 +499,11 @@ static int find_readers(hspmv_dist *D, hspmv_node *N, hspmv_error *err)
         int *fill = rcnt; /* rcnt as scratch until the Alltoall */
         for (int q = 0; q < k; q++) fill[q] = sd[q];
         for (int64_t j = 0; j < N->nn; j++) {
-            int q = part_of(N, N->nsrc[j]);
+            int q = hspmv_node_part_of(N, N->nsrc[j]);
             out[fill[q]++] = (int32_t)(N->nsrc[j] - N->part_off[q]);
         }
         for (int64_t j = 0; j < ns; j++) {
-            int q = part_of(N, N->send_idx[j]);
+            int q = hspmv_node_part_of(N, N->send_idx[j]);
             if (q != me) out[fill[q]++] = (int32_t)(N->send_idx[j] - N->part_off[q]);
         }
     }
@@ -563,13 +551,13 @@ static int send_segments(hspmv_node *N)
 {
     int64_t ns = N->send_ptr[N->nsend];
     int n = 0;
-    for (int64_t j = 0; j < ns; j++) n += j == 0 || part_of(N, N->send_idx[j]) != part_of(N, N->send_idx[j - 1]);
+    for (int64_t j = 0; j < ns; j++) n += j == 0 || hspmv_node_part_of(N, N->send_idx[j]) != hspmv_node_part_of(N, N->send_idx[j - 1]);
     N->seg_ptr = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
     N->seg_owner = hspmv_alloc_array((size_t)n + 1, sizeof(int));
     if (!N->seg_ptr || !N->seg_owner) return HSPMV_ERR_NOMEM;
     N->nseg = 0;
     for (int64_t j = 0; j < ns; j++) {
-        int q = part_of(N, N->send_idx[j]);
+        int q = hspmv_node_part_of(N, N->send_idx[j]);
         if (j == 0 || q != N->seg_owner[N->nseg - 1]) {
             N->seg_ptr[N->nseg] = j;
             N->seg_owner[N->nseg++] = q;

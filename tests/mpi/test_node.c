@@ -638,10 +638,11 @@ static int upper_band(hspmv_csr *A, int64_t n, int64_t w)
 }
 
 /* Boundary rows folded (node_fold.c): a rank's rows with entries in other
-   ranks' columns of its node multiplied whole after the node sync, the
-   owned block skipping them. The 2D stencil and a one-sided band, on one
-   node and on pseudo-nodes (off-node entries in folded rows), owned rows
-   shared or not, 1 and 2 threads per rank: the folded rows are there
+   ranks' columns of its node multiplied whole, first, once the ranks they
+   read published their x parts, the owned block skipping them. The 2D
+   stencil and a one-sided band, on one node and on pseudo-nodes (off-node
+   entries in folded rows), owned rows shared or not, 1 and 2 threads per
+   rank, waiting for the neighbours or the node: the folded rows are there
    (where a rank has node neighbours) and none with HSPMV_NODE_FOLD=0, and
    chained products stay exact with the window's x and the caller's. */
 static void boundary_rows_folded_are_exact(void)
