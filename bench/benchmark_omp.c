@@ -84,10 +84,12 @@ static int parse_format(const char *s, int *list)
     return n;
 }
 
-/* ", 2 column panels, x prefetched 64 ahead" for the panel format, else "". */
-static const char *panel_note(const hspmv_local_info *in)
+/* ", 2 column panels, x prefetched 64 ahead" for the panel format, ", y by streaming
+   stores" for CSRP with them, else "". */
+static const char *format_note(const hspmv_local_info *in)
 {
     static char b[80];
+    if (in->stream_y) return ", y by streaming stores";
     if (in->format != HSPMV_FORMAT_PANELS) return "";
     snprintf(b, sizeof(b), ", %d column panel%s, x prefetched %d ahead", in->npanels, in->npanels > 1 ? "s" : "",
              in->xpf);
@@ -199,7 +201,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
                fmt_word[c->fmts[f]], c->fmts[f] == HSPMV_FORMAT_AUTO ? " -> " : "",
                c->fmts[f] == HSPMV_FORMAT_AUTO ? r->info.format_name : "", r->info.seg_ratio,
                (long long)r->info.nseg, r->info.isa, r->info.threads, r->build_s,
-               A->nnz > 0 ? r->info.bytes / (double)A->nnz : 0.0, panel_note(&r->info));
+               A->nnz > 0 ? r->info.bytes / (double)A->nnz : 0.0, format_note(&r->info));
     }
     printf("  memory on huge pages: %.0f MiB\n", bs_huge_mib());
 

@@ -277,6 +277,8 @@ typedef struct hspmv_local_info {
     const char *bytes_formula; /* that model, in words */
     int npanels;             /* PANELS: column panels (else 1) */
     int xpf;                 /* PANELS: x prefetch distance in entries (else 0) */
+    int stream_y;            /* CSRP: 1 when y = A*x goes out by streaming stores (a y larger
+                                than the cache is not read first; HSPMV_STREAM_Y=0|1 forces) */
 } hspmv_local_info;
 
 /* Prepares A (which the caller keeps and may free afterwards). Not collective. */

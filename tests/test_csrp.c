@@ -125,16 +125,22 @@ static int check_kernels(const hspmv_csr *A, const hspmv_csrp *P, const char *na
     return bad;
 }
 
-/* Converts A (which must fit) and checks the layout and every kernel. */
+/* Converts A (which must fit) and checks the layout and every kernel, with
+   plain and with streaming stores of y (tl_kcheck's y is 64-byte aligned). */
 static int check_all_kernels(const hspmv_csr *A, const char *name, uint64_t seed)
 {
     hspmv_csrp P;
     hspmv_error e;
+    char sname[200];
     int rc = hspmv_csrp_from_csr(A, &P, &e), bad = 0;
     CHECK(rc == HSPMV_OK, "%s: conversion failed: %s", name, e.msg);
     if (rc) return 1;
     CHECK(holds(A, &P), "%s: CSRP does not hold the matrix", name);
+    CHECK(P.stream_y == 0, "%s: the conversion set stream_y", name);
     bad += check_kernels(A, &P, name, seed);
+    P.stream_y = 1;
+    snprintf(sname, sizeof(sname), "%s, streaming y", name);
+    bad += check_kernels(A, &P, sname, seed);
     hspmv_csrp_free(&P);
     return bad;
 }
@@ -404,6 +410,45 @@ static void every_csrp_kernel_reads_nothing_past_the_arrays_ends(void)
     }
 }
 
+/* Streaming stores give plain stores' bits wherever y lies: aligned to a
+   line, one value off (plain stores then), and on a row range that starts
+   inside a slice; add = 1 still adds. */
+static void every_csrp_kernel_gives_plain_stores_bits_with_streaming_stores_on_any_y(void)
+{
+    hspmv_csr A;
+    hspmv_csrp P;
+    int rc = csr_stencil(&A, 11, 3, 0, 91);
+    rc = rc ? rc : hspmv_csrp_from_csr(&A, &P, NULL);
+    CHECK(rc == HSPMV_OK, "setup failed");
+    if (rc) return;
+    int64_t n = A.nrows, r0 = G + 3;
+    size_t yb = (size_t)(n + G) * sizeof(hspmv_real);
+    hspmv_real *x = hspmv_malloc((size_t)n * sizeof(hspmv_real)), *ref = hspmv_malloc(yb), *y = hspmv_malloc(yb);
+    CHECK(x && ref && y, "out of memory");
+    for (int s = 0; s < nsets && x && ref && y; s++) {
+        static const int shift[] = {0, 1, G};
+        tl_fill(x, n, 5);
+        for (int add = 0; add <= 1; add++) {
+            P.stream_y = 0;
+            tl_fill(ref, n, 9);
+            sets[s]->csrp(r0, n, &P, x, ref, add);
+            for (int t = 0; t < 3; t++) {
+                hspmv_real *ys = y + shift[t];
+                P.stream_y = 1;
+                tl_fill(ys, n, 9);
+                sets[s]->csrp(r0, n, &P, x, ys, add);
+                CHECK(tl_same_bits(ys, ref, n), "%s/csrp: streaming stores, y shifted by %d, add=%d: differs from plain stores",
+                      sets[s]->isa, shift[t], add);
+            }
+        }
+    }
+    hspmv_free(x);
+    hspmv_free(ref);
+    hspmv_free(y);
+    hspmv_csrp_free(&P);
+    hspmv_csr_free(&A);
+}
+
 /* The check can fail: a CSRP y right but for one row moved by three times
    its bound is rejected, for every set (row 2G+1: inside a uniform slice). */
 static void ref_check_rejects_a_csrp_y_off_by_three_bounds(void)
@@ -485,6 +530,7 @@ int main(void)
     RUN(every_csrp_kernel_handles_empty_matrices);
     RUN(every_csrp_kernel_gives_one_calls_y_on_split_row_ranges);
     RUN(every_csrp_kernel_reads_nothing_past_the_arrays_ends);
+    RUN(every_csrp_kernel_gives_plain_stores_bits_with_streaming_stores_on_any_y);
     RUN(every_csrp_kernel_matches_ref_on_bundled_matrices);
     RUN(every_csrp_kernel_matches_ref_on_shared_matrices);
     CHECK_DONE();

@@ -54,6 +54,8 @@ typedef struct hspmv_csrp {
     int64_t *sp;          /* nslices+1 entries: first value of each slice, sp[nslices] = nnz */
     uint16_t *spat;       /* nslices entries: the slice's pattern, or HSPMV_CSRP_MIXED */
     hspmv_real *val;      /* nnz entries, slice by slice */
+    int stream_y;         /* 1: y = A*x stores uniform slices' results with streaming stores
+                             (0 from the conversion; the local layer sets it, local_compress.c) */
 } hspmv_csrp;
 
 /* A set of at most 256 row patterns: open addressing over hash slots, the

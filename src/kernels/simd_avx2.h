@@ -36,6 +36,7 @@ static inline uint32_t avx2_bytes4(unsigned k) { return ((k * 0x00204081u) & 0x0
 /* __builtin_prefetch, not _mm_prefetch: GCC 12 drops an _mm_prefetch made
    inside a small inline function as if it had no effect. */
 static inline void pf(const void *p) { __builtin_prefetch(p, 0, 3); }
+static inline void sfence(void) { _mm_sfence(); }
 
 #ifdef HSPMV_SINGLE
 enum { W = 8 }; /* lanes */
@@ -46,6 +47,7 @@ static inline vreal vzero(void) { return _mm256_setzero_ps(); }
 static inline vreal vset1(float a) { return _mm256_set1_ps(a); }
 static inline vreal vload(const float *p) { return _mm256_loadu_ps(p); }
 static inline void vstore(float *p, vreal a) { _mm256_storeu_ps(p, a); }
+static inline void vstream(float *p, vreal a) { _mm256_stream_ps(p, a); }
 /* Gathers merge into their destination register, so reusing one register
    chains every gather to the previous one. The empty asm hides that z is
    zero and m all ones, which keeps the compiler from dropping z: each gather
@@ -114,6 +116,7 @@ static inline vreal vzero(void) { return _mm256_setzero_pd(); }
 static inline vreal vset1(double a) { return _mm256_set1_pd(a); }
 static inline vreal vload(const double *p) { return _mm256_loadu_pd(p); }
 static inline void vstore(double *p, vreal a) { _mm256_storeu_pd(p, a); }
+static inline void vstream(double *p, vreal a) { _mm256_stream_pd(p, a); }
 static inline vreal vgather(vidx i, const double *x)
 {
     __m256d z = _mm256_setzero_pd(), m = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));

@@ -25,6 +25,7 @@
 /* __builtin_prefetch, not _mm_prefetch: GCC 12 drops an _mm_prefetch made
    inside a small inline function as if it had no effect. */
 static inline void pf(const void *p) { __builtin_prefetch(p, 0, 3); }
+static inline void sfence(void) { _mm_sfence(); }
 
 #ifdef HSPMV_SINGLE
 enum { W = 16 }; /* lanes */
@@ -35,6 +36,7 @@ static inline vreal vzero(void) { return _mm512_setzero_ps(); }
 static inline vreal vset1(float a) { return _mm512_set1_ps(a); }
 static inline vreal vload(const float *p) { return _mm512_loadu_ps(p); }
 static inline void vstore(float *p, vreal a) { _mm512_storeu_ps(p, a); }
+static inline void vstream(float *p, vreal a) { _mm512_stream_ps(p, a); }
 static inline vreal vmload(vmask m, const float *p) { return _mm512_maskz_loadu_ps(m, p); }
 /* Gathers merge into their destination register, so reusing one register
    chains every gather to the previous one. The empty asm hides that z is
@@ -97,6 +99,7 @@ static inline vreal vzero(void) { return _mm512_setzero_pd(); }
 static inline vreal vset1(double a) { return _mm512_set1_pd(a); }
 static inline vreal vload(const double *p) { return _mm512_loadu_pd(p); }
 static inline void vstore(double *p, vreal a) { _mm512_storeu_pd(p, a); }
+static inline void vstream(double *p, vreal a) { _mm512_stream_pd(p, a); }
 static inline vreal vmload(vmask m, const double *p) { return _mm512_maskz_loadu_pd(m, p); }
 static inline vreal vgather(vidx i, const double *x)
 {

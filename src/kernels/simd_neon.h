@@ -24,6 +24,7 @@ enum { W = 4 }; /* lanes */
 typedef struct vidx { int32_t i[4]; } vidx; /* W indices, in general registers */
 
 static inline void pf(const void *p) { __builtin_prefetch(p, 0, 3); }
+static inline void sfence(void) {}
 
 static inline vidx iload32(const int32_t *p) { vidx v = {{p[0], p[1], p[2], p[3]}}; return v; }
 static inline vidx iload16(const int16_t *p) { vidx v = {{p[0], p[1], p[2], p[3]}}; return v; }
@@ -67,6 +68,7 @@ static inline vreal vzero(void) { return vdupq_n_f32(0.0f); }
 static inline vreal vset1(float a) { return vdupq_n_f32(a); }
 static inline vreal vload(const float *p) { return vld1q_f32(p); }
 static inline void vstore(float *p, vreal a) { vst1q_f32(p, a); }
+static inline void vstream(float *p, vreal a) { vst1q_f32(p, a); } /* no streaming store: a plain one */
 static inline vreal vfma(vreal a, vreal b, vreal c) { return vfmaq_f32(c, a, b); }
 static inline vreal vmul(vreal a, vreal b) { return vmulq_f32(a, b); }
 static inline vreal vadd(vreal a, vreal b) { return vaddq_f32(a, b); }
@@ -110,6 +112,7 @@ static inline void vstore(double *p, vreal a)
     vst1q_f64(p, a.val[0]);
     vst1q_f64(p + 2, a.val[1]);
 }
+static inline void vstream(double *p, vreal a) { vstore(p, a); } /* no streaming store: a plain one */
 static inline vreal vfma(vreal a, vreal b, vreal c)
 {
     c.val[0] = vfmaq_f64(c.val[0], a.val[0], b.val[0]);

@@ -5,7 +5,10 @@
    plain vector loads, G/W accumulators per chain, two chains (even and odd
    entries), and G results go out by vector stores: no gathers, no
    horizontal sums, no index bytes. Rows of mixed slices go through the row
-   loop of spmv_csr16_simd.c with the pattern's 32-bit offsets. */
+   loop of spmv_csr16_simd.c with the pattern's 32-bit offsets. With
+   P->stream_y (y = A*x only, y aligned to a vector) a uniform slice's
+   results go out by streaming stores: y's lines are not read first (a
+   write-allocate) and do not displace the streams from the cache. */
 #include "simd.h"
 #include "kernels_csrp.h"
 
@@ -23,7 +26,7 @@ _Static_assert(HSPMV_CSRP_G % W == 0, "a slice is a whole number of vectors");
 /* The G rows of a uniform slice from row a: n entries, offsets o, values v
    (entry-major). */
 static inline void slice(int64_t a, const int32_t *o, int32_t n, const hspmv_real *v, const hspmv_real *x,
-                         hspmv_real *y, int add, const uint8_t *pid)
+                         hspmv_real *y, int add, int nt, const uint8_t *pid)
 {
     vreal c0[NV], c1[NV];
     const hspmv_real *xa = x + a;
@@ -48,7 +51,10 @@ static inline void slice(int64_t a, const int32_t *o, int32_t n, const hspmv_rea
     }
     for (int q = 0; q < NV; q++) {
         vreal t = vadd(c0[q], c1[q]);
-        vstore(y + a + q * W, add ? vadd(vload(y + a + q * W), t) : t);
+        if (nt)
+            vstream(y + a + q * W, t);
+        else
+            vstore(y + a + q * W, add ? vadd(vload(y + a + q * W), t) : t);
     }
 }
 
@@ -81,6 +87,7 @@ static inline hspmv_real row(const hspmv_real *v, const int32_t *o, int64_t n, c
 void HSPMV_KERNEL(csrp)(int64_t r0, int64_t r1, const hspmv_csrp *P, const hspmv_real *x, hspmv_real *y,
                         int add)
 {
+    int nt = P->stream_y && !add && (uintptr_t)y % (W * sizeof(hspmv_real)) == 0; /* y + s*G is then aligned */
     for (int64_t i = r0; i < r1;) {
         int64_t s = i / HSPMV_CSRP_G, a = s * HSPMV_CSRP_G;
         int64_t end = a + HSPMV_CSRP_G < r1 ? a + HSPMV_CSRP_G : r1;
@@ -90,7 +97,7 @@ void HSPMV_KERNEL(csrp)(int64_t r0, int64_t r1, const hspmv_csrp *P, const hspmv
             int32_t n = hspmv_csrp_len(P, (int)p);
             const hspmv_real *v = P->val + P->sp[s];
             if (i == a && end == a + HSPMV_CSRP_G) { /* the whole slice */
-                slice(a, o, n, v, x, y, add, P->pid);
+                slice(a, o, n, v, x, y, add, nt, P->pid);
                 i = end;
             }
             for (; i < end; i++) { /* a part of it: row by row, the same sums */
@@ -109,4 +116,5 @@ void HSPMV_KERNEL(csrp)(int64_t r0, int64_t r1, const hspmv_csrp *P, const hspmv
             }
         }
     }
+    if (nt) sfence(); /* streaming stores are weakly ordered: done before the caller's barrier */
 }

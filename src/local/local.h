@@ -125,6 +125,9 @@ int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, in
    HSPMV_PANELS_XPF. */
 int hspmv_local_panel_count(int64_t ncols, int threads);
 int hspmv_local_xpf(void);
+/* 1 when a product that streams `bytes` should store y with streaming
+   stores: more than the last-level cache holds (HSPMV_STREAM_Y=0|1 forces). */
+int hspmv_local_stream_y(double bytes);
 
 /* A positive whole number from the environment variable name, else 0. */
 long hspmv_local_env_count(const char *name);

@@ -65,6 +65,7 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
     info->nseg = L->nseg;
     info->seg_ratio = L->nnz > 0 ? (double)L->nseg / (double)L->nnz : 0;
     info->npanels = L->format == HSPMV_FORMAT_PANELS ? L->panels.npanels : 1;
+    info->stream_y = L->format == HSPMV_FORMAT_CSRP && L->csrp.stream_y;
     info->xpf = L->format == HSPMV_FORMAT_PANELS ? L->panels.xpf : L->format == HSPMV_FORMAT_BCOO ? L->bcoo.xpf : 0;
     switch (L->format) {
     case HSPMV_FORMAT_CSR:
