@@ -28,6 +28,8 @@
      vload_first(p, r)      the first r entries, nothing past p + r read
      vfma_first(a, b, r, c) c + a[0..r)*b[0..r) in the first r lanes (0 < r < W)
      pf(p)                  software prefetch of the line holding p
+     vstream(p, a) sfence()  a streaming store (p aligned to W values; a plain store
+                            where the set has none) and the fence that ends them
    and the measured per-instruction-set choices:
      SIMD_SHORT             rows shorter than this take a scalar FMA loop
      SIMD_PF                prefetch distance in entries (0: none)
