@@ -424,9 +424,10 @@ int main(void)
     RUN(csrdu_conversion_fails_cleanly_when_out_of_memory);
     RUN(csrdu_walk_arithmetic_holds_past_2_to_the_32);
     RUN(ref_check_rejects_a_csrdu_y_off_by_three_bounds);
-    for (int dec = 0; dec < 2; dec++) { /* both column decoders where a set has two (kernels_csrdu.h) */
+    for (int dec = HSPMV_CSRDU_STEPS; dec <= HSPMV_CSRDU_WIDE; dec++) { /* every column decoder (kernels_csrdu.h) */
+        static const char *name[] = {"steps", "table", "wide"};
         hspmv_csrdu_set_decoder(dec);
-        printf("# csrdu column decoder: %s\n", dec ? "table" : "steps");
+        printf("# csrdu column decoder: %s\n", name[dec]);
         RUN(every_csrdu_kernel_matches_ref_on_row_lengths_0_to_33_with_and_without_escapes);
         RUN(every_csrdu_kernel_matches_ref_on_dense_and_empty_rows);
         RUN(every_csrdu_kernel_matches_ref_on_rectangular_and_empty_matrices);

@@ -58,23 +58,27 @@ const hspmv_kernel_set *hspmv_kernel_find(const char *isa)
 static int csrdu_decoder = -1; /* set by hspmv_csrdu_set_decoder; -1: the default */
 static int csrdu_default = -1; /* -1: not looked up yet */
 
-void hspmv_csrdu_set_decoder(int mode) { __atomic_store_n(&csrdu_decoder, mode < 0 ? -1 : mode != 0, __ATOMIC_RELAXED); }
+void hspmv_csrdu_set_decoder(int mode)
+{
+    __atomic_store_n(&csrdu_decoder, mode < 0 || mode > HSPMV_CSRDU_WIDE ? -1 : mode, __ATOMIC_RELAXED);
+}
 
-int hspmv_csrdu_table_decoder(void)
+int hspmv_csrdu_decoder(void)
 {
     int m = __atomic_load_n(&csrdu_decoder, __ATOMIC_RELAXED);
     if (m >= 0) return m;
     m = __atomic_load_n(&csrdu_default, __ATOMIC_RELAXED);
     if (m < 0) { /* every thread that gets here finds the same */
         const char *s = getenv("HSPMV_CSRDU_DECODE");
-        if (s && !strcmp(s, "table")) m = 1;
-        else if (s && !strcmp(s, "steps")) m = 0;
+        if (s && !strcmp(s, "table")) m = HSPMV_CSRDU_TABLE;
+        else if (s && !strcmp(s, "wide")) m = HSPMV_CSRDU_WIDE;
+        else if (s && !strcmp(s, "steps")) m = HSPMV_CSRDU_STEPS;
         else {
 #if defined(__x86_64__)
             __builtin_cpu_init();
-            m = __builtin_cpu_is("intel") ? 1 : 0;
+            m = __builtin_cpu_is("intel") ? HSPMV_CSRDU_WIDE : HSPMV_CSRDU_STEPS;
 #else
-            m = 0;
+            m = HSPMV_CSRDU_STEPS;
 #endif
         }
         __atomic_store_n(&csrdu_default, m, __ATOMIC_RELAXED);

@@ -59,7 +59,10 @@
    isteps_esc(p, keep, esc, &used) (isteps with each escaped lane's 0
    replaced by the next number of esc, reading at most W of them), iset1(c),
    iaddv(a, b) and ilast_all(i) (the last lane in every lane); its CSRDU
-   kernel then has both decoders (kernels_csrdu.h). */
+   kernel then has both decoders (kernels_csrdu.h). The wide decoder: a set
+   may define SIMD_HAS_ESC_WIDE and widx (2W 32-bit indices), wsteps_esc
+   (isteps_esc over 2W lanes, reading only the escapes used), wscan, wset1,
+   waddv, wlast_all and wlo/whi (the two halves as vidx). */
 
 /* CSRDU's column vectors: a set may define SIMD_HAS_VCOL and its own vcol
    (AVX-512 and AVX2 in double: 64-bit lanes summed by vpsadbw); the others

@@ -173,6 +173,34 @@ static inline vidx iset1(int32_t a) { return _mm256_set1_epi32(a); }
 static inline vidx iaddv(vidx a, vidx b) { return _mm256_add_epi32(a, b); }
 static inline vidx ilast_all(vidx a) { return _mm256_permutexvar_epi32(_mm256_set1_epi32(7), a); }
 
+/* CSRDU's wide decoder (SIMD_HAS_ESC_WIDE): 2W columns at once in 16 32-bit
+   lanes, each escaped step put in its lane by an expanding load of esc
+   (which reads only the escapes used), one 16-lane prefix sum, and the
+   column carried to the next pair of groups kept in every lane; wlo/whi
+   are the two groups' W indices for the gathers. */
+#define SIMD_HAS_ESC_WIDE 1
+typedef __m512i widx;
+static inline widx wsteps_esc(const uint8_t *p, unsigned keep, const int32_t *esc, unsigned *used)
+{
+    __m512i b = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)keep, p));
+    __mmask16 z = _mm512_mask_testn_epi32_mask((__mmask16)keep, b, b);
+    *used = (unsigned)__builtin_popcount(z);
+    return _mm512_add_epi32(b, _mm512_maskz_expandloadu_epi32(z, esc));
+}
+static inline widx wscan(widx a)
+{
+    const __m512i z = _mm512_setzero_si512();
+    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 15));
+    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 14));
+    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 12));
+    return _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 8));
+}
+static inline widx wset1(int32_t a) { return _mm512_set1_epi32(a); }
+static inline widx waddv(widx a, widx b) { return _mm512_add_epi32(a, b); }
+static inline widx wlast_all(widx a) { return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), a); }
+static inline vidx wlo(widx a) { return _mm512_castsi512_si256(a); }
+static inline vidx whi(widx a) { return _mm512_extracti32x8_epi32(a, 1); }
+
 /* CSRDU's column vectors (simd.h): 8 64-bit lanes, lane j the sum of the
    kept bytes 0..j by one vpsadbw on the bytes broadcast to every lane and
    masked to its prefix (no widening and no shift-and-add scan), gathered

@@ -11,9 +11,11 @@
    than SIMD_SHORT, one horizontal sum per row, and a software prefetch
    that keeps the value and byte streams SIMD_PF entries ahead. Sets with
    SIMD_HAS_ESC_TABLE (AVX-512 in double) also have a second decoder that
-   puts each escaped step into its lane before a 32-bit prefix sum; which
-   one runs is hspmv_csrdu_table_decoder()'s choice (kernels_csrdu.h). The
-   row loop is written once (spmv_csrdu_rows.h) and included per decoder. */
+   puts each escaped step into its lane before a 32-bit prefix sum, and
+   with SIMD_HAS_ESC_WIDE a third that does so for two groups at once in 16
+   lanes; which one runs is hspmv_csrdu_decoder()'s choice
+   (kernels_csrdu.h). The row loop of the first two is written once
+   (spmv_csrdu_rows.h) and included per decoder; the wide one has its own. */
 #include "simd.h"
 #include "kernels_csrdu.h"
 
@@ -80,13 +82,93 @@ static inline vidx table_start(int32_t c) { return iset1(c); }
 #include "spmv_csrdu_rows.h"
 #endif
 
+#if SIMD_HAS_ESC_WIDE
+/* The 2W columns of the lanes in keep (16 bits) whose steps are the bytes
+   at d, after the column in every lane of *col, which moves to the last. */
+static inline widx wide_columns(const uint8_t *d, unsigned keep, widx *col, int64_t *e, const int32_t *esc)
+{
+    unsigned used;
+    widx ix = waddv(wscan(wsteps_esc(d, keep, esc + *e, &used)), *col);
+    *e += used;
+    *col = wlast_all(ix);
+    return ix;
+}
+
+/* The wide decoder's row loop: a row in pairs of groups (lane 0 of the
+   first its first entry), then its last 1..2W-1 entries as one masked pair
+   of groups: 27 entries take two decodes, not four. */
+static void wide_rows(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hspmv_real *x, hspmv_real *y, int add)
+{
+    const uint8_t *d = D->d;
+    const int32_t *esc = D->esc;
+    const hspmv_real *v = D->val;
+    const unsigned ALL2 = (unsigned)((1ull << (2 * W)) - 1);
+    int64_t k, e;
+    int32_t c;
+    if (r1 <= r0) return;
+    hspmv_csrdu_seek(D, r0, &k, &e, &c);
+    uintptr_t pv = (uintptr_t)(v + k), pd = (uintptr_t)(d + k);
+    for (int64_t i = r0; i < r1; i++) {
+        int64_t n = hspmv_csrdu_len(D, i, &e);
+        hspmv_real s = 0;
+        if (SIMD_PF > 0) {
+            uintptr_t pe = (uintptr_t)(v + k + n) + SIMD_PF * sizeof(*v);
+            for (; pv < pe; pv += 64) pf((const void *)pv);
+            pe = (uintptr_t)(d + k + n) + SIMD_PF;
+            for (; pd < pe; pd += 64) pf((const void *)pd);
+        }
+        if (n > 0) {
+            int64_t q = k, end = k + n;
+            c += hspmv_csrdu_first_step(D, k, &e);
+            if (n < SIMD_SHORT) {
+                int32_t col = c;
+                s = v[k] * x[col];
+                for (q = k + 1; q < end; q++) {
+                    col += d[q] ? d[q] : esc[e++];
+                    s = sfma(v[q], x[col], s);
+                }
+            } else {
+                vreal a0 = vzero(), a1 = vzero();
+                widx col = wset1(c), ix;
+                unsigned first = ~1u; /* lane 0 of the row's first group: column c, its byte not a step */
+                for (; q + 2 * W <= end; q += 2 * W, first = ~0u) {
+                    ix = wide_columns(d + q, ALL2 & first, &col, &e, esc);
+                    a0 = vfma(vload(v + q), vgather(wlo(ix), x), a0);
+                    a1 = vfma(vload(v + q + W), vgather(whi(ix), x), a1);
+                }
+                if (q < end) { /* the last r entries, 1 <= r < 2W */
+                    int r = (int)(end - q);
+                    unsigned keep = ((1u << r) - 1) & first;
+                    vmask m0 = r >= W ? (vmask)ALL : tail_mask(r), m1 = r > W ? tail_mask(r - W) : 0;
+                    ix = wide_columns(d + q, keep, &col, &e, esc);
+                    a0 = vfma(vmload(m0, v + q), vmgather(m0, wlo(ix), x), a0);
+                    if (r > W) a1 = vfma(vmload(m1, v + q + W), vmgather(m1, whi(ix), x), a1);
+                }
+                s = vsum(vadd(a0, a1));
+            }
+            k = end;
+        }
+        y[i] = add ? y[i] + s : s;
+    }
+}
+#endif
+
 /* y[i] (+)= sum over row i's entries of val[k]*x[column decoded from d, esc] for rows [r0, r1),
-   by the decoder hspmv_csrdu_table_decoder() names where the set has both. */
+   by the decoder hspmv_csrdu_decoder() names where the set has it. */
 void HSPMV_KERNEL(csrdu)(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hspmv_real *x, hspmv_real *y,
                          int add)
 {
+#if SIMD_HAS_ESC_WIDE || SIMD_HAS_ESC_TABLE
+    int dec = hspmv_csrdu_decoder();
+#endif
+#if SIMD_HAS_ESC_WIDE
+    if (dec == HSPMV_CSRDU_WIDE) {
+        wide_rows(r0, r1, D, x, y, add);
+        return;
+    }
+#endif
 #if SIMD_HAS_ESC_TABLE
-    if (hspmv_csrdu_table_decoder()) {
+    if (dec == HSPMV_CSRDU_TABLE) {
         table_rows(r0, r1, D, x, y, add);
         return;
     }
