@@ -300,6 +300,12 @@ void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n);
 /* Frees *L and sets it to NULL; accepts NULL. */
 void hspmv_local_destroy(hspmv_local **L);
 
+/* L's products run beside those of ranks-1 other processes of about its
+   size on the same last-level cache (the ranks of a node): its choice of
+   streaming stores for y (hspmv_local_info.stream_y) counts their bytes
+   too. Not thread-safe against products of L in flight; accepts NULL. */
+void hspmv_local_cache_sharers(hspmv_local *L, int ranks);
+
 /* Kernel "auto" for matrices always multiplied together (row pieces of one
    block, a block and its ghost part), each created with kernel "auto":
    when their nonzeros add up to 2^20 or more, times every kernel set on all

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <omp.h>
 #include "check.h"
 #include "local.h"
@@ -391,6 +392,61 @@ static void local_auto_picks_csrp_on_a_real_valued_stencil(void)
     quantize(&A); /* few values: CSRVI's 5 bytes per nonzero win in double */
     f = auto_of(&A, &info);
     CHECK(f == (sizeof(hspmv_real) == 8 ? HSPMV_FORMAT_CSRVI : HSPMV_FORMAT_CSRP), "quantized 3D stencil: format %d", f);
+    hspmv_csr_free(&A);
+}
+
+/* CSRP stores y with streaming stores only where the product's bytes, times
+   the processes said to share the cache, exceed the last-level cache, or
+   where HSPMV_STREAM_Y forces it; the product stays exact either way. */
+static void local_streams_y_only_past_the_last_level_cache(void)
+{
+    hspmv_csr A;
+    hspmv_local *L = NULL;
+    hspmv_local_info in;
+    hspmv_opts o = opts_of(HSPMV_FORMAT_CSRP, "auto", 2);
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    CHECK(tl_read_csr("matrices/lap3d_12.mtx", &A) == HSPMV_OK, "read");
+    tl_fill(A.val, A.nnz, 78);
+    unsetenv("HSPMV_STREAM_Y");
+    int rc = hspmv_local_create(&A, &o, &L, NULL);
+    CHECK(rc == HSPMV_OK, "create");
+    if (rc == HSPMV_OK) {
+        hspmv_local_get_info(L, &in);
+        CHECK(in.format == HSPMV_FORMAT_CSRP && !in.stream_y, "a 1728-row block streams y (format %d)", in.format);
+        int sharers = llc > 0 ? (int)(llc / in.bytes) + 1 : 1 << 20; /* their bytes together: more than the cache */
+        hspmv_local_cache_sharers(L, sharers);
+        hspmv_local_get_info(L, &in);
+        CHECK(in.stream_y == (llc > 0), "%d sharers of %ld bytes of cache: stream_y %d", sharers, llc, in.stream_y);
+        hspmv_real *x = hspmv_malloc((size_t)A.ncols * sizeof(hspmv_real)), *y = hspmv_malloc((size_t)A.nrows * sizeof(hspmv_real));
+        CHECK(x && y, "out of memory");
+        if (x && y) {
+            tl_fill(x, A.ncols, 6);
+            tl_fill_nan(y, A.nrows);
+            hspmv_local_spmv(L, x, y, 0);
+            CHECK(tl_matches_ref(&A, x, y, "csrp, streaming y"), "product with streaming stores off the bound");
+        }
+        hspmv_free(x);
+        hspmv_free(y);
+        hspmv_local_cache_sharers(L, 1);
+        hspmv_local_get_info(L, &in);
+        CHECK(!in.stream_y, "one sharer again: stream_y %d", in.stream_y);
+        hspmv_local_destroy(&L);
+    }
+    setenv("HSPMV_STREAM_Y", "1", 1); /* forced: even a small block */
+    rc = hspmv_local_create(&A, &o, &L, NULL);
+    if (rc == HSPMV_OK) hspmv_local_get_info(L, &in);
+    CHECK(rc == HSPMV_OK && in.stream_y, "HSPMV_STREAM_Y=1: not streaming");
+    hspmv_local_destroy(&L);
+    setenv("HSPMV_STREAM_Y", "0", 1);
+    hspmv_local_cache_sharers(NULL, 1); /* accepts NULL */
+    rc = hspmv_local_create(&A, &o, &L, NULL);
+    if (rc == HSPMV_OK) {
+        hspmv_local_cache_sharers(L, 1 << 30);
+        hspmv_local_get_info(L, &in);
+    }
+    CHECK(rc == HSPMV_OK && !in.stream_y, "HSPMV_STREAM_Y=0: streaming anyway");
+    hspmv_local_destroy(&L);
+    unsetenv("HSPMV_STREAM_Y");
     hspmv_csr_free(&A);
 }
 
@@ -884,6 +940,7 @@ int main(void)
     RUN(local_auto_picks_csr_when_columns_are_far_and_csr16_is_refused);
     RUN(local_auto_picks_csrp_on_a_real_valued_stencil);
     RUN(local_auto_picks_csrdu_on_local_columns_with_many_patterns);
+    RUN(local_streams_y_only_past_the_last_level_cache);
     RUN(local_auto_times_csrdu_against_csr16_on_a_big_matrix);
     RUN(local_auto_picks_panels_on_scattered_columns);
     RUN(local_auto_respects_threshold);

@@ -157,6 +157,11 @@ int hspmv_local_stream_y(double bytes)
     return llc > 0 && bytes > (double)llc;
 }
 
+void hspmv_local_cache_sharers(hspmv_local *L, int ranks)
+{
+    if (L && L->format == HSPMV_FORMAT_CSRP) L->csrp.stream_y = hspmv_local_stream_y(hspmv_csrp_bytes(&L->csrp) * (ranks > 1 ? ranks : 1));
+}
+
 int hspmv_local_xpf(void)
 {
     const char *s = getenv("HSPMV_XPF");

@@ -245,7 +245,9 @@ static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o
     if (np > HSPMV_DIST_PIECES_MAX) np = HSPMV_DIST_PIECES_MAX;
     D->npieces = np;
     if (Ao->nnz == 0) return HSPMV_OK;
-    return hspmv_local_create(Ao, o, &D->Lo, err);
+    int rc = hspmv_local_create(Ao, o, &D->Lo, err);
+    if (!rc && D->node) hspmv_local_cache_sharers(D->Lo, D->node->shared_ranks); /* the node's ranks stream together */
+    return rc;
 }
 
 /* Owned rows shared within the node (node_share.c): where the owned block

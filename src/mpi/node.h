@@ -99,6 +99,7 @@ typedef struct hspmv_node {
     int rank, size;       /* in comm */
     int node, nnodes;     /* this node's number; nodes in all */
     int env_ranks;        /* HSPMV_NODE_RANKS (ranks per pseudo-node), 0 when unset */
+    int shared_ranks;     /* ranks on the real node (sharing its memory and last-level cache) */
     int *node_of;         /* D->size entries: node of each rank of D->comm */
     int *member;          /* size entries: D->comm rank of each node rank */
     int64_t *part_off;    /* size+1 entries: node rank q's x part is [part_off[q], part_off[q] + len) of a node vector */

@@ -40,6 +40,7 @@ int hspmv_node_comm(hspmv_dist *D, hspmv_node **Nout, hspmv_error *err)
     if (MPI_Comm_split_type(D->comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Comm_split_type(SHARED) failed", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto fail;
+    MPI_Comm_size(shared, &N->shared_ranks);
     if (k > 0) { /* pseudo-nodes: node ranks 0..k-1, k..2k-1, ... */
         int sr;
         MPI_Comm_rank(shared, &sr);
