@@ -1,0 +1,52 @@
+#!/bin/bash
+# node-aware-rounds.sh — issue 11's splits against benchmark-omp over several
+# launches: a core's speed on these VMs holds within a launch and changes between
+# launches (README, "Measured, half the owned block movable in CSRP"), so one
+# launch per split compares machines' moods as much as code. Each round launches
+# benchmark-omp (auto, 16 threads) and benchmark-mpi at 16x1, 8x2, 4x4, 2x8 and
+# 1x16 once, in an order rotated from round to round; the table gives each
+# split's median over rounds and the median of its per-round ratios to that
+# round's benchmark-omp. Needs what scripts/job-env.sh says; run from the
+# repository root; results under $OUT.
+#   scripts/node-aware-rounds.sh [ROUNDS]      (default 3)
+# MATS="l3r rnd" chooses the matrices (scripts/job-env.sh names them);
+# MPI_ARGS adds arguments to every benchmark-mpi call (default --read parallel).
+set -u
+ROUNDS=${1:-3}
+MATS=${MATS-l3r rnd}
+MPI_ARGS=${MPI_ARGS---read parallel}
+. scripts/job-env.sh
+gen_mats $MATS
+SPLITS=(omp 16x1 8x2 4x4 2x8 1x16)
+one() { # matrix, split, round: one launch, its bench line tagged
+  local M=$D/$1.mtx r t
+  if [ $2 = omp ]; then
+    env OMP_NUM_THREADS=16 OMP_PROC_BIND=true OMP_PLACES=cores timeout 90 ./benchmark-omp $M 16 --format auto --no-bw --reps 40 2>&1 |
+      grep "^bench=omp"
+  else
+    r=${2%x*}; t=${2#*x}
+    env OMP_NUM_THREADS=$t OMP_PROC_BIND=close OMP_PLACES=cores timeout 120 mpirun -n $r --map-by slot:PE=$t --bind-to core \
+      ./benchmark-mpi $M $MPI_ARGS --threads $t --reps 20 --passes 1 2>&1 | grep "^bench=mpi"
+  fi | sed "s/^/round=$3 split=$2 mat=$1 /" >> $OUT/rounds.txt
+}
+for k in $(seq $ROUNDS); do
+  off=$(( (k - 1) % 6 )); order="${SPLITS[*]:off} ${SPLITS[*]:0:off}"
+  for m in $MATS; do for s in $order; do one $m $s $k; done; done
+  echo "round $k ($order) t=$((SECONDS-T0))"
+done
+python3 - "$OUT" <<'EOF' || true
+import re, sys, statistics as st, collections as C
+rows = [dict(re.findall(r'(\w+)=(\S+)', l)) for l in open(f"{sys.argv[1]}/rounds.txt")]
+t = C.defaultdict(dict)
+for r in rows: t[(r["mat"], r["split"])][r["round"]] = float(r["median_ms"])
+print("matrix | split | median ms over rounds | per-round ms | omp ms (same rounds) | omp/hspmv of medians | median of per-round omp/hspmv")
+for m in dict.fromkeys(r["mat"] for r in rows):
+    o = t[(m, "omp")]
+    for s in ("omp", "16x1", "8x2", "4x4", "2x8", "1x16"):
+        v = t.get((m, s), {})
+        if not v: continue
+        ks = sorted(v); om = st.median(o.values()) if o else float("nan")
+        per = [o[k] / v[k] for k in ks if k in o]
+        print(f'{m} | {s} | {st.median(v.values()):.3f} | {" ".join(f"{v[k]:.2f}" for k in ks)} | {om:.3f} | '
+              f'{om / st.median(v.values()):.3f} | {st.median(per) if per else float("nan"):.3f}')
+EOF
