@@ -410,6 +410,16 @@ static void every_csrp_kernel_reads_nothing_past_the_arrays_ends(void)
     }
 }
 
+/* A real-valued 7-point stencil of n^3 rows and its CSRP form; non-zero
+   (and a failed check) when either could not be made. */
+static int stencil_csrp(hspmv_csr *A, hspmv_csrp *P, int64_t n)
+{
+    int rc = csr_stencil(A, n, 3, 0, 91);
+    rc = rc ? rc : hspmv_csrp_from_csr(A, P, NULL);
+    CHECK(rc == HSPMV_OK, "setup failed");
+    return rc;
+}
+
 /* Streaming stores give plain stores' bits wherever y lies: aligned to a
    line, one value off (plain stores then), and on a row range that starts
    inside a slice; add = 1 still adds. */
@@ -417,10 +427,7 @@ static void every_csrp_kernel_gives_plain_stores_bits_with_streaming_stores_on_a
 {
     hspmv_csr A;
     hspmv_csrp P;
-    int rc = csr_stencil(&A, 11, 3, 0, 91);
-    rc = rc ? rc : hspmv_csrp_from_csr(&A, &P, NULL);
-    CHECK(rc == HSPMV_OK, "setup failed");
-    if (rc) return;
+    if (stencil_csrp(&A, &P, 11)) return;
     int64_t n = A.nrows, r0 = G + 3;
     size_t yb = (size_t)(n + G) * sizeof(hspmv_real);
     hspmv_real *x = hspmv_malloc((size_t)n * sizeof(hspmv_real)), *ref = hspmv_malloc(yb), *y = hspmv_malloc(yb);
@@ -455,10 +462,7 @@ static void ref_check_rejects_a_csrp_y_off_by_three_bounds(void)
 {
     hspmv_csr A;
     hspmv_csrp P;
-    int rc = csr_stencil(&A, 9, 3, 0, 91);
-    rc = rc ? rc : hspmv_csrp_from_csr(&A, &P, NULL);
-    CHECK(rc == HSPMV_OK, "setup failed");
-    if (rc) return;
+    if (stencil_csrp(&A, &P, 9)) return;
     hspmv_real *x = hspmv_malloc((size_t)A.ncols * sizeof(hspmv_real));
     tl_fill(x, A.ncols, 19);
     for (int s = 0; s < nsets; s++) {

@@ -27,6 +27,17 @@
 static inline void pf(const void *p) { __builtin_prefetch(p, 0, 3); }
 static inline void sfence(void) { _mm_sfence(); }
 
+/* Inclusive prefix sum of 16 32-bit lanes (iscan in single precision, the
+   wide CSRDU decoder's wscan in double). */
+static inline __m512i scan16(__m512i a)
+{
+    const __m512i z = _mm512_setzero_si512();
+    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 15));
+    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 14));
+    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 12));
+    return _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 8));
+}
+
 #ifdef HSPMV_SINGLE
 enum { W = 16 }; /* lanes */
 typedef __m512 vreal;
@@ -69,14 +80,7 @@ static inline vidx iloadu8(const uint8_t *p) { return _mm512_cvtepu8_epi32(_mm_l
 static inline vidx iloadu16(const uint16_t *p) { return _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)); }
 static inline vidx iadd(vidx a, int32_t b) { return _mm512_add_epi32(a, _mm512_set1_epi32(b)); }
 /* Inclusive prefix sum of the lanes: lane j gets lanes 0..j (valignd shifts). */
-static inline vidx iscan(vidx a)
-{
-    const __m512i z = _mm512_setzero_si512();
-    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 15));
-    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 14));
-    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 12));
-    return _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 8));
-}
+static inline vidx iscan(vidx a) { return scan16(a); }
 static inline int32_t ilast(vidx a) { return _mm_extract_epi32(_mm512_extracti32x4_epi32(a, 3), 3); }
 /* CSRDU's column steps (simd.h): a masked load reads no byte outside keep;
    an escaped step is one masked add (iadd_lanes). */
@@ -187,14 +191,7 @@ static inline widx wsteps_esc(const uint8_t *p, unsigned keep, const int32_t *es
     *used = (unsigned)__builtin_popcount(z);
     return _mm512_add_epi32(b, _mm512_maskz_expandloadu_epi32(z, esc));
 }
-static inline widx wscan(widx a)
-{
-    const __m512i z = _mm512_setzero_si512();
-    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 15));
-    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 14));
-    a = _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 12));
-    return _mm512_add_epi32(a, _mm512_alignr_epi32(a, z, 8));
-}
+static inline widx wscan(widx a) { return scan16(a); }
 static inline widx wset1(int32_t a) { return _mm512_set1_epi32(a); }
 static inline widx waddv(widx a, widx b) { return _mm512_add_epi32(a, b); }
 static inline widx wlast_all(widx a) { return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), a); }

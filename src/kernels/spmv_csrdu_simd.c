@@ -14,8 +14,9 @@
    puts each escaped step into its lane before a 32-bit prefix sum, and
    with SIMD_HAS_ESC_WIDE a third that does so for two groups at once in 16
    lanes; which one runs is hspmv_csrdu_decoder()'s choice
-   (kernels_csrdu.h). The row loop of the first two is written once
-   (spmv_csrdu_rows.h) and included per decoder; the wide one has its own. */
+   (kernels_csrdu.h). The row loop is written once (spmv_csrdu_rows.h) and
+   included per decoder, with the long rows of the first two from
+   spmv_csrdu_groups.h and the wide one's own. */
 #include "simd.h"
 #include "kernels_csrdu.h"
 
@@ -48,13 +49,15 @@ static inline vcol steps_columns(const uint8_t *d, unsigned keep, int32_t *col, 
 }
 static inline int32_t steps_start(int32_t c) { return c; }
 
-#define CSRDU_ROWS steps_rows
+#define CSRDU_LONG steps_long
 #define CSRDU_CCOL int32_t
 #define CSRDU_GCOL vcol
 #define CSRDU_COLUMNS steps_columns
 #define CSRDU_START steps_start
 #define CSRDU_GATHER cgather
 #define CSRDU_MGATHER cmgather
+#include "spmv_csrdu_groups.h"
+#define CSRDU_ROWS steps_rows
 #include "spmv_csrdu_rows.h"
 
 #if SIMD_HAS_ESC_TABLE
@@ -72,13 +75,15 @@ static inline vidx table_columns(const uint8_t *d, unsigned keep, vidx *col, int
 }
 static inline vidx table_start(int32_t c) { return iset1(c); }
 
-#define CSRDU_ROWS table_rows
+#define CSRDU_LONG table_long
 #define CSRDU_CCOL vidx
 #define CSRDU_GCOL vidx
 #define CSRDU_COLUMNS table_columns
 #define CSRDU_START table_start
 #define CSRDU_GATHER vgather
 #define CSRDU_MGATHER vmgather
+#include "spmv_csrdu_groups.h"
+#define CSRDU_ROWS table_rows
 #include "spmv_csrdu_rows.h"
 #endif
 
@@ -94,63 +99,36 @@ static inline widx wide_columns(const uint8_t *d, unsigned keep, widx *col, int6
     return ix;
 }
 
-/* The wide decoder's row loop: a row in pairs of groups (lane 0 of the
-   first its first entry), then its last 1..2W-1 entries as one masked pair
-   of groups: 27 entries take two decodes, not four. */
-static void wide_rows(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hspmv_real *x, hspmv_real *y, int add)
+/* The wide decoder's long row: pairs of groups (lane 0 of the first the
+   row's first entry), then the last 1..2W-1 entries as one masked pair of
+   groups: 27 entries take two decodes, not four. */
+static inline hspmv_real wide_long(const uint8_t *d, const hspmv_real *v, const int32_t *esc, int64_t k, int64_t end,
+                                   int32_t c, int64_t *e, const hspmv_real *x)
 {
-    const uint8_t *d = D->d;
-    const int32_t *esc = D->esc;
-    const hspmv_real *v = D->val;
     const unsigned ALL2 = (unsigned)((1ull << (2 * W)) - 1);
-    int64_t k, e;
-    int32_t c;
-    if (r1 <= r0) return;
-    hspmv_csrdu_seek(D, r0, &k, &e, &c);
-    uintptr_t pv = (uintptr_t)(v + k), pd = (uintptr_t)(d + k);
-    for (int64_t i = r0; i < r1; i++) {
-        int64_t n = hspmv_csrdu_len(D, i, &e);
-        hspmv_real s = 0;
-        if (SIMD_PF > 0) {
-            uintptr_t pe = (uintptr_t)(v + k + n) + SIMD_PF * sizeof(*v);
-            for (; pv < pe; pv += 64) pf((const void *)pv);
-            pe = (uintptr_t)(d + k + n) + SIMD_PF;
-            for (; pd < pe; pd += 64) pf((const void *)pd);
-        }
-        if (n > 0) {
-            int64_t q = k, end = k + n;
-            c += hspmv_csrdu_first_step(D, k, &e);
-            if (n < SIMD_SHORT) {
-                int32_t col = c;
-                s = v[k] * x[col];
-                for (q = k + 1; q < end; q++) {
-                    col += d[q] ? d[q] : esc[e++];
-                    s = sfma(v[q], x[col], s);
-                }
-            } else {
-                vreal a0 = vzero(), a1 = vzero();
-                widx col = wset1(c), ix;
-                unsigned first = ~1u; /* lane 0 of the row's first group: column c, its byte not a step */
-                for (; q + 2 * W <= end; q += 2 * W, first = ~0u) {
-                    ix = wide_columns(d + q, ALL2 & first, &col, &e, esc);
-                    a0 = vfma(vload(v + q), vgather(wlo(ix), x), a0);
-                    a1 = vfma(vload(v + q + W), vgather(whi(ix), x), a1);
-                }
-                if (q < end) { /* the last r entries, 1 <= r < 2W */
-                    int r = (int)(end - q);
-                    unsigned keep = ((1u << r) - 1) & first;
-                    vmask m0 = r >= W ? (vmask)ALL : tail_mask(r), m1 = r > W ? tail_mask(r - W) : 0;
-                    ix = wide_columns(d + q, keep, &col, &e, esc);
-                    a0 = vfma(vmload(m0, v + q), vmgather(m0, wlo(ix), x), a0);
-                    if (r > W) a1 = vfma(vmload(m1, v + q + W), vmgather(m1, whi(ix), x), a1);
-                }
-                s = vsum(vadd(a0, a1));
-            }
-            k = end;
-        }
-        y[i] = add ? y[i] + s : s;
+    vreal a0 = vzero(), a1 = vzero();
+    widx col = wset1(c), ix;
+    unsigned first = ~1u; /* lane 0 of the row's first group: column c, its byte not a step */
+    int64_t q = k;
+    for (; q + 2 * W <= end; q += 2 * W, first = ~0u) {
+        ix = wide_columns(d + q, ALL2 & first, &col, e, esc);
+        a0 = vfma(vload(v + q), vgather(wlo(ix), x), a0);
+        a1 = vfma(vload(v + q + W), vgather(whi(ix), x), a1);
     }
+    if (q < end) { /* the last r entries, 1 <= r < 2W */
+        int r = (int)(end - q);
+        unsigned keep = ((1u << r) - 1) & first;
+        vmask m0 = r >= W ? (vmask)ALL : tail_mask(r), m1 = r > W ? tail_mask(r - W) : 0;
+        ix = wide_columns(d + q, keep, &col, e, esc);
+        a0 = vfma(vmload(m0, v + q), vmgather(m0, wlo(ix), x), a0);
+        if (r > W) a1 = vfma(vmload(m1, v + q + W), vmgather(m1, whi(ix), x), a1);
+    }
+    return vsum(vadd(a0, a1));
 }
+
+#define CSRDU_ROWS wide_rows
+#define CSRDU_LONG wide_long
+#include "spmv_csrdu_rows.h"
 #endif
 
 /* y[i] (+)= sum over row i's entries of val[k]*x[column decoded from d, esc] for rows [r0, r1),
