@@ -487,6 +487,56 @@ static void local_auto_picks_csrdu_on_local_columns_with_many_patterns(void)
     hspmv_csr_free(&A);
 }
 
+/* The 7-point stencil on an n^3 grid, values quantized to eighths (few
+   distinct values: CSRVI holds it, and so does CSRP: 27 patterns). */
+static int stencil7(hspmv_csr *A, int64_t n)
+{
+    int64_t N = n * n * n, nnz = 0;
+    memset(A, 0, sizeof(*A));
+    A->nrows = A->ncols = N;
+    A->rowptr = hspmv_calloc((size_t)N + 1, sizeof(int64_t));
+    A->colind = hspmv_malloc((size_t)N * 7 * sizeof(int32_t));
+    A->val = hspmv_malloc((size_t)N * 7 * sizeof(hspmv_real));
+    if (!A->rowptr || !A->colind || !A->val) return HSPMV_ERR_NOMEM;
+    for (int64_t i = 0; i < N; i++) {
+        int64_t x = i % n, y = i / n % n, z = i / (n * n);
+        const int64_t nb[7][2] = {{z > 0, -n * n}, {y > 0, -n}, {x > 0, -1}, {1, 0},
+                                  {x < n - 1, 1}, {y < n - 1, n}, {z < n - 1, n * n}};
+        for (int t = 0; t < 7; t++)
+            if (nb[t][0]) A->colind[nnz++] = (int32_t)(i + nb[t][1]);
+        A->rowptr[i + 1] = nnz;
+    }
+    A->nnz = nnz;
+    tl_fill(A->val, nnz, 9);
+    quantize(A);
+    return HSPMV_OK;
+}
+
+/* On a matrix big enough to time, AUTO's CSRVI is timed against CSRP where
+   the rows repeat their patterns, and the faster kept (either may win on a
+   given machine): the one kept multiplies right and reports itself; with a
+   fixed kernel set nothing is timed and the model's CSRVI stays (double:
+   5 bytes a nonzero against CSRP's 8; single precision's CSRP moves fewer). */
+static void local_auto_times_csrvi_against_csrp_on_a_big_stencil(void)
+{
+    hspmv_csr A;
+    hspmv_local_info info;
+    hspmv_opts o = opts_of(HSPMV_FORMAT_AUTO, "scalar", 2);
+    hspmv_local *L = NULL;
+    int rc = stencil7(&A, 56);
+    CHECK(rc == HSPMV_OK, "allocate");
+    if (rc) return;
+    CHECK(A.nnz >= HSPMV_TUNE_MIN_NNZ && csrp_fits(&A), "generator: %lld nonzeros", (long long)A.nnz);
+    int f = auto_of(&A, &info);
+    CHECK(f == HSPMV_FORMAT_CSRVI || f == HSPMV_FORMAT_CSRP, "timed choice: format %d (-2: off the reference)", f);
+    CHECK(f < 0 || !strcmp(info.format_name, f == HSPMV_FORMAT_CSRVI ? "csrvi" : "csrp"), "info names %s",
+          info.format_name);
+    rc = hspmv_local_create(&A, &o, &L, NULL);
+    CHECK(rc == HSPMV_OK && L && L->format == (sizeof(hspmv_real) == 8 ? HSPMV_FORMAT_CSRVI : HSPMV_FORMAT_CSRP), "fixed kernels: format %d", L ? L->format : -1);
+    hspmv_local_destroy(&L);
+    hspmv_csr_free(&A);
+}
+
 /* On a matrix big enough to time, AUTO's CSRDU is timed against CSR16 and
    CSR and the fastest kept (any may win on a given machine): the one kept
    multiplies right and reports itself; with a fixed kernel set nothing is
@@ -942,6 +992,7 @@ int main(void)
     RUN(local_auto_picks_csrdu_on_local_columns_with_many_patterns);
     RUN(local_streams_y_only_past_the_last_level_cache);
     RUN(local_auto_times_csrdu_against_csr16_on_a_big_matrix);
+    RUN(local_auto_times_csrvi_against_csrp_on_a_big_stencil);
     RUN(local_auto_picks_panels_on_scattered_columns);
     RUN(local_auto_respects_threshold);
     RUN(local_unknown_kernel_is_unsupported);

@@ -87,6 +87,12 @@ static int wants_panels(const hspmv_csr *A)
    gains nothing from it). */
 #define CSRP_REUSE 8
 
+/* L's rows fit CSRP's table and repeat their patterns enough for AUTO. */
+static int csrp_repeats(const hspmv_local *L)
+{
+    return L->fitsp && L->pats && L->nrows >= CSRP_REUSE * (int64_t)L->pats->n;
+}
+
 /* AUTO: CSRL when segments are long enough (nzseg/nnz below the threshold);
    else column panels when the columns scatter (wants_panels); else the
    format that moves the fewest bytes per product by its stated model
@@ -117,7 +123,7 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
             (double)((L->nrows + HSPMV_CSRDU_CP - 1) / HSPMV_CSRDU_CP) * sizeof(hspmv_csrdu_cp) + xy;
         if (b * CSRDU_WEIGHT < best) best = b * CSRDU_WEIGHT, f = HSPMV_FORMAT_CSRDU;
     }
-    if (L->fitsp && L->nrows >= CSRP_REUSE * (int64_t)L->pats->n) {
+    if (csrp_repeats(L)) {
         b = nnz * r + n + (double)((L->nrows + HSPMV_CSRP_G - 1) / HSPMV_CSRP_G) * 10 +
             (double)L->pats->nofs * 4 + (double)(L->pats->n + 1) * 4 + xy;
         if (b < best) best = b, f = HSPMV_FORMAT_CSRP;
@@ -127,9 +133,10 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
     return f;
 }
 
-/* AUTO's CSRDU, on a matrix big enough to time, is timed against CSR16
-   (where it fits) and then the faster of the two against CSR, each with
-   its fastest kernels, and the fastest is kept (*pL replaced). At 16
+/* AUTO's pick, on a matrix big enough to time, against rival formats in
+   turn (each with its fastest kernels), the fastest kept (*pL replaced);
+   nothing changes where a rival cannot be built.
+   - CSRDU against CSR16 (where it fits), then the faster against CSR. At 16
    threads on the 16-core Xeon, genmat fem3d 80 --values random, two
    passes: CSR 15.4 ms, CSR16 16.9, CSRDU 18.2 (timing CSRDU against
    CSR16 alone had kept CSRDU there). CSRDU moves fewest bytes, but decodes its
@@ -137,16 +144,20 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
    memory does, that costs more than the bytes save. Measured, 2-core
    Zen 4 VM, 2 threads, double, three runs of 30 products: genmat fem3d 70
    --values random CSR16 22.0-23.6 ms, CSRDU 30.8-31.7 (README "CSRDU's
-   kernels"). Nothing changes when the other cannot be built. */
-static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o)
+   kernels").
+   - CSRVI against CSRP, where AUTO's pattern rule would take CSRP. CSRVI
+     moves fewer bytes (5 a nonzero against CSRP's 8 in double), but
+     gathers x by 4-byte columns and looks its values up, where CSRP loads
+     x in runs. 16-core Xeon, genmat lap3d 200 (values 6 and -1), 16
+     threads: CSRVI 8.87-9.63 ms, where CSRP ran 4.0-4.9 on the same
+     pattern with random values (README "Two-valued stencils"). */
+static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o, const int *rival, int nrival)
 {
-    static const int rival[2] = {HSPMV_FORMAT_CSR16, HSPMV_FORMAT_CSR};
     hspmv_opts o2 = *o;
     double t[2];
     if ((*pL)->nnz < HSPMV_TUNE_MIN_NNZ) return;
-    for (int i = 0; i < 2; i++) { /* the kept one against CSR16 (where it fits), then against CSR */
+    for (int i = 0; i < nrival; i++) {
         hspmv_local *L2 = NULL;
-        if (rival[i] == HSPMV_FORMAT_CSR16 && !(*pL)->fits16) continue;
         o2.format = rival[i];
         if (hspmv_local_create(A, &o2, &L2, NULL) != HSPMV_OK) continue;
         if (hspmv_local_time_pair(*pL, L2, t) && t[1] < t[0]) {
@@ -262,11 +273,18 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
         break;
     default: rc = hspmv_local_build_bcoo(L, A, err); break;
     }
+    int rival[2], nrival = 0; /* formats AUTO times its pick against */
+    if (L->format == HSPMV_FORMAT_CSRDU) {
+        if (L->fits16) rival[nrival++] = HSPMV_FORMAT_CSR16;
+        rival[nrival++] = HSPMV_FORMAT_CSR;
+    } else if (L->format == HSPMV_FORMAT_CSRVI && csrp_repeats(L)) {
+        rival[nrival++] = HSPMV_FORMAT_CSRP;
+    }
     drop_counts(L); /* only the build needs them */
     if (rc != HSPMV_OK) goto fail;
     if (!o.kernel || !strcmp(o.kernel, "auto")) {
         hspmv_local_tune_kernels(L);
-        if (o.format == HSPMV_FORMAT_AUTO && L->format == HSPMV_FORMAT_CSRDU) keep_faster(&L, A, &o);
+        if (o.format == HSPMV_FORMAT_AUTO && nrival > 0) keep_faster(&L, A, &o, rival, nrival);
     }
     *out = L;
     return hspmv_ok(err);
