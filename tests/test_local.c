@@ -389,9 +389,9 @@ static void local_auto_picks_csrp_on_a_real_valued_stencil(void)
     if (f == HSPMV_FORMAT_CSRP)
         CHECK(info.bytes < (double)A.nnz * 10 + 1729.0 * 4 + 2 * 1728.0 * sizeof(hspmv_real),
               "CSRP's %g bytes not below CSR16's", info.bytes);
-    quantize(&A); /* few values: CSRVI's 5 bytes per nonzero win in double */
+    quantize(&A); /* few values: still CSRP, whose rows repeat their patterns */
     f = auto_of(&A, &info);
-    CHECK(f == (sizeof(hspmv_real) == 8 ? HSPMV_FORMAT_CSRVI : HSPMV_FORMAT_CSRP), "quantized 3D stencil: format %d", f);
+    CHECK(f == HSPMV_FORMAT_CSRP, "quantized 3D stencil: format %d", f);
     hspmv_csr_free(&A);
 }
 
@@ -512,12 +512,10 @@ static int stencil7(hspmv_csr *A, int64_t n)
     return HSPMV_OK;
 }
 
-/* On a matrix big enough to time, AUTO's CSRVI is timed against CSRP where
-   the rows repeat their patterns, and the faster kept (either may win on a
-   given machine): the one kept multiplies right and reports itself; with a
-   fixed kernel set nothing is timed and the model's CSRVI stays (double:
-   5 bytes a nonzero against CSRP's 8; single precision's CSRP moves fewer). */
-static void local_auto_times_csrvi_against_csrp_on_a_big_stencil(void)
+/* Few values on rows that repeat their patterns: CSRP, not CSRVI, in both
+   precisions and whatever the kernels (a rule, not a timing); few values
+   on rows of many patterns: CSRVI in double. */
+static void local_auto_prefers_csrp_to_csrvi_where_patterns_repeat(void)
 {
     hspmv_csr A;
     hspmv_local_info info;
@@ -526,14 +524,21 @@ static void local_auto_times_csrvi_against_csrp_on_a_big_stencil(void)
     int rc = stencil7(&A, 56);
     CHECK(rc == HSPMV_OK, "allocate");
     if (rc) return;
-    CHECK(A.nnz >= HSPMV_TUNE_MIN_NNZ && csrp_fits(&A), "generator: %lld nonzeros", (long long)A.nnz);
+    CHECK(A.nnz >= HSPMV_TUNE_MIN_NNZ && csrp_fits(&A) && csrvi_fits(&A), "generator: %lld nonzeros", (long long)A.nnz);
     int f = auto_of(&A, &info);
-    CHECK(f == HSPMV_FORMAT_CSRVI || f == HSPMV_FORMAT_CSRP, "timed choice: format %d (-2: off the reference)", f);
-    CHECK(f < 0 || !strcmp(info.format_name, f == HSPMV_FORMAT_CSRVI ? "csrvi" : "csrp"), "info names %s",
-          info.format_name);
+    CHECK(f == HSPMV_FORMAT_CSRP && !strcmp(info.format_name, "csrp"), "quantized stencil: format %d (%s)", f,
+          f >= 0 ? info.format_name : "off the reference");
     rc = hspmv_local_create(&A, &o, &L, NULL);
-    CHECK(rc == HSPMV_OK && L && L->format == (sizeof(hspmv_real) == 8 ? HSPMV_FORMAT_CSRVI : HSPMV_FORMAT_CSRP), "fixed kernels: format %d", L ? L->format : -1);
+    CHECK(rc == HSPMV_OK && L && L->format == HSPMV_FORMAT_CSRP, "fixed kernels: format %d", L ? L->format : -1);
     hspmv_local_destroy(&L);
+    hspmv_csr_free(&A);
+    rc = local_columns(&A, 3000, 5);
+    CHECK(rc == HSPMV_OK, "allocate");
+    if (rc) return;
+    quantize(&A);
+    CHECK(!csrp_fits(&A) && csrvi_fits(&A), "the generator's rows share patterns, or too many values");
+    f = auto_of(&A, &info);
+    CHECK(f == (sizeof(hspmv_real) == 8 ? HSPMV_FORMAT_CSRVI : f) && f >= 0, "few values, many patterns: format %d", f);
     hspmv_csr_free(&A);
 }
 
@@ -599,7 +604,7 @@ static void local_auto_picks_panels_on_scattered_columns(void)
 
 /* What AUTO takes on a two-valued stencil or band: CSRVI's 5 bytes per
    nonzero in double; in single CSRP's 4 (a float and no index) are fewer. */
-static const int two_valued = sizeof(hspmv_real) == 8 ? HSPMV_FORMAT_CSRVI : HSPMV_FORMAT_CSRP;
+static const int two_valued = HSPMV_FORMAT_CSRP; /* few values on repeating rows */
 
 static void local_auto_respects_threshold(void)
 {
@@ -992,7 +997,7 @@ int main(void)
     RUN(local_auto_picks_csrdu_on_local_columns_with_many_patterns);
     RUN(local_streams_y_only_past_the_last_level_cache);
     RUN(local_auto_times_csrdu_against_csr16_on_a_big_matrix);
-    RUN(local_auto_times_csrvi_against_csrp_on_a_big_stencil);
+    RUN(local_auto_prefers_csrp_to_csrvi_where_patterns_repeat);
     RUN(local_auto_picks_panels_on_scattered_columns);
     RUN(local_auto_respects_threshold);
     RUN(local_unknown_kernel_is_unsupported);

@@ -97,13 +97,19 @@ static int csrp_repeats(const hspmv_local *L)
    else column panels when the columns scatter (wants_panels); else the
    format that moves the fewest bytes per product by its stated model
    (hspmv_local_get_info) among those that can hold the matrix: CSRVI (at
-   most 256 distinct values: 5 B per nonzero), CSRP (at most 256 row
+   most 256 distinct values: 5 B per nonzero; not where CSRP's rule holds,
+   below), CSRP (at most 256 row
    patterns, each used by CSRP_REUSE rows or more: values only, an id byte
    per row at most), CSR16 (columns
    within 32767 of the row: 2 B of index), CSRDU (any matrix: 1 B of index
    and escapes, counted CSRDU_WEIGHT heavier, then timed: keep_faster),
    CSR (4 B of index). CSRP's
    count is taken before its slices are known, with every row's id byte.
+   CSRVI moves fewer bytes than CSRP (5 a nonzero against 8 in double), but
+   gathers x by 4-byte columns and looks its values up, where CSRP loads x
+   in runs: genmat lap3d 200 (values 6 and -1), CSRVI against CSRP, 16
+   threads on a 16-core Xeon 6.36 and 6.94 ms against 3.94 and 4.37, 2
+   threads on the 2-core Zen 4 VM 17.8 and 15.2 against 13.7 and 13.8.
    Blocked COO is taken only on request: it lost to CSR on every matrix
    measured (Laplacians, banded, random, power law; 1-16 threads, AMD Zen
    and Intel Xeon), 1.2-3x slower; README "Node-level performance". */
@@ -128,15 +134,15 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
             (double)L->pats->nofs * 4 + (double)(L->pats->n + 1) * 4 + xy;
         if (b < best) best = b, f = HSPMV_FORMAT_CSRP;
     }
-    if (L->nnz > 0 && L->fitsvi && (b = nnz * 5 + (n + 1) * pw + (double)L->vals->n * r + xy) < best)
+    if (L->nnz > 0 && L->fitsvi && !csrp_repeats(L) && (b = nnz * 5 + (n + 1) * pw + (double)L->vals->n * r + xy) < best)
         best = b, f = HSPMV_FORMAT_CSRVI;
     return f;
 }
 
-/* AUTO's pick, on a matrix big enough to time, against rival formats in
-   turn (each with its fastest kernels), the fastest kept (*pL replaced);
-   nothing changes where a rival cannot be built.
-   - CSRDU against CSR16 (where it fits), then the faster against CSR. At 16
+/* AUTO's pick, on a matrix big enough to time, is timed against the
+   rival formats in turn (each with its fastest kernels) and the fastest
+   kept (*pL replaced); nothing changes where a rival cannot be built.
+   AUTO's CSRDU meets CSR16 (where it fits), then the faster meets CSR. At 16
    threads on the 16-core Xeon, genmat fem3d 80 --values random, two
    passes: CSR 15.4 ms, CSR16 16.9, CSRDU 18.2 (timing CSRDU against
    CSR16 alone had kept CSRDU there). CSRDU moves fewest bytes, but decodes its
@@ -144,13 +150,7 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
    memory does, that costs more than the bytes save. Measured, 2-core
    Zen 4 VM, 2 threads, double, three runs of 30 products: genmat fem3d 70
    --values random CSR16 22.0-23.6 ms, CSRDU 30.8-31.7 (README "CSRDU's
-   kernels").
-   - CSRVI against CSRP, where AUTO's pattern rule would take CSRP. CSRVI
-     moves fewer bytes (5 a nonzero against CSRP's 8 in double), but
-     gathers x by 4-byte columns and looks its values up, where CSRP loads
-     x in runs. 16-core Xeon, genmat lap3d 200 (values 6 and -1), 16
-     threads: CSRVI 8.87-9.63 ms, where CSRP ran 4.0-4.9 on the same
-     pattern with random values (README "Two-valued stencils"). */
+   kernels"). */
 static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o, const int *rival, int nrival)
 {
     hspmv_opts o2 = *o;
@@ -277,8 +277,6 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
     if (L->format == HSPMV_FORMAT_CSRDU) {
         if (L->fits16) rival[nrival++] = HSPMV_FORMAT_CSR16;
         rival[nrival++] = HSPMV_FORMAT_CSR;
-    } else if (L->format == HSPMV_FORMAT_CSRVI && csrp_repeats(L)) {
-        rival[nrival++] = HSPMV_FORMAT_CSRP;
     }
     drop_counts(L); /* only the build needs them */
     if (rc != HSPMV_OK) goto fail;
