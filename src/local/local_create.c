@@ -139,10 +139,9 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
     return f;
 }
 
-/* AUTO's pick, on a matrix big enough to time, is timed against the
-   rival formats in turn (each with its fastest kernels) and the fastest
-   kept (*pL replaced); nothing changes where a rival cannot be built.
-   AUTO's CSRDU meets CSR16 (where it fits), then the faster meets CSR. At 16
+/* AUTO's CSRDU, on a matrix big enough to time, is timed against CSR16
+   (where it fits) and then the faster of the two against CSR, each with
+   its fastest kernels, and the fastest is kept (*pL replaced). At 16
    threads on the 16-core Xeon, genmat fem3d 80 --values random, two
    passes: CSR 15.4 ms, CSR16 16.9, CSRDU 18.2 (timing CSRDU against
    CSR16 alone had kept CSRDU there). CSRDU moves fewest bytes, but decodes its
@@ -150,14 +149,16 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
    memory does, that costs more than the bytes save. Measured, 2-core
    Zen 4 VM, 2 threads, double, three runs of 30 products: genmat fem3d 70
    --values random CSR16 22.0-23.6 ms, CSRDU 30.8-31.7 (README "CSRDU's
-   kernels"). */
-static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o, const int *rival, int nrival)
+   kernels"). Nothing changes when the other cannot be built. */
+static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o)
 {
+    static const int rival[2] = {HSPMV_FORMAT_CSR16, HSPMV_FORMAT_CSR};
     hspmv_opts o2 = *o;
     double t[2];
     if ((*pL)->nnz < HSPMV_TUNE_MIN_NNZ) return;
-    for (int i = 0; i < nrival; i++) {
+    for (int i = 0; i < 2; i++) { /* the kept one against CSR16 (where it fits), then against CSR */
         hspmv_local *L2 = NULL;
+        if (rival[i] == HSPMV_FORMAT_CSR16 && !(*pL)->fits16) continue;
         o2.format = rival[i];
         if (hspmv_local_create(A, &o2, &L2, NULL) != HSPMV_OK) continue;
         if (hspmv_local_time_pair(*pL, L2, t) && t[1] < t[0]) {
@@ -273,16 +274,11 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
         break;
     default: rc = hspmv_local_build_bcoo(L, A, err); break;
     }
-    int rival[2], nrival = 0; /* formats AUTO times its pick against */
-    if (L->format == HSPMV_FORMAT_CSRDU) {
-        if (L->fits16) rival[nrival++] = HSPMV_FORMAT_CSR16;
-        rival[nrival++] = HSPMV_FORMAT_CSR;
-    }
     drop_counts(L); /* only the build needs them */
     if (rc != HSPMV_OK) goto fail;
     if (!o.kernel || !strcmp(o.kernel, "auto")) {
         hspmv_local_tune_kernels(L);
-        if (o.format == HSPMV_FORMAT_AUTO && nrival > 0) keep_faster(&L, A, &o, rival, nrival);
+        if (o.format == HSPMV_FORMAT_AUTO && L->format == HSPMV_FORMAT_CSRDU) keep_faster(&L, A, &o);
     }
     *out = L;
     return hspmv_ok(err);
