@@ -159,7 +159,8 @@ int hspmv_local_stream_y(double bytes)
 
 void hspmv_local_cache_sharers(hspmv_local *L, int ranks)
 {
-    if (L && L->format == HSPMV_FORMAT_CSRP) L->csrp.stream_y = hspmv_local_stream_y(hspmv_csrp_bytes(&L->csrp) * (ranks > 1 ? ranks : 1));
+    if (L && L->format == HSPMV_FORMAT_CSRP)
+        L->csrp.stream_y = hspmv_local_stream_y(hspmv_csrp_bytes(&L->csrp) * (ranks > 1 ? ranks : 1));
 }
 
 int hspmv_local_xpf(void)

@@ -134,7 +134,8 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
             (double)L->pats->nofs * 4 + (double)(L->pats->n + 1) * 4 + xy;
         if (b < best) best = b, f = HSPMV_FORMAT_CSRP;
     }
-    if (L->nnz > 0 && L->fitsvi && !csrp_repeats(L) && (b = nnz * 5 + (n + 1) * pw + (double)L->vals->n * r + xy) < best)
+    if (L->nnz > 0 && L->fitsvi && !csrp_repeats(L) &&
+        (b = nnz * 5 + (n + 1) * pw + (double)L->vals->n * r + xy) < best)
         best = b, f = HSPMV_FORMAT_CSRVI;
     return f;
 }
