@@ -450,17 +450,24 @@ static void local_streams_y_only_past_the_last_level_cache(void)
     hspmv_csr_free(&A);
 }
 
+/* A zeroed n x n A with room for k entries a row (rowptr zeroed);
+   HSPMV_ERR_NOMEM when an array could not be had. */
+static int square_room(hspmv_csr *A, int64_t n, int64_t k)
+{
+    memset(A, 0, sizeof(*A));
+    A->nrows = A->ncols = n;
+    A->rowptr = hspmv_calloc((size_t)n + 1, sizeof(int64_t));
+    A->colind = hspmv_malloc((size_t)(n * k) * sizeof(int32_t));
+    A->val = hspmv_malloc((size_t)(n * k) * sizeof(hspmv_real));
+    return A->rowptr && A->colind && A->val ? HSPMV_OK : HSPMV_ERR_NOMEM;
+}
+
 /* n rows of different patterns with columns near each other (a FEM
    matrix's shape): 20-24 distinct columns in i-60 .. i+60, in steps of 1..5. */
 static int local_columns(hspmv_csr *A, int64_t n, uint64_t s)
 {
     int64_t nnz = 0;
-    memset(A, 0, sizeof(*A));
-    A->nrows = A->ncols = n;
-    A->rowptr = hspmv_calloc((size_t)n + 1, sizeof(int64_t));
-    A->colind = hspmv_malloc((size_t)n * 24 * sizeof(int32_t));
-    A->val = hspmv_malloc((size_t)n * 24 * sizeof(hspmv_real));
-    if (!A->rowptr || !A->colind || !A->val) return HSPMV_ERR_NOMEM;
+    if (square_room(A, n, 24)) return HSPMV_ERR_NOMEM;
     for (int64_t i = 0; i < n; i++) {
         int64_t c = i - 60 + (int64_t)(tl_next(&s) % 10), m = 20 + (int64_t)(tl_next(&s) % 5);
         for (int64_t t = 0; t < m && c < n; t++, c += 1 + (int64_t)(tl_next(&s) % 5))
@@ -492,12 +499,7 @@ static void local_auto_picks_csrdu_on_local_columns_with_many_patterns(void)
 static int stencil7(hspmv_csr *A, int64_t n)
 {
     int64_t N = n * n * n, nnz = 0;
-    memset(A, 0, sizeof(*A));
-    A->nrows = A->ncols = N;
-    A->rowptr = hspmv_calloc((size_t)N + 1, sizeof(int64_t));
-    A->colind = hspmv_malloc((size_t)N * 7 * sizeof(int32_t));
-    A->val = hspmv_malloc((size_t)N * 7 * sizeof(hspmv_real));
-    if (!A->rowptr || !A->colind || !A->val) return HSPMV_ERR_NOMEM;
+    if (square_room(A, N, 7)) return HSPMV_ERR_NOMEM;
     for (int64_t i = 0; i < N; i++) {
         int64_t x = i % n, y = i / n % n, z = i / (n * n);
         const int64_t nb[7][2] = {{z > 0, -n * n}, {y > 0, -n}, {x > 0, -1}, {1, 0},
