@@ -444,8 +444,9 @@ static void every_csrp_kernel_gives_plain_stores_bits_with_streaming_stores_on_a
                 P.stream_y = 1;
                 tl_fill(ys, n, 9);
                 sets[s]->csrp(r0, n, &P, x, ys, add);
-                CHECK(tl_same_bits(ys, ref, n), "%s/csrp: streaming stores, y shifted by %d, add=%d: differs from plain stores",
-                      sets[s]->isa, shift[t], add);
+                CHECK(tl_same_bits(ys, ref, n),
+                      "%s/csrp: streaming stores, y shifted by %d, add=%d: differs from plain stores", sets[s]->isa,
+                      shift[t], add);
             }
         }
     }

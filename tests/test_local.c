@@ -417,7 +417,8 @@ static void local_streams_y_only_past_the_last_level_cache(void)
         hspmv_local_cache_sharers(L, sharers);
         hspmv_local_get_info(L, &in);
         CHECK(in.stream_y == (llc > 0), "%d sharers of %ld bytes of cache: stream_y %d", sharers, llc, in.stream_y);
-        hspmv_real *x = hspmv_malloc((size_t)A.ncols * sizeof(hspmv_real)), *y = hspmv_malloc((size_t)A.nrows * sizeof(hspmv_real));
+        hspmv_real *x = hspmv_malloc((size_t)A.ncols * sizeof(hspmv_real));
+        hspmv_real *y = hspmv_malloc((size_t)A.nrows * sizeof(hspmv_real));
         CHECK(x && y, "out of memory");
         if (x && y) {
             tl_fill(x, A.ncols, 6);

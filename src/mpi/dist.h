@@ -102,7 +102,8 @@ int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *
 /* Allocates a zeroed hspmv_dist with comm duplicated; collective. */
 int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **D, hspmv_error *err);
 
-/* Owner of global column c: the rank r with cs[r] <= c < cs[r+1]. */
+/* Owner of global column c: the rank r with cs[r] <= c < cs[r+1] (empty
+   ranks before it skipped; any ascending starts serve, node.h's parts too). */
 int hspmv_dist_owner(const int64_t *cs, int P, int64_t c);
 
 /* Kernel "auto" on every rank at once for a group of blocks multiplied

@@ -49,6 +49,7 @@
 
 #include <stdint.h>
 #include <mpi.h>
+#include "dist.h"
 #include "hspmv.h"
 #include "util.h"
 
@@ -178,17 +179,11 @@ typedef struct hspmv_node {
     int64_t inter_entries, inter_entries_p2p, inter_msgs, inter_msgs_p2p; /* this rank's share */
 } hspmv_node;
 
-/* Node rank whose part holds node-vector offset v (the last part starting
-   at or before v: empty parts before it are skipped). */
+/* Node rank whose part holds node-vector offset v (parts are ascending, so
+   the search for a column's owner serves). */
 static inline int hspmv_node_part_of(const hspmv_node *N, int64_t v)
 {
-    int lo = 0, hi = N->size - 1;
-    while (lo < hi) {
-        int m = (lo + hi + 1) / 2;
-        if (N->part_off[m] <= v) lo = m;
-        else hi = m - 1;
-    }
-    return lo;
+    return hspmv_dist_owner(N->part_off, N->size, v);
 }
 
 /* node_comm.c. Splits D->comm by shared memory (MPI_COMM_TYPE_SHARED), then

@@ -551,7 +551,8 @@ static int send_segments(hspmv_node *N)
 {
     int64_t ns = N->send_ptr[N->nsend];
     int n = 0;
-    for (int64_t j = 0; j < ns; j++) n += j == 0 || hspmv_node_part_of(N, N->send_idx[j]) != hspmv_node_part_of(N, N->send_idx[j - 1]);
+    for (int64_t j = 0; j < ns; j++)
+        n += j == 0 || hspmv_node_part_of(N, N->send_idx[j]) != hspmv_node_part_of(N, N->send_idx[j - 1]);
     N->seg_ptr = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
     N->seg_owner = hspmv_alloc_array((size_t)n + 1, sizeof(int));
     if (!N->seg_ptr || !N->seg_owner) return HSPMV_ERR_NOMEM;
