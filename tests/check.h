@@ -5,10 +5,19 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static int check_passed, check_failed, check_skipped;
 static int check_cur_failed, check_cur_skipped;
 static const char *check_cur_name;
+
+/* Seconds on a monotonic clock: each test's time goes on its result line. */
+static inline double check_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* Fails the current test (and keeps going) when cond is false. */
 #define CHECK(cond, ...)                                                       \
@@ -36,16 +45,18 @@ static const char *check_cur_name;
         check_cur_name = #fn;                                                  \
         check_cur_failed = 0;                                                  \
         check_cur_skipped = 0;                                                 \
+        double t_ = check_now();                                               \
         fn();                                                                  \
+        t_ = check_now() - t_;                                                 \
         if (check_cur_failed) {                                                \
             check_failed++;                                                    \
-            printf("FAIL %s\n", #fn);                                          \
+            printf("FAIL %s (%.2f s)\n", #fn, t_);                             \
         } else if (check_cur_skipped) {                                        \
             check_skipped++;                                                   \
-            printf("skip %s\n", #fn);                                          \
+            printf("skip %s (%.2f s)\n", #fn, t_);                             \
         } else {                                                               \
             check_passed++;                                                    \
-            printf("ok   %s\n", #fn);                                          \
+            printf("ok   %s (%.2f s)\n", #fn, t_);                             \
         }                                                                      \
         fflush(stdout);                                                        \
     } while (0)

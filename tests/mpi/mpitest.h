@@ -62,12 +62,14 @@ static inline int mt_errors_differ(int rc, const char *msg, int has_obj)
         check_cur_name = #fn;                                                  \
         check_cur_failed = 0;                                                  \
         check_cur_skipped = 0;                                                 \
+        double t_ = check_now();                                               \
         fn();                                                                  \
+        t_ = check_now() - t_;                                                 \
         f_[0] = check_cur_failed; f_[1] = check_cur_skipped;                   \
         MPI_Allreduce(f_, g_, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);            \
-        if (g_[0]) { check_failed++; printf("FAIL %s\n", #fn); }               \
-        else if (g_[1]) { check_skipped++; printf("skip %s\n", #fn); }         \
-        else { check_passed++; printf("ok   %s\n", #fn); }                     \
+        if (g_[0]) { check_failed++; printf("FAIL %s (%.2f s)\n", #fn, t_); }  \
+        else if (g_[1]) { check_skipped++; printf("skip %s (%.2f s)\n", #fn, t_); } \
+        else { check_passed++; printf("ok   %s (%.2f s)\n", #fn, t_); }        \
         fflush(stdout);                                                        \
     } while (0)
 

@@ -332,9 +332,10 @@ static void node_times_the_gathers(void)
     hspmv_csr_free(&A);
 }
 
-/* Rank 0 starts each product late (HSPMV_TEST_SHARE_DELAY): 20 ms, times
-   the ranks per core when they outnumber the cores (8 ranks on the 2-core
-   CI machine: a thief may wait that long for a core). */
+/* Rank 0 starts each product late (HSPMV_TEST_SHARE_DELAY): until the
+   others have claimed its whole tail, or at most 20 ms times the ranks per
+   core when they outnumber the cores (8 ranks on the 2-core CI machine: a
+   thief may wait that long for a core). */
 static void late_rank0(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
