@@ -385,6 +385,9 @@ static uint64_t word_of(uint32_t epoch, uint64_t front, uint64_t back)
     return (uint64_t)(epoch & EPOCH_MASK) << 40 | front << 20 | back;
 }
 
+static uint64_t front_of(uint64_t w) { return w >> 20 & 0xfffff; }
+static uint64_t back_of(uint64_t w) { return w & 0xfffff; }
+
 void hspmv_node_share_open(node_share *S, const hspmv_local *L)
 {
     S->epoch++;
@@ -403,7 +406,7 @@ static int claim(node_share *S, int q)
 {
     uint64_t *w = &S->head[q]->word, c = __atomic_load_n(w, __ATOMIC_ACQUIRE);
     for (unsigned it = 0;;) {
-        uint64_t front = c >> 20 & 0xfffff, back = c & 0xfffff, n;
+        uint64_t front = front_of(c), back = back_of(c), n;
         int got;
         if ((c >> 40) == ((S->epoch - 1) & EPOCH_MASK)) {
             hspmv_node_pause(it++);
@@ -436,7 +439,7 @@ static void late_start(node_share *S)
     const uint64_t *w = &S->head[S->rank]->word;
     const uint64_t first = (uint64_t)(NCHUNK - S->head[S->rank]->tail);
     double end = MPI_Wtime() + 1e-6 * S->delay_us;
-    while ((__atomic_load_n(w, __ATOMIC_ACQUIRE) & 0xfffff) > first && MPI_Wtime() < end)
+    while (back_of(__atomic_load_n(w, __ATOMIC_ACQUIRE)) > first && MPI_Wtime() < end)
         usleep(200); /* asleep: the others may need this core */
 }
 
