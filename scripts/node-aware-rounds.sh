@@ -9,15 +9,18 @@
 # round's benchmark-omp. Needs what scripts/job-env.sh says; run from the
 # repository root; results under $OUT.
 #   scripts/node-aware-rounds.sh [ROUNDS]      (default 3)
-# MATS="l3r rnd" chooses the matrices (scripts/job-env.sh names them);
-# MPI_ARGS adds arguments to every benchmark-mpi call (default --read parallel).
+# PASSES (default 1) interleaved passes per launch; SPLITS (default "omp 16x1
+# 8x2 4x4 2x8 1x16") the launches of a round. MATS="l3r rnd" chooses the matrices (scripts/job-env.sh names them);
+# MPI_ARGS adds arguments to every benchmark-mpi call (default --read parallel);
+# with --env variants (and --passes P to interleave them) each variant but
+# "none" gets its own line, split/env, timed in the same launches.
 set -u
 ROUNDS=${1:-3}
 MATS=${MATS-l3r rnd}
 MPI_ARGS=${MPI_ARGS---read parallel}
 . scripts/job-env.sh
 gen_mats $MATS
-SPLITS=(omp 16x1 8x2 4x4 2x8 1x16)
+SPLITS=(${SPLITS:-omp 16x1 8x2 4x4 2x8 1x16})
 one() { # matrix, split, round: one launch, its bench line tagged
   local M=$D/$1.mtx r t
   if [ $2 = omp ]; then
@@ -26,11 +29,11 @@ one() { # matrix, split, round: one launch, its bench line tagged
   else
     r=${2%x*}; t=${2#*x}
     env OMP_NUM_THREADS=$t OMP_PROC_BIND=close OMP_PLACES=cores timeout 120 mpirun -n $r --map-by slot:PE=$t --bind-to core \
-      ./benchmark-mpi $M $MPI_ARGS --threads $t --reps 20 --passes 1 2>&1 | grep "^bench=mpi"
+      ./benchmark-mpi $M $MPI_ARGS --threads $t --reps 20 --passes ${PASSES:-1} 2>&1 | grep "^bench=mpi"
   fi | sed "s/^/round=$3 split=$2 mat=$1 /" >> $OUT/rounds.txt
 }
 for k in $(seq $ROUNDS); do
-  off=$(( (k - 1) % 6 )); order="${SPLITS[*]:off} ${SPLITS[*]:0:off}"
+  off=$(( (k - 1) % ${#SPLITS[@]} )); order="${SPLITS[*]:off} ${SPLITS[*]:0:off}"
   for m in $MATS; do for s in $order; do one $m $s $k; done; done
   echo "round $k ($order) t=$((SECONDS-T0))"
 done
@@ -38,13 +41,14 @@ python3 - "$OUT" <<'EOF' || true
 import re, sys, statistics as st, collections as C
 rows = [dict(re.findall(r'(\w+)=(\S+)', l)) for l in open(f"{sys.argv[1]}/rounds.txt")]
 t = C.defaultdict(dict)
-for r in rows: t[(r["mat"], r["split"])][r["round"]] = float(r["median_ms"])
+for r in rows: # a variant of --env other than none is its own line: split/env
+    e = r.get("env", "none")
+    t[(r["mat"], r["split"] + ("" if e == "none" else "/" + e))][r["round"]] = float(r["median_ms"])
 print("matrix | split | median ms over rounds | per-round ms | omp ms (same rounds) | omp/hspmv of medians | median of per-round omp/hspmv")
 for m in dict.fromkeys(r["mat"] for r in rows):
     o = t[(m, "omp")]
-    for s in ("omp", "16x1", "8x2", "4x4", "2x8", "1x16"):
-        v = t.get((m, s), {})
-        if not v: continue
+    for s in sorted((k[1] for k in t if k[0] == m), key=lambda s: ("omp 16x1 8x2 4x4 2x8 1x16".split().index(s.split("/")[0]), s)):
+        v = t[(m, s)]
         ks = sorted(v); om = st.median(o.values()) if o else float("nan")
         per = [o[k] / v[k] for k in ks if k in o]
         print(f'{m} | {s} | {st.median(v.values()):.3f} | {" ".join(f"{v[k]:.2f}" for k in ks)} | {om:.3f} | '

@@ -280,8 +280,12 @@ int hspmv_node_share_build(struct hspmv_dist *D, hspmv_node *N, node_share **S, 
 void hspmv_node_share_kernels(node_share *S, const hspmv_local *L);
 /* Opens the next product's claims on this rank's chunks, its own to be
    multiplied with L (before it publishes ready: every rank must open
-   before any claims). */
-void hspmv_node_share_open(node_share *S, const hspmv_local *L);
+   before any claims). ywin >= 0: the y this product writes is in the node
+   vectors vecs (this process's mapping) at offset ywin (the block's first
+   row), the block's rows are written (not added) and only here, so others
+   write the rows they take straight into it; -1: into the result buffer,
+   which hspmv_node_share_mul adds from. */
+void hspmv_node_share_open(node_share *S, const hspmv_local *L, hspmv_real *vecs, int64_t ywin);
 /* Where the chunks of node rank q read x (called once a chunk of q is
    claimed, so q has entered the product). */
 typedef const hspmv_real *hspmv_share_x(void *ctx, int q);
@@ -291,6 +295,8 @@ typedef const hspmv_real *hspmv_share_x(void *ctx, int q);
    chunks. Returns the seconds spent waiting for chunks others took. */
 double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real *x, hspmv_share_x *xq, void *ctx,
                             hspmv_real *y, int add, MPI_Request *req, int nreq);
+/* 1 when others wrote the rows they took straight into this rank's y in the last product. */
+int hspmv_node_share_direct(const node_share *S);
 /* 1 when this rank's tail copy is CSRP. */
 int hspmv_node_share_copy_csrp(const node_share *S);
 /* 64ths of this rank's block that others ran in the last product. */

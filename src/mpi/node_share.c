@@ -23,9 +23,15 @@
    product each rank multiplies its chunks from the front with its own
    prepared block (private memory, huge pages, its own format), and when it
    has none left takes chunks from the back of the other ranks' tails,
-   multiplying them from the window copy into the owner's result buffer
-   there; the owner adds those rows into its y once it has run out of
-   chunks. Three quarters of each rank's node block can move, at three
+   multiplying them from the window copy straight into the owner's y where
+   that y is a window vector (hspmv_dist_vec_alloc's, as solvers and
+   benchmark-mpi have it) and the block writes its rows rather than adds to
+   them; else into the owner's result buffer in the window, whose rows the
+   owner adds into its y once it has run out of chunks. (That pass ran on
+   one thread of the owner, the slow rank, after its chunks: on one 16-core
+   Xeon, 3 rounds, the real-valued lap3d 200 took 3.80 ms at 16x1 direct
+   against 4.13 through the buffer, 4.43 against 5.06 at 4x4 and 4.29
+   against 5.12 at 2x8, medians of the same launches.) Three quarters of each rank's node block can move, at three
    quarters more memory for it: one job had two of 16 ranks 2.6 times
    slower than the rest on random columns whatever the gathers (28.5 ms per
    product against 11.1, direct), and with a quarter movable they still
@@ -95,6 +101,7 @@ typedef struct share_head {
     int32_t csrp;  /* 1: the tail is CSRP (the arrays below; off_val its values), 0: CSR (off_rowptr, off_colind) */
     int32_t npat;
     int64_t nslices, nmixed, off_start, off_ofs, off_pid, off_sp, off_spat;
+    int64_t ywin; /* this product: the owner's y (its block's row 0) at node vector offset ywin, or -1: ybuf */
 } share_head;
 
 struct node_share {
@@ -112,6 +119,9 @@ struct node_share {
     int16_t longs[NCHUNK];  /* which they are */
     int next_long;          /* the next of them to run this epoch (claimed by the owner's threads) */
     hspmv_real **ybuf;      /* size entries: tail rows taken by others land here (row - base) */
+    hspmv_real *vecs;       /* the node vectors in this process's mapping (open: a y there is written directly) */
+    int direct;             /* this product: others write this rank's tail rows straight into its y */
+    int ybuf_always;        /* HSPMV_SHARE_YBUF=1: through the result buffer even so (for comparison) */
     const hspmv_local *L;   /* this rank's own block */
     int delay_us;           /* tests: this rank starts each product late (HSPMV_TEST_SHARE_DELAY, late_start) */
     int progress;           /* MPI allows calls from the main thread inside a parallel region */
@@ -224,6 +234,8 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         const char *d = getenv("HSPMV_TEST_SHARE_DELAY"); /* "rank:microseconds": others take its tail */
         int dr = -1, du = 0;
         if (d && sscanf(d, "%d:%d", &dr, &du) == 2 && dr == me) S->delay_us = du;
+        const char *yb = getenv("HSPMV_SHARE_YBUF");
+        S->ybuf_always = yb && !strcmp(yb, "1");
         S->head = hspmv_calloc((size_t)N->size, sizeof(*S->head));
         S->view = hspmv_calloc((size_t)N->size, sizeof(*S->view));
         S->pview = hspmv_calloc((size_t)N->size, sizeof(*S->pview));
@@ -388,10 +400,13 @@ static uint64_t word_of(uint32_t epoch, uint64_t front, uint64_t back)
 static uint64_t front_of(uint64_t w) { return w >> 20 & 0xfffff; }
 static uint64_t back_of(uint64_t w) { return w & 0xfffff; }
 
-void hspmv_node_share_open(node_share *S, const hspmv_local *L)
+void hspmv_node_share_open(node_share *S, const hspmv_local *L, hspmv_real *vecs, int64_t ywin)
 {
     S->epoch++;
     S->L = L;
+    S->vecs = vecs;
+    S->direct = ywin >= 0 && !S->ybuf_always;
+    S->head[S->rank]->ywin = S->direct ? ywin : -1; /* seen by a thief whose claim succeeds (after the word's release) */
     S->next_long = 0;
     memset(S->mine, 0, sizeof(S->mine));
     __atomic_store_n(&S->head[S->rank]->word, word_of(S->epoch, 0, NCHUNK), __ATOMIC_RELEASE);
@@ -476,11 +491,13 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
                 if (q == me) {
                     run_own(S, c, x, own, add);
                 } else {
-                    int64_t r0 = S->bounds[q][c], r1 = S->bounds[q][c + 1], b = S->head[q]->base;
+                    int64_t r0 = S->bounds[q][c], r1 = S->bounds[q][c + 1], b = S->head[q]->base,
+                            yw = S->head[q]->ywin;
+                    hspmv_real *yq = yw >= 0 ? S->vecs + yw + b : S->ybuf[q]; /* indexed by tail row */
                     if (S->head[q]->csrp)
-                        S->ks->csrp(r0 - b, r1 - b, &S->pview[q], xq(ctx, q), S->ybuf[q], 0);
+                        S->ks->csrp(r0 - b, r1 - b, &S->pview[q], xq(ctx, q), yq, 0);
                     else
-                        S->ks->panels(r0 - b, r1 - b, &S->view[q], xq(ctx, q), S->ybuf[q], 0);
+                        S->ks->panels(r0 - b, r1 - b, &S->view[q], xq(ctx, q), yq, 0);
                     __atomic_store_n(&S->done[q][c], (uint64_t)S->epoch, __ATOMIC_RELEASE);
                 }
             }
@@ -495,7 +512,7 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
         const hspmv_real *src = S->mine[c] ? own : yb;
         if (row)
             for (int64_t i = i0; i < i1; i++) y[row[i]] += src[i];
-        else if (!S->mine[c])
+        else if (!S->mine[c] && !S->direct)
             for (int64_t i = i0; i < i1; i++) y[i] = add ? y[i] + src[i] : src[i];
     }
     return wait;
@@ -510,6 +527,8 @@ int hspmv_node_share_long(const node_share *S, int *taken)
 }
 
 int hspmv_node_share_copy_csrp(const node_share *S) { return S ? S->head[S->rank]->csrp : 0; }
+
+int hspmv_node_share_direct(const node_share *S) { return S ? S->direct : 0; }
 
 int64_t hspmv_node_share_taken(const node_share *S)
 {

@@ -142,8 +142,13 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
         N->copies++;
     }
     F[me].slot[b] = slot;
-    if (N->gather == HSPMV_GATHER_SHARE) hspmv_node_share_open(N->share, N->nb.L); /* before ready: node_share.c */
-    if (N->oshare) hspmv_node_share_open(N->oshare, D->Lo);
+    /* y in a window slot: others write the rows they take of a shared
+       block straight into it (where that block writes them, not adds) */
+    int whole = N->merged && !N->nb.row && N->nb.L; /* the node block writes every row of y */
+    int yin = (N->oshare || (N->gather == HSPMV_GATHER_SHARE && whole)) && hspmv_node_slot_of(N, y) >= 0;
+    if (N->gather == HSPMV_GATHER_SHARE) /* before ready: node_share.c */
+        hspmv_node_share_open(N->share, N->nb.L, N->vecs, yin && whole ? y - N->vecs : -1);
+    if (N->oshare) hspmv_node_share_open(N->oshare, D->Lo, N->vecs, yin ? y + N->orow0 - N->vecs : -1);
     hspmv_node_publish(&F[me].ready, n);
     /* 2. the receives of the node pairs this rank receives for */
     for (int r = 0; r < N->nrecv; r++)
@@ -164,7 +169,6 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
        or not), then the node's x */
     hspmv_real *xb = NULL, *yo = y + N->orow0;
     double t_fold = 0;
-    int whole = N->merged && !N->nb.row && N->nb.L; /* the node block writes every row of y */
     if (N->nfold) {
         const hspmv_real *xf = N->fold_near ? fold_x(N, n, b, slot, par, &sync) : NULL;
         if (!xf) xf = xb = node_x(N, n, b, slot, x, par, len, &sync);

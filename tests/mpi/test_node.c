@@ -348,15 +348,21 @@ static void late_rank0(void)
 /* Exact integer arithmetic: x_{t+1} = A*x_t - 3*x_t + (t mod 3), products back to back
    with x overwritten right after each call returns and no collective in
    between, then compared bit for bit with the serial recurrence. A rank
-   that rewrote its part while another still read it would show. */
-static int chain_ok(hspmv_dist *D, const hspmv_csr *A, int zero_copy, const char *what)
+   that rewrote its part while another still read it would show. how:
+   CHAIN_WINDOW_X for an x of hspmv_dist_vec_alloc (else the caller's own),
+   CHAIN_PRIVATE_Y for the caller's own y (else hspmv_dist_vec_alloc's: in
+   the window, where others write the shared rows they take straight into it). */
+enum { CHAIN_WINDOW_X = 1, CHAIN_PRIVATE_Y = 2 };
+static int chain_ok(hspmv_dist *D, const hspmv_csr *A, int how, const char *what)
 {
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
     int64_t nl = in.nrows_local, n = A->nrows, steps = sizeof(hspmv_real) == 8 ? 12 : 5; /* growth <= 11x a step: exact below 2^53 / 2^24 */
-    hspmv_real *x = zero_copy ? hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS)
-                              : hspmv_malloc(((size_t)nl + 1) * sizeof(hspmv_real));
-    hspmv_real *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS), *xg = NULL, *ref = NULL, *got = NULL;
+    hspmv_real *x = how & CHAIN_WINDOW_X ? hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS)
+                                         : hspmv_malloc(((size_t)nl + 1) * sizeof(hspmv_real));
+    hspmv_real *y = how & CHAIN_PRIVATE_Y ? hspmv_malloc(((size_t)nl + 1) * sizeof(hspmv_real))
+                                          : hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS),
+               *xg = NULL, *ref = NULL, *got = NULL;
     int64_t *fi = malloc(sizeof(int64_t) * (size_t)(nl + 1));
     int ok = 1;
     hspmv_dist_get_file_index(D, HSPMV_VEC_COLS, fi);
@@ -399,6 +405,19 @@ static int chain_ok(hspmv_dist *D, const hspmv_csr *A, int zero_copy, const char
     return all;
 }
 
+/* Rank 0 was late (late_rank0) in the last product of a chain: others
+   took most of its tail (20 chunks), writing those rows straight into its
+   y when it was a window vector (direct), through its result buffer when
+   the caller's own. */
+static void taken_ok(const node_share *S, int node_ranks, int direct, const char *w)
+{
+    if (me != 0 || node_ranks < 2) return;
+    int taken = S ? (int)hspmv_node_share_taken(S) : -1;
+    CHECK(taken >= 10, "%s: others took %d of its 20 chunks, not most", w, taken);
+    CHECK(hspmv_node_share_direct(S) == direct, "%s: the rows others took went %s, not %s", w,
+          direct ? "through its result buffer" : "straight into y", direct ? "straight into y" : "through the buffer");
+}
+
 static void chained_products_without_collectives_are_exact(void)
 {
     hspmv_csr A = {0};
@@ -427,7 +446,7 @@ static void chained_products_without_collectives_are_exact(void)
             if (rc) continue;
             char w[80];
             snprintf(w, sizeof(w), "lap2d_64, %s%s, %s ranks per node", gathers[g], g >= 3 ? "+replica" : "", ks);
-            CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
+            CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
             CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
             hspmv_dist_destroy(&D);
             for (int f = 0; g == 2 && k == 0 && f < 2; f++) { /* rank 0 late every product: the others take
@@ -447,12 +466,12 @@ static void chained_products_without_collectives_are_exact(void)
                 CHECK(rc == 0, "create");
                 if (rc) continue;
                 snprintf(w, sizeof(w), "lap2d_64, shared rows, rank 0 late, %s", f ? "bcoo" : "auto");
-                CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
-                int taken = D->node->share ? (int)hspmv_node_share_taken(D->node->share) : -1;
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
-                if (me == 0 && in.node_ranks > 1) /* the last product's tail (20 chunks), most of it gone to others */
-                    CHECK(taken >= 10, "%s: others took %d of its 20 chunks, not most", w, taken);
+                CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
+                taken_ok(D->node->share, in.node_ranks, 1, w);
+                CHECK(chain_ok(D, &A, CHAIN_WINDOW_X | CHAIN_PRIVATE_Y, w), "%s, window x, caller's y", w);
+                taken_ok(D->node->share, in.node_ranks, 0, w);
                 CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
                 hspmv_dist_destroy(&D);
             }
@@ -524,10 +543,10 @@ static void owned_rows_shared_are_exact(void)
                     CHECK(hspmv_node_share_copy_csrp(D->node->oshare) == want, "%s: the tail copy is %s", w,
                           hspmv_node_share_copy_csrp(D->node->oshare) ? "CSRP" : "CSR");
                 }
-                CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
-                int taken = D->node->oshare ? (int)hspmv_node_share_taken(D->node->oshare) : -1;
-                if (late && me == 0 && in.node_ranks > 1) /* the last product's tail, most of it gone to others */
-                    CHECK(taken >= 10, "%s: others took %d of its 20 chunks, not most", w, taken);
+                CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
+                if (late) taken_ok(D->node->oshare, in.node_ranks, 1, w);
+                CHECK(chain_ok(D, &A, CHAIN_WINDOW_X | CHAIN_PRIVATE_Y, w), "%s, window x, caller's y", w);
+                if (late) taken_ok(D->node->oshare, in.node_ranks, 0, w);
                 CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
                 hspmv_dist_destroy(&D);
             }
@@ -601,7 +620,7 @@ static void long_rows_are_run_first_by_their_owner(void)
                      late ? ", rank 0 late" : "");
             hspmv_dist_info in;
             hspmv_dist_get_info(D, &in);
-            CHECK(chain_ok(D, &A, 1, w), "%s, window x", w);
+            CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
             CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
             int taken = 0, nlong = D->node->share ? hspmv_node_share_long(D->node->share, &taken) : 0, sum = 0;
             CHECK(taken == 0, "%s: rank %d: others ran %d of its long chunks", w, me, taken);
