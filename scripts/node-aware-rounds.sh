@@ -43,6 +43,7 @@ rows = [dict(re.findall(r'(\w+)=(\S+)', l)) for l in open(f"{sys.argv[1]}/rounds
 t = C.defaultdict(dict)
 for r in rows: # a variant of --env other than none is its own line: split/env
     e = r.get("env", "none")
+    e = "none" if e == "-" else e  # benchmark-mpi says env=- where no --env was given
     t[(r["mat"], r["split"] + ("" if e == "none" else "/" + e))][r["round"]] = float(r["median_ms"])
 print("matrix | split | median ms over rounds | per-round ms | omp ms (same rounds) | omp/hspmv of medians | median of per-round omp/hspmv")
 for m in dict.fromkeys(r["mat"] for r in rows):
