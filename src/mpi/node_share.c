@@ -31,13 +31,13 @@
    one thread of the owner, the slow rank, after its chunks: on one 16-core
    Xeon, 3 rounds, the real-valued lap3d 200 took 3.80 ms at 16x1 direct
    against 4.13 through the buffer, 4.43 against 5.06 at 4x4 and 4.29
-   against 5.12 at 2x8, medians of the same launches.) Three quarters of each rank's node block can move, at three
-   quarters more memory for it: one job had two of 16 ranks 2.6 times
-   slower than the rest on random columns whatever the gathers (28.5 ms per
-   product against 11.1, direct), and with a quarter movable they still
-   took 21.4 ms. (A copy of all of it, on the window's 4 KiB pages, ran 17%
-   slower than the private block on 2 ranks of random columns: the owner
-   keeps its own.) Half of the owned block moves at one thread a rank, a
+   against 5.12 at 2x8, medians of the same launches.) Three quarters of
+   each rank's node block can move, at three quarters more memory for it:
+   one job had two of 16 ranks 2.6 times slower than the rest on random
+   columns whatever the gathers (28.5 ms per product against 11.1,
+   direct), and with a quarter movable they still took 21.4 ms. (A copy
+   of all of it, on the window's 4 KiB pages, ran 17% slower than the
+   private block on 2 ranks of random columns: the owner keeps its own.) Half of the owned block moves at one thread a rank, a
    quarter at more (halo_plan.c); a CSRP block's tail is copied as CSRP,
    so a rank that takes a chunk reads 8.2 bytes an entry of the
    real-valued lap3d 200, as its owner would, not a CSR copy's 12 (4x4 on
@@ -406,7 +406,7 @@ void hspmv_node_share_open(node_share *S, const hspmv_local *L, hspmv_real *vecs
     S->L = L;
     S->vecs = vecs;
     S->direct = ywin >= 0 && !S->ybuf_always;
-    S->head[S->rank]->ywin = S->direct ? ywin : -1; /* seen by a thief whose claim succeeds (after the word's release) */
+    S->head[S->rank]->ywin = S->direct ? ywin : -1; /* a thief's successful claim sees it (the word's release) */
     S->next_long = 0;
     memset(S->mine, 0, sizeof(S->mine));
     __atomic_store_n(&S->head[S->rank]->word, word_of(S->epoch, 0, NCHUNK), __ATOMIC_RELEASE);
