@@ -297,6 +297,11 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
                             hspmv_real *y, int add, MPI_Request *req, int nreq);
 /* 1 when others wrote the rows they took straight into this rank's y in the last product. */
 int hspmv_node_share_direct(const node_share *S);
+/* Bytes of this rank's segment (its tail copy) on huge pages: collapsed
+   where the kernel can (HSPMV_SHARE_HUGE=0: none); every process maps the
+   segments 2 MiB-congruent with the window's file, so those pages are
+   read 2 MiB at a time. */
+size_t hspmv_node_share_huge_bytes(const node_share *S);
 /* 1 when this rank's tail copy is CSRP. */
 int hspmv_node_share_copy_csrp(const node_share *S);
 /* 64ths of this rank's block that others ran in the last product. */

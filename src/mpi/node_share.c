@@ -74,6 +74,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "dist.h"
 #include "kernel_select.h"
@@ -120,6 +121,9 @@ struct node_share {
     int next_long;          /* the next of them to run this epoch (claimed by the owner's threads) */
     hspmv_real **ybuf;      /* size entries: tail rows taken by others land here (row - base) */
     hspmv_real *vecs;       /* the node vectors in this process's mapping (open: a y there is written directly) */
+    hspmv_alias *alias;     /* size entries: this process's second mapping of each segment, on huge pages */
+    int huge;               /* 0: HSPMV_SHARE_HUGE=0, the segments stay on Open MPI's 4 KiB mappings */
+    size_t huge_bytes;      /* of this rank's segment, collapsed into huge pages */
     int direct;             /* this product: others write this rank's tail rows straight into its y */
     int ybuf_always;        /* HSPMV_SHARE_YBUF=1: through the result buffer even so (for comparison) */
     const hspmv_local *L;   /* this rank's own block */
@@ -176,6 +180,7 @@ void hspmv_node_share_free(node_share **pS)
 {
     node_share *S = *pS;
     if (!S) return;
+    for (int q = 0; S->alias && q < S->size; q++) hspmv_shared_unalias(&S->alias[q]);
     if (S->win != MPI_WIN_NULL) {
         MPI_Win_unlock_all(S->win);
         MPI_Win_free(&S->win);
@@ -187,6 +192,7 @@ void hspmv_node_share_free(node_share **pS)
     hspmv_free(S->done);
     hspmv_free(S->islong);
     hspmv_free(S->ybuf);
+    hspmv_free(S->alias);
     hspmv_free(S);
     *pS = NULL;
 }
@@ -216,6 +222,22 @@ static int tail_csrp(const hspmv_csr *B, int64_t base, hspmv_csrp *P)
     return ok;
 }
 
+/* This process's view of node rank q's segment b (bytes long): a second
+   mapping of it congruent with the window's file modulo 2 MiB where Open
+   MPI's is not, so that the pages its owner collapsed into huge ones
+   (hspmv_shared_huge) are mapped 2 MiB at a time here too (shared_pages.c);
+   b itself with HSPMV_SHARE_HUGE=0 or where that cannot be done. Why: a
+   thief streams the owner's tail copy, and a copy on 4 KiB pages ran 17%
+   slower than the private block (2 ranks of random columns, above). */
+static char *segment_view(node_share *S, int q, char *b, size_t bytes)
+{
+    if (!S->huge || !hspmv_shared_alias(&S->alias[q], b, bytes)) return b;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(S->alias[q].to, S->alias[q].len, MADV_HUGEPAGE);
+#endif
+    return hspmv_alias_of(&S->alias[q], b);
+}
+
 int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const hspmv_csr *B,
                            const hspmv_local *L, int tail, const char *block, hspmv_error *err)
 {
@@ -234,8 +256,9 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         const char *d = getenv("HSPMV_TEST_SHARE_DELAY"); /* "rank:microseconds": others take its tail */
         int dr = -1, du = 0;
         if (d && sscanf(d, "%d:%d", &dr, &du) == 2 && dr == me) S->delay_us = du;
-        const char *yb = getenv("HSPMV_SHARE_YBUF");
+        const char *yb = getenv("HSPMV_SHARE_YBUF"), *hg = getenv("HSPMV_SHARE_HUGE");
         S->ybuf_always = yb && !strcmp(yb, "1");
+        S->huge = !(hg && !strcmp(hg, "0"));
         S->head = hspmv_calloc((size_t)N->size, sizeof(*S->head));
         S->view = hspmv_calloc((size_t)N->size, sizeof(*S->view));
         S->pview = hspmv_calloc((size_t)N->size, sizeof(*S->pview));
@@ -243,9 +266,10 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         S->done = hspmv_calloc((size_t)N->size, sizeof(*S->done));
         S->islong = hspmv_calloc((size_t)N->size, sizeof(*S->islong));
         S->ybuf = hspmv_calloc((size_t)N->size, sizeof(*S->ybuf));
+        S->alias = hspmv_calloc((size_t)N->size, sizeof(*S->alias));
     }
     *out = S;
-    if (!S || !S->ks || !S->head || !S->view || !S->pview || !S->bounds || !S->done || !S->islong || !S->ybuf)
+    if (!S || !S->ks || !S->head || !S->view || !S->pview || !S->bounds || !S->done || !S->islong || !S->ybuf || !S->alias)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory sharing the %s", me, block);
     if (!rc && B->nnz > 0 && !L)
         rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: its %s has entries but no prepared matrix", me, block);
@@ -313,7 +337,9 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         return rc;
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, S->win);
-    /* this rank's segment */
+    /* this rank's segment, on huge pages before it is written */
+    seg = segment_view(S, N->rank, seg, at);
+    if (S->huge) S->huge_bytes = hspmv_shared_huge(seg, at, 0, 1);
     share_head *H = (share_head *)seg;
     *H = h;
     H->word = 0; /* epoch 0: nothing to claim until the first reset */
@@ -348,6 +374,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
             rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: MPI_Win_shared_query gave no segment", me);
             break;
         }
+        b = q == N->rank ? hspmv_alias_of(&S->alias[q], b) : segment_view(S, q, b, (size_t)qs);
         share_head *Hq = (share_head *)b;
         hspmv_panels *v = &S->view[q];
         S->head[q] = Hq;
@@ -529,6 +556,8 @@ int hspmv_node_share_long(const node_share *S, int *taken)
 int hspmv_node_share_copy_csrp(const node_share *S) { return S ? S->head[S->rank]->csrp : 0; }
 
 int hspmv_node_share_direct(const node_share *S) { return S ? S->direct : 0; }
+
+size_t hspmv_node_share_huge_bytes(const node_share *S) { return S ? S->huge_bytes : 0; }
 
 int64_t hspmv_node_share_taken(const node_share *S)
 {

@@ -11,9 +11,11 @@
    p2p without shared windows, and the error paths (a bad file, an
    allocation failure on one rank). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "dist.h"
 #include "mpitest.h"
@@ -553,6 +555,70 @@ static void owned_rows_shared_are_exact(void)
     hspmv_csr_free(&A);
 }
 
+/* 1 when this system collapses shared memory into huge pages: a 4 MiB
+   memory file mapped 2 MiB-aligned, collapsed by hspmv_shared_huge. */
+static int system_collapses_shared(void)
+{
+    const size_t huge = (size_t)2 << 20, len = 2 * huge;
+    int fd = memfd_create("hspmv-test-probe", 0), yes = 0;
+    if (fd < 0) return 0;
+    char *r = ftruncate(fd, (off_t)len) == 0
+                  ? mmap(NULL, len + huge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                  : MAP_FAILED;
+    if (r != MAP_FAILED) {
+        char *a = (char *)(((uintptr_t)r + huge - 1) & ~(uintptr_t)(huge - 1));
+        char *p = mmap(a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+        yes = p != MAP_FAILED && hspmv_shared_huge(p, len, 0, 1) > 0;
+        munmap(r, len + huge);
+    }
+    close(fd);
+    return yes;
+}
+
+/* The node block's rows shared, a tail of several MB a rank: its segment
+   is collapsed into huge pages where this system collapses shared memory
+   at all (system_collapses_shared), none with HSPMV_SHARE_HUGE=0, and the
+   product is right either way. */
+static void shared_rows_segments_on_huge_pages(void)
+{
+    hspmv_csr A;
+    int64_t n = 24000 * (int64_t)P; /* 20 entries a row: a segment of 6 MB or more, whole 2 MiB pages in it */
+    random_csr(&A, n, 20, 37);
+    for (int off = 0; off <= 1; off++) {
+        set_env(NULL, "share");
+        setenv("HSPMV_NODE_MERGE", "1", 1);
+        setenv("HSPMV_NODE_SHARE_TAIL", "64", 1);
+        if (off) setenv("HSPMV_SHARE_HUGE", "0", 1);
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.halo = HSPMV_HALO_NODE;
+        hspmv_dist *D = NULL;
+        hspmv_error e = {0, ""};
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+        set_env(NULL, NULL);
+        unsetenv("HSPMV_NODE_MERGE");
+        unsetenv("HSPMV_NODE_SHARE_TAIL");
+        unsetenv("HSPMV_SHARE_HUGE");
+        CHECK(rc == 0, "%s", e.msg);
+        if (rc) continue;
+        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        const node_share *S = D->node ? D->node->share : NULL;
+        size_t got = hspmv_node_share_huge_bytes(S);
+        char w[80];
+        snprintf(w, sizeof(w), "random %lld x 20, shared rows%s", (long long)n, off ? ", HSPMV_SHARE_HUGE=0" : "");
+        if (S && off) CHECK(got == 0, "%s: %zu bytes of the segment collapsed", w, got);
+        int can = system_collapses_shared();
+        if (S && !off && can) CHECK(got >= (2u << 20), "%s: %zu bytes of the segment on huge pages", w, got);
+        if (S && !off && !can && me == 0) printf("  %s: this system does not collapse shared memory\n", w);
+        CHECK(!D->node || D->node->gather != HSPMV_GATHER_SHARE || S, "%s: gather share without shared rows", w);
+        CHECK(product_ok(D, &A, x, y, 7, w), "%s: y", w);
+        hspmv_free(x);
+        hspmv_free(y);
+        hspmv_dist_destroy(&D);
+    }
+    hspmv_csr_free(&A);
+}
+
 /* A tridiagonal matrix (-1, 4, -1) of n rows whose rows in `longs` also
    hold every third column as a stored zero: rows much longer than a
    chunk's share, as a power law has. Integer products stay exact. */
@@ -1081,6 +1147,7 @@ int main(int argc, char **argv)
     MRUN(node_times_the_gathers);
     MRUN(chained_products_without_collectives_are_exact);
     MRUN(owned_rows_shared_are_exact);
+    MRUN(shared_rows_segments_on_huge_pages);
     MRUN(long_rows_are_run_first_by_their_owner);
     MRUN(boundary_rows_folded_are_exact);
     MRUN(cg_converges_on_pseudo_nodes);
