@@ -47,7 +47,7 @@ for r in rows: # a variant of --env other than none is its own line: split/env
     t[(r["mat"], r["split"] + ("" if e == "none" else "/" + e))][r["round"]] = float(r["median_ms"])
 print("matrix | split | median ms over rounds | per-round ms | omp ms (same rounds) | omp/hspmv of medians | median of per-round omp/hspmv")
 for m in dict.fromkeys(r["mat"] for r in rows):
-    o = t[(m, "omp")]
+    o = t.get((m, "omp"), {})
     for s in sorted((k[1] for k in t if k[0] == m), key=lambda s: ("omp 16x1 8x2 4x4 2x8 1x16".split().index(s.split("/")[0]), s)):
         v = t[(m, s)]
         ks = sorted(v); om = st.median(o.values()) if o else float("nan")
