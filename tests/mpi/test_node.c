@@ -582,8 +582,9 @@ static int system_collapses_shared(void)
 static void shared_rows_segments_on_huge_pages(void)
 {
     hspmv_csr A;
-    int64_t n = 24000 * (int64_t)P; /* 20 entries a row: a segment of 6 MB or more, whole 2 MiB pages in it */
-    random_csr(&A, n, 20, 37);
+    int64_t n = 24000 * (int64_t)P; /* 32 entries a row: a segment of over 6 MB in either precision, so a
+                                        whole 2 MiB page lies in it wherever it starts (4 MiB would do) */
+    random_csr(&A, n, 32, 37);
     for (int off = 0; off <= 1; off++) {
         set_env(NULL, "share");
         setenv("HSPMV_NODE_MERGE", "1", 1);
@@ -605,7 +606,7 @@ static void shared_rows_segments_on_huge_pages(void)
         const node_share *S = D->node ? D->node->share : NULL;
         size_t got = hspmv_node_share_huge_bytes(S);
         char w[80];
-        snprintf(w, sizeof(w), "random %lld x 20, shared rows%s", (long long)n, off ? ", HSPMV_SHARE_HUGE=0" : "");
+        snprintf(w, sizeof(w), "random %lld x 32, shared rows%s", (long long)n, off ? ", HSPMV_SHARE_HUGE=0" : "");
         if (S && off) CHECK(got == 0, "%s: %zu bytes of the segment collapsed", w, got);
         int can = system_collapses_shared();
         if (S && !off && can) CHECK(got >= (2u << 20), "%s: %zu bytes of the segment on huge pages", w, got);
