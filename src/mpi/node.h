@@ -281,11 +281,11 @@ void hspmv_node_share_kernels(node_share *S, const hspmv_local *L);
 /* Opens the next product's claims on this rank's chunks, its own to be
    multiplied with L (before it publishes ready: every rank must open
    before any claims). ywin >= 0: the y this product writes is in the node
-   vectors vecs (this process's mapping) at offset ywin (the block's first
-   row), the block's rows are written (not added) and only here, so others
-   write the rows they take straight into it; -1: into the result buffer,
-   which hspmv_node_share_mul adds from. */
-void hspmv_node_share_open(node_share *S, const hspmv_local *L, hspmv_real *vecs, int64_t ywin);
+   vectors (N->vecs) at offset ywin (the block's first row), the block's
+   rows are written (not added) and only here, so others write the rows
+   they take straight into it; -1: into the result buffer, which
+   hspmv_node_share_mul adds from. */
+void hspmv_node_share_open(node_share *S, const hspmv_local *L, int64_t ywin);
 /* Where the chunks of node rank q read x (called once a chunk of q is
    claimed, so q has entered the product). */
 typedef const hspmv_real *hspmv_share_x(void *ctx, int q);

@@ -48,7 +48,7 @@ static double timed_product(hspmv_dist *D, hspmv_node *N, int gather, const node
 {
     const hspmv_real *gb = N->ghost;
     hspmv_real *y = D->work;
-    if (gather == HSPMV_GATHER_SHARE) hspmv_node_share_open(N->share, blk[0].L, NULL, -1);
+    if (gather == HSPMV_GATHER_SHARE) hspmv_node_share_open(N->share, blk[0].L, -1);
     MPI_Barrier(D->comm);
     double t0 = MPI_Wtime();
     if (N->replica && gather != HSPMV_GATHER_COPY) {

@@ -37,7 +37,8 @@
    columns whatever the gathers (28.5 ms per product against 11.1,
    direct), and with a quarter movable they still took 21.4 ms. (A copy
    of all of it, on the window's 4 KiB pages, ran 17% slower than the
-   private block on 2 ranks of random columns: the owner keeps its own.) Half of the owned block moves at one thread a rank, a
+   private block on 2 ranks of random columns: the owner keeps its own.)
+   Half of the owned block moves at one thread a rank, a
    quarter at more (halo_plan.c); a CSRP block's tail is copied as CSRP,
    so a rank that takes a chunk reads 8.2 bytes an entry of the
    real-valued lap3d 200, as its owner would, not a CSR copy's 12 (4x4 on
@@ -74,7 +75,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include "dist.h"
 #include "kernel_select.h"
@@ -120,7 +120,7 @@ struct node_share {
     int16_t longs[NCHUNK];  /* which they are */
     int next_long;          /* the next of them to run this epoch (claimed by the owner's threads) */
     hspmv_real **ybuf;      /* size entries: tail rows taken by others land here (row - base) */
-    hspmv_real *vecs;       /* the node vectors in this process's mapping (open: a y there is written directly) */
+    hspmv_real *vecs;       /* the node vectors in this process's mapping (a y there is written directly) */
     hspmv_alias *alias;     /* size entries: this process's second mapping of each segment, on huge pages */
     int huge;               /* 0: HSPMV_SHARE_HUGE=0, the segments stay on Open MPI's 4 KiB mappings */
     size_t huge_bytes;      /* of this rank's segment, collapsed into huge pages */
@@ -222,22 +222,6 @@ static int tail_csrp(const hspmv_csr *B, int64_t base, hspmv_csrp *P)
     return ok;
 }
 
-/* This process's view of node rank q's segment b (bytes long): a second
-   mapping of it congruent with the window's file modulo 2 MiB where Open
-   MPI's is not, so that the pages its owner collapsed into huge ones
-   (hspmv_shared_huge) are mapped 2 MiB at a time here too (shared_pages.c);
-   b itself with HSPMV_SHARE_HUGE=0 or where that cannot be done. Why: a
-   thief streams the owner's tail copy, and a copy on 4 KiB pages ran 17%
-   slower than the private block (2 ranks of random columns, above). */
-static char *segment_view(node_share *S, int q, char *b, size_t bytes)
-{
-    if (!S->huge || !hspmv_shared_alias(&S->alias[q], b, bytes)) return b;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(S->alias[q].to, S->alias[q].len, MADV_HUGEPAGE);
-#endif
-    return hspmv_alias_of(&S->alias[q], b);
-}
-
 int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const hspmv_csr *B,
                            const hspmv_local *L, int tail, const char *block, hspmv_error *err)
 {
@@ -252,6 +236,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         S->rank = N->rank;
         S->threads = N->threads;
         S->L = L;
+        S->vecs = N->vecs; /* the node window is made before any block is shared */
         S->ks = hspmv_kernel_find(li.isa);
         const char *d = getenv("HSPMV_TEST_SHARE_DELAY"); /* "rank:microseconds": others take its tail */
         int dr = -1, du = 0;
@@ -269,7 +254,8 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         S->alias = hspmv_calloc((size_t)N->size, sizeof(*S->alias));
     }
     *out = S;
-    if (!S || !S->ks || !S->head || !S->view || !S->pview || !S->bounds || !S->done || !S->islong || !S->ybuf || !S->alias)
+    if (!S || !S->ks || !S->head || !S->view || !S->pview || !S->bounds || !S->done || !S->islong || !S->ybuf ||
+        !S->alias)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory sharing the %s", me, block);
     if (!rc && B->nnz > 0 && !L)
         rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: its %s has entries but no prepared matrix", me, block);
@@ -338,7 +324,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, S->win);
     /* this rank's segment, on huge pages before it is written */
-    seg = segment_view(S, N->rank, seg, at);
+    if (S->huge) seg = hspmv_shared_view(&S->alias[N->rank], seg, at);
     if (S->huge) S->huge_bytes = hspmv_shared_huge(seg, at, 0, 1);
     share_head *H = (share_head *)seg;
     *H = h;
@@ -374,7 +360,11 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
             rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: MPI_Win_shared_query gave no segment", me);
             break;
         }
-        b = q == N->rank ? hspmv_alias_of(&S->alias[q], b) : segment_view(S, q, b, (size_t)qs);
+        /* every segment where its owner's huge pages map 2 MiB at a time
+           here too (a taker streams it: a copy on 4 KiB pages ran 17%
+           slower than the private block, 2 ranks of random columns) */
+        if (q == N->rank) b = hspmv_alias_of(&S->alias[q], b);
+        else if (S->huge) b = hspmv_shared_view(&S->alias[q], b, (size_t)qs);
         share_head *Hq = (share_head *)b;
         hspmv_panels *v = &S->view[q];
         S->head[q] = Hq;
@@ -427,11 +417,10 @@ static uint64_t word_of(uint32_t epoch, uint64_t front, uint64_t back)
 static uint64_t front_of(uint64_t w) { return w >> 20 & 0xfffff; }
 static uint64_t back_of(uint64_t w) { return w & 0xfffff; }
 
-void hspmv_node_share_open(node_share *S, const hspmv_local *L, hspmv_real *vecs, int64_t ywin)
+void hspmv_node_share_open(node_share *S, const hspmv_local *L, int64_t ywin)
 {
     S->epoch++;
     S->L = L;
-    S->vecs = vecs;
     S->direct = ywin >= 0 && !S->ybuf_always;
     S->head[S->rank]->ywin = S->direct ? ywin : -1; /* a thief's successful claim sees it (the word's release) */
     S->next_long = 0;

@@ -147,8 +147,8 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     int whole = N->merged && !N->nb.row && N->nb.L; /* the node block writes every row of y */
     int yin = (N->oshare || (N->gather == HSPMV_GATHER_SHARE && whole)) && hspmv_node_slot_of(N, y) >= 0;
     if (N->gather == HSPMV_GATHER_SHARE) /* before ready: node_share.c */
-        hspmv_node_share_open(N->share, N->nb.L, N->vecs, yin && whole ? y - N->vecs : -1);
-    if (N->oshare) hspmv_node_share_open(N->oshare, D->Lo, N->vecs, yin ? y + N->orow0 - N->vecs : -1);
+        hspmv_node_share_open(N->share, N->nb.L, yin && whole ? y - N->vecs : -1);
+    if (N->oshare) hspmv_node_share_open(N->oshare, D->Lo, yin ? y + N->orow0 - N->vecs : -1);
     hspmv_node_publish(&F[me].ready, n);
     /* 2. the receives of the node pairs this rank receives for */
     for (int r = 0; r < N->nrecv; r++)

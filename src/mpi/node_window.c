@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "dist.h"
 #include "node.h"
 #include "util.h"
@@ -147,16 +146,11 @@ static int try_window(hspmv_dist *D, hspmv_node *N, int nslots, hspmv_error *err
        congruent with the file: a second mapping of it that is, so that its
        pages can be huge (shared_pages.c); used for all the layout's reads
        and writes (the same pages: Open MPI's mapping sees them) */
-    if (hspmv_shared_alias(&N->alias, N->base, bytes - PAGE)) N->base = hspmv_alias_of(&N->alias, N->base);
+    N->base = hspmv_shared_view(&N->alias, N->base, bytes - PAGE); /* advised huge before anything is touched */
     N->nslots = nslots;
     N->flags = (node_flags *)N->base;
     N->vecs = (hspmv_real *)(N->base + fb);
     N->ghost = (hspmv_real *)(N->base + fb + (size_t)(nslots + 2) * vb);
-#ifdef MADV_HUGEPAGE
-    /* huge pages for shared memory only where shmem_enabled allows (not
-       "never"); a hint, on every rank's mapping, before anything is touched */
-    if (!hspmv_thp_off()) (void)madvise(N->base, bytes - PAGE, MADV_HUGEPAGE);
-#endif
     /* the parity buffers and ghost areas now, each rank a share; the
        slots when they are first lent (hspmv_node_vec_take): collapsing
        commits the memory */

@@ -75,6 +75,16 @@ int hspmv_shared_alias(hspmv_alias *A, void *p, size_t len)
 #endif
 }
 
+void *hspmv_shared_view(hspmv_alias *A, void *p, size_t len)
+{
+    void *v = hspmv_shared_alias(A, p, len) ? hspmv_alias_of(A, p) : p;
+#ifdef MADV_HUGEPAGE
+    uintptr_t a = (uintptr_t)v & ~(PAGE - 1);
+    if (!hspmv_thp_off()) (void)madvise((void *)a, len + ((uintptr_t)v - a), MADV_HUGEPAGE);
+#endif
+    return v;
+}
+
 void *hspmv_alias_of(const hspmv_alias *A, void *p)
 {
     if (!A->to || (char *)p < A->from || (char *)p >= A->from + A->len) return p;

@@ -73,6 +73,10 @@ typedef struct hspmv_alias {
     size_t len;
 } hspmv_alias;
 int hspmv_shared_alias(hspmv_alias *A, void *p, size_t len);
+/* [p, p+len) where its pages can be mapped 2 MiB at a time: in a second
+   mapping made by hspmv_shared_alias (into A) where p's is not congruent,
+   else p itself; advised MADV_HUGEPAGE either way (not with HSPMV_NO_THP=1). */
+void *hspmv_shared_view(hspmv_alias *A, void *p, size_t len);
 /* p's address in the alias when p lies in the aliased range, else p. */
 void *hspmv_alias_of(const hspmv_alias *A, void *p);
 void hspmv_shared_unalias(hspmv_alias *A);
