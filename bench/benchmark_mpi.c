@@ -241,6 +241,10 @@ static void time_variant(variant *v, int pass, long reps, long warmup)
     v->tm.wait_s += now.wait_s;
     v->tm.ghost_s += now.ghost_s;
     v->tm.sync_s += now.sync_s;
+    for (int k = 0; k < 2; k++) {
+        v->tm.share_s[k] += now.share_s[k];
+        v->tm.share_nnz[k] += now.share_nnz[k];
+    }
     long n = reps < 4096 ? reps : 4096;
     double mn, mx;
     memcpy(tmp, t, sizeof(double) * (size_t)n);
@@ -402,11 +406,18 @@ int main(int argc, char **argv)
         double tmax[6], tsum[6];
         MPI_Reduce(mine, tmax, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(mine, tsum, 6, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        /* rows shared within the node, per call: thread-seconds and entries in own chunks, then in
+           chunks taken from others; summed over ranks, the rates are entries per thread-nanosecond */
+        double sh[4] = {tm.share_s[0] / nt, tm.share_s[1] / nt, (double)tm.share_nnz[0] / nt,
+                        (double)tm.share_nnz[1] / nt}, shsum[4];
+        MPI_Reduce(sh, shsum, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        double own_rate = shsum[0] > 0 ? shsum[2] / shsum[0] / 1e9 : 0, taken_rate = shsum[1] > 0 ? shsum[3] / shsum[1] / 1e9 : 0;
+        double taken_frac = shsum[2] + shsum[3] > 0 ? shsum[3] / (shsum[2] + shsum[3]) : 0;
         int node_ranks_max = 0;
         MPI_Allreduce(&in.node_ranks, &node_ranks_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
         /* per-rank details for --verbose */
-        struct { int64_t rows, nnz, nghost, nsend, nnode, noff; int nrecv, nsendr; char fo[8], fg[8]; double seg, t[6], mb[2]; }
+        struct { int64_t rows, nnz, nghost, nsend, nnode, noff; int nrecv, nsendr; char fo[8], fg[8]; double seg, t[6], mb[2], sh[4]; }
             mi, *all = NULL;
         memset(&mi, 0, sizeof(mi));
         mi.rows = in.nrows_local;
@@ -420,6 +431,7 @@ int main(int argc, char **argv)
         mi.seg = in.owned.seg_ratio;
         memcpy(mi.t, mine, sizeof(mi.t));
         memcpy(mi.mb, va->mine_mb, sizeof(mi.mb));
+        memcpy(mi.sh, sh, sizeof(mi.sh));
         snprintf(mi.fo, sizeof(mi.fo), "%s", in.owned.format_name);
         snprintf(mi.fg, sizeof(mi.fg), "%s", in.ghost.format_name);
         if (me == 0) all = malloc(sizeof(mi) * (size_t)P);
@@ -486,6 +498,11 @@ int main(int argc, char **argv)
                                all[p].nrecv, (long long)all[p].nsend, all[p].nsendr, all[p].t[0] * 1e3,
                                all[p].t[1] * 1e3, all[p].t[2] * 1e3, all[p].t[3] * 1e3, all[p].t[5] * 1e3,
                                all[p].t[4] * 1e3, all[p].mb[0], all[p].mb[1]);
+                if (verbose && shsum[0] + shsum[1] > 0)
+                    for (int p = 0; p < P; p++)
+                        printf("    rank %d, rows shared in the node, per call: own chunks %.2f M entries in %.3f "
+                               "thread-ms; others ran %.2f M entries of its; it ran others' for %.3f thread-ms\n", p,
+                               all[p].sh[2] / 1e6, all[p].sh[0] * 1e3, all[p].sh[3] / 1e6, all[p].sh[1] * 1e3);
                 printf("  halo per SpMV: %.0f bytes in all (%lld entries), max %.0f bytes received by one rank\n",
                        halo_b, (long long)in.halo_total, halo_mx);
                 printf("  halo %s, %d node%s of %d%s ranks%s; between nodes per SpMV: node-aware %.0f bytes in "
@@ -514,6 +531,10 @@ int main(int argc, char **argv)
                        tmax[0] * 1e3, tsum[0] / P * 1e3, tmax[1] * 1e3, tsum[1] / P * 1e3, tmax[2] * 1e3,
                        tsum[2] / P * 1e3, in.halo == HSPMV_HALO_NODE ? "s (node + off-node)" : "", tmax[3] * 1e3,
                        tsum[3] / P * 1e3, tmax[5] * 1e3, tsum[5] / P * 1e3);
+                if (shsum[0] + shsum[1] > 0)
+                    printf("  rows shared in the node, all ranks per call: own chunks %.2f M entries, %.3f per "
+                           "thread-ns; taken from others %.2f M entries (%.1f%%), %.3f per thread-ns\n",
+                           shsum[2] / 1e6, own_rate, shsum[3] / 1e6, 100 * taken_frac, taken_rate);
                 printf("  %.3f GFLOP/s (2*nnz/t), %.2f GB/s (bytes = nnz*(%zu+4) + (rows+1)*8 + cols*%zu + "
                        "rows*%zu)%s",
                        flops / med / 1e9, bytes / med / 1e9, sizeof(hspmv_real), sizeof(hspmv_real),
@@ -547,7 +568,8 @@ int main(int argc, char **argv)
                           "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
                           "\"shm_mb\":%.1f,\"shm_huge_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
                           "\"peak_mb_others\":%.1f,\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,"
-                          "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld"
+                          "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld,"
+                          "\"share_own_rate\":%.4f,\"share_taken_rate\":%.4f,\"share_taken_frac\":%.4f"
                         : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
                           "partition_s=%.4f distribute_s=%.4f prepare_s=%.4f read_peak_mb_max=%.1f "
                           "read_peak_mb_root=%.1f read_peak_share_max=%.3f read_gbs=%.3f rows=%lld cols=%lld "
@@ -559,7 +581,8 @@ int main(int argc, char **argv)
                           "gather_copy_ms=%.5f gather_share_ms=%.5f gather_replica_ms=%.5f owned_share=%d fold_rows=%lld internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                           "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f shm_huge_mb=%.1f triad_gbs=%.2f "
                           "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
-                          "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld",
+                          "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld share_own_rate=%.4f "
+                          "share_taken_rate=%.4f share_taken_frac=%.4f",
                    path, prec, P, thr, part_names[in.partition], read_how, va->su_max[0], va->su_max[1],
                    va->su_max[2], va->su_max[3], va->mem_max[0] / 1e6, va->rp_root / 1e6, va->mem_max[1], read_gbs,
                    (long long)in.nrows, (long long)in.ncols, (long long)in.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
@@ -574,7 +597,8 @@ int main(int argc, char **argv)
                    (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p,
                    va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, va->shm_huge_mb, triad, peak_read / 1e6,
                    peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk,
-                   in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa, in.owned_in_node, (long long)chk.overflows);
+                   in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa, in.owned_in_node, (long long)chk.overflows,
+                   own_rate, taken_rate, taken_frac);
             if (json && verbose) {
                 printf(",\"per_rank\":[");
                 for (int p = 0; p < P; p++)

@@ -601,6 +601,10 @@ typedef struct hspmv_dist_timing {
     double wait_s;    /* MPI_Waitall on the halo receives and sends */
     double ghost_s;   /* y += A_ghost*x_ghost (halo "node": node and off-node blocks, with their copies) */
     double sync_s;    /* halo "node": waiting on the other ranks of the node (flags in shared memory) */
+    double share_s[2];     /* halo "node", rows shared within the node: thread-seconds in this rank's own
+                              chunks [0] and in chunks it took from other ranks [1] */
+    int64_t share_nnz[2];  /* entries of this rank's chunks that it ran [0] and that others ran [1] (so
+                              summed over a node, share_nnz[1] is what share_s[1] ran) */
 } hspmv_dist_timing;
 
 /* Not collective. */

@@ -302,6 +302,11 @@ int hspmv_node_share_direct(const node_share *S);
    segments 2 MiB-congruent with the window's file, so those pages are
    read 2 MiB at a time. */
 size_t hspmv_node_share_huge_bytes(const node_share *S);
+/* Adds to run_s the thread-seconds this rank spent in its own chunks [0]
+   and in chunks it took from others [1], and to run_nnz the entries of its
+   chunks it ran [0] and others ran [1], since the last call; starts again.
+   (Summed over the node's ranks, run_nnz[1] is what run_s[1] ran.) */
+void hspmv_node_share_stats(node_share *S, double run_s[2], int64_t run_nnz[2]);
 /* 1 when this rank's tail copy is CSRP. */
 int hspmv_node_share_copy_csrp(const node_share *S);
 /* 64ths of this rank's block that others ran in the last product. */

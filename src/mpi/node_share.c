@@ -130,6 +130,9 @@ struct node_share {
     int delay_us;           /* tests: this rank starts each product late (HSPMV_TEST_SHARE_DELAY, late_start) */
     int progress;           /* MPI allows calls from the main thread inside a parallel region */
     unsigned char mine[NCHUNK]; /* this epoch: 1 when this rank ran its own chunk c */
+    int64_t cnnz[NCHUNK];   /* entries of this rank's chunk c */
+    double run_s[2];        /* since the last stats: thread-seconds in its own chunks [0] and in others' [1]; */
+    int64_t run_nnz[2];     /* entries of its chunks it ran [0] and others ran [1] */
 };
 
 #ifdef _OPENMP
@@ -265,6 +268,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     /* the segment: head, bounds, done flags, the tail's CSR (colind padded
        for the x prefetches ahead), its result buffer */
     cut(B, bounds);
+    for (int c = 0; S && c < NCHUNK; c++) S->cnnz[c] = B->nrows > 0 ? B->rowptr[bounds[c + 1]] - B->rowptr[bounds[c]] : 0;
     uint8_t islong[NCHUNK];
     int16_t longs[NCHUNK];
     int nlong = long_chunks(B, bounds, islong, longs);
@@ -498,15 +502,22 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
 #pragma omp parallel num_threads(S->threads)
     {
         int l;
-        while ((l = __atomic_fetch_add(&S->next_long, 1, __ATOMIC_RELAXED)) < S->nlong) /* long chunks first */
+        double ts[2] = {0, 0}, t0 = MPI_Wtime(); /* seconds in own chunks, in others' */
+        int64_t ne = 0;
+        while ((l = __atomic_fetch_add(&S->next_long, 1, __ATOMIC_RELAXED)) < S->nlong) { /* long chunks first */
             run_own(S, S->longs[l], x, own, add);
+            ne += S->cnnz[S->longs[l]];
+        }
         for (int t = 0; t < P; t++) { /* own chunks, then the others' from the next rank on */
             int q = (me + t) % P, c, flag;
+            if (t == 1) ts[0] = MPI_Wtime() - t0;
             while ((c = claim(S, q)) >= 0) {
                 if (progress && omp_thread() == 0) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE); /* messages move */
                 if (q == me) {
                     run_own(S, c, x, own, add);
+                    ne += S->cnnz[c];
                 } else {
+                    double s = MPI_Wtime();
                     int64_t r0 = S->bounds[q][c], r1 = S->bounds[q][c + 1], b = S->head[q]->base,
                             yw = S->head[q]->ywin;
                     hspmv_real *yq = yw >= 0 ? S->vecs + yw + b : S->ybuf[q]; /* indexed by tail row */
@@ -515,8 +526,16 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
                     else
                         S->ks->panels(r0 - b, r1 - b, &S->view[q], xq(ctx, q), yq, 0);
                     __atomic_store_n(&S->done[q][c], (uint64_t)S->epoch, __ATOMIC_RELEASE);
+                    ts[1] += MPI_Wtime() - s;
                 }
             }
+        }
+        if (P == 1) ts[0] = MPI_Wtime() - t0;
+#pragma omp critical(share_stats)
+        {
+            S->run_s[0] += ts[0];
+            S->run_s[1] += ts[1];
+            S->run_nnz[0] += ne;
         }
     }
     /* the rows others ran for this rank (and every row when compressed) */
@@ -524,7 +543,10 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
     const hspmv_real *yb = S->ybuf[me] - base;
     for (int c = 0; c < NCHUNK; c++) {
         int64_t i0 = S->bounds[me][c], i1 = S->bounds[me][c + 1];
-        if (!S->mine[c]) wait += hspmv_node_wait(&S->done[me][c], S->epoch);
+        if (!S->mine[c]) {
+            wait += hspmv_node_wait(&S->done[me][c], S->epoch);
+            S->run_nnz[1] += S->cnnz[c];
+        }
         const hspmv_real *src = S->mine[c] ? own : yb;
         if (row)
             for (int64_t i = i0; i < i1; i++) y[row[i]] += src[i];
@@ -547,6 +569,16 @@ int hspmv_node_share_copy_csrp(const node_share *S) { return S ? S->head[S->rank
 int hspmv_node_share_direct(const node_share *S) { return S ? S->direct : 0; }
 
 size_t hspmv_node_share_huge_bytes(const node_share *S) { return S ? S->huge_bytes : 0; }
+
+void hspmv_node_share_stats(node_share *S, double run_s[2], int64_t run_nnz[2])
+{
+    for (int k = 0; S && k < 2; k++) {
+        run_s[k] += S->run_s[k];
+        run_nnz[k] += S->run_nnz[k];
+        S->run_s[k] = 0;
+        S->run_nnz[k] = 0;
+    }
+}
 
 int64_t hspmv_node_share_taken(const node_share *S)
 {

@@ -225,6 +225,8 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     double t6 = MPI_Wtime();
 
     hspmv_dist_timing *t = &D->timing;
+    hspmv_node_share_stats(N->share, t->share_s, t->share_nnz);
+    hspmv_node_share_stats(N->oshare, t->share_s, t->share_nnz);
     t->calls++;
     t->owned_s += t_owned;
     t->sync_s += sync;

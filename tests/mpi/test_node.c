@@ -420,6 +420,27 @@ static void taken_ok(const node_share *S, int node_ranks, int direct, const char
           direct ? "through its result buffer" : "straight into y", direct ? "straight into y" : "through the buffer");
 }
 
+/* The timing's rows-shared counts since the last reset: every entry of the
+   shared block L once a product, run by its owner (share_nnz[0]) or by
+   others ([1]); with rank 0 late, others ran some of its entries, and
+   some rank spent time in chunks it took. */
+static void counted_ok(hspmv_dist *D, const node_share *S, const hspmv_local *L, int late, const char *w)
+{
+    hspmv_dist_timing t;
+    hspmv_local_info li = {0};
+    hspmv_dist_get_timing(D, &t);
+    if (L) hspmv_local_get_info(L, &li);
+    int64_t want = S ? t.calls * li.nnz : 0, got = t.share_nnz[0] + t.share_nnz[1];
+    CHECK(t.calls > 0 && got == want, "%s: rank %d counted %lld entries of its shared rows in %lld products, not %lld",
+          w, me, (long long)got, (long long)t.calls, (long long)want);
+    double took = t.share_s[1], most = 0;
+    MPI_Allreduce(&took, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (late && S && me == 0) {
+        CHECK(t.share_nnz[1] > 0, "%s: others ran none of rank 0's entries", w);
+        CHECK(most > 0, "%s: no rank spent time in chunks it took", w);
+    }
+}
+
 static void chained_products_without_collectives_are_exact(void)
 {
     hspmv_csr A = {0};
@@ -470,8 +491,10 @@ static void chained_products_without_collectives_are_exact(void)
                 snprintf(w, sizeof(w), "lap2d_64, shared rows, rank 0 late, %s", f ? "bcoo" : "auto");
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
+                hspmv_dist_reset_timing(D);
                 CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
                 taken_ok(D->node->share, in.node_ranks, 1, w);
+                counted_ok(D, D->node->share, D->node->nb.L, in.node_ranks > 1, w);
                 CHECK(chain_ok(D, &A, CHAIN_WINDOW_X | CHAIN_PRIVATE_Y, w), "%s, window x, caller's y", w);
                 taken_ok(D->node->share, in.node_ranks, 0, w);
                 CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
@@ -545,8 +568,10 @@ static void owned_rows_shared_are_exact(void)
                     CHECK(hspmv_node_share_copy_csrp(D->node->oshare) == want, "%s: the tail copy is %s", w,
                           hspmv_node_share_copy_csrp(D->node->oshare) ? "CSRP" : "CSR");
                 }
+                hspmv_dist_reset_timing(D);
                 CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
                 if (late) taken_ok(D->node->oshare, in.node_ranks, 1, w);
+                counted_ok(D, D->node->oshare, D->Lo, late && in.node_ranks > 1, w);
                 CHECK(chain_ok(D, &A, CHAIN_WINDOW_X | CHAIN_PRIVATE_Y, w), "%s, window x, caller's y", w);
                 if (late) taken_ok(D->node->oshare, in.node_ranks, 0, w);
                 CHECK(chain_ok(D, &A, 0, w), "%s, caller's x", w);
