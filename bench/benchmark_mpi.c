@@ -62,31 +62,40 @@ typedef struct variant {
     int read_mode;     /* HSPMV_READ_ROOT or _PARALLEL: as it was read */
     double mem_max[2], rp_root; /* peak once the rows were in place above the start (max), and that
                                    over the rank's own CSR bytes (max); rank 0's peak */
-    double huge_mb, rss_mb, shm_mb, shm_huge_mb; /* all ranks: memory it added, of it on huge pages; shared memory, of it mapped 2 MiB at a time */
+    double huge_mb, rss_mb, shm_mb, shm_huge_mb; /* all ranks: memory it added (Pss), of it on huge pages; shared
+                                                    memory (each page once); mapped 2 MiB at a time (per mapping) */
     double mine_mb[2]; /* this rank: memory it added, of it on huge pages */
     double *t;         /* reps * passes product times (max over ranks) */
     double pass_med[64];
     hspmv_dist_timing tm;
 } variant;
 
-/* kB of "Rss:", "AnonHugePages:", "Shmem...:" (RssShmem) and "ShmemPmdMapped:" of this process now (Linux), 0
-   when unknown. */
+/* kB of this process now (Linux; 0 when unknown): [0] its proportional
+   set (Pss: a page shared by n processes counts 1/n, so summed over ranks
+   every page counts once), [1] AnonHugePages, [2] its share of shared memory
+   (Pss_Shmem; where the kernel lacks it, RssShmem, which counts a page once
+   for every mapping of it: the window's aliases too), [3] ShmemPmdMapped
+   (shared memory this process maps 2 MiB at a time). */
 static void mem_now(double kb[4])
 {
     FILE *f = fopen("/proc/self/smaps_rollup", "r");
     char line[256];
-    double v;
+    double v, rss = 0, shm = -1;
     kb[0] = kb[1] = kb[2] = kb[3] = 0;
     while (f && fgets(line, sizeof(line), f)) {
-        if (sscanf(line, "Rss: %lf", &v) == 1) kb[0] = v;
+        if (sscanf(line, "Rss: %lf", &v) == 1) rss = v;
+        else if (sscanf(line, "Pss: %lf", &v) == 1) kb[0] = v;
+        else if (sscanf(line, "Pss_Shmem: %lf", &v) == 1) shm = v;
         else if (sscanf(line, "AnonHugePages: %lf", &v) == 1) kb[1] = v;
         else if (sscanf(line, "ShmemPmdMapped: %lf", &v) == 1) kb[3] = v;
     }
     if (f) fclose(f);
-    f = fopen("/proc/self/status", "r");
+    if (kb[0] == 0) kb[0] = rss;
+    f = shm < 0 ? fopen("/proc/self/status", "r") : NULL;
     while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "RssShmem: %lf", &v) == 1) kb[2] = v;
+        if (sscanf(line, "RssShmem: %lf", &v) == 1) shm = v;
     if (f) fclose(f);
+    kb[2] = shm > 0 ? shm : 0;
 }
 
 /* Sets the K=V pairs of spec (comma-separated); with restore, puts back
@@ -520,8 +529,9 @@ int main(int argc, char **argv)
                            (long long)in.fold_rows_total, va->caller_x ? "the caller's (its part copied into the window each product)"
                                     : "a window vector (zero copy)",
                            in.window_slots);
-                printf("  memory made for it, all ranks: %.1f MB resident, %.1f MB of it on transparent huge pages "
-                       "(AnonHugePages), %.1f MB shared (window), %.1f MB of that mapped on huge pages (ShmemPmdMapped)\n",
+                printf("  memory made for it, all ranks: %.1f MB resident (Pss: a shared page once), %.1f MB of it on "
+                       "transparent huge pages (AnonHugePages), %.1f MB shared (windows), mapped 2 MiB at a time: %.1f "
+                       "MB (ShmemPmdMapped, every rank's mappings)\n",
                        va->rss_mb, va->huge_mb, va->shm_mb, va->shm_huge_mb);
                 printf("  spmv (incl. halo exchange): median %.6f ms, min %.6f ms, max %.6f ms over %ld calls after "
                        "%ld warm-up (max over ranks, barrier-separated)%s%s\n", med * 1e3, mn * 1e3, mx * 1e3, nt,
