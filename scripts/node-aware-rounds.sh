@@ -10,7 +10,8 @@
 # repository root; results under $OUT.
 #   scripts/node-aware-rounds.sh [ROUNDS]      (default 3)
 # PASSES (default 1) interleaved passes per launch; SPLITS (default "omp 16x1
-# 8x2 4x4 2x8 1x16") the launches of a round. MATS="l3r rnd" chooses the matrices (scripts/job-env.sh names them);
+# 8x2 4x4 2x8 1x16") the launches of a round; RxT:K launches RxT with --kernel K
+# (e.g. SPLITS="omp 16x1 16x1:avx2 16x1:avx512"). MATS="l3r rnd" chooses the matrices (scripts/job-env.sh names them);
 # MPI_ARGS adds arguments to every benchmark-mpi call (default --read parallel);
 # with --env variants (and --passes P to interleave them) each variant but
 # "none" gets its own line, split/env, timed in the same launches. FILE=mtx reads
@@ -30,14 +31,15 @@ if [ $EXT = petsc ]; then
 fi
 SPLITS=(${SPLITS:-omp 16x1 8x2 4x4 2x8 1x16})
 one() { # matrix, split, round: one launch, its bench line tagged
-  local M=$D/$1.$EXT r t
+  local M=$D/$1.$EXT r t k=() s=${2%%:*}
+  [ $s = $2 ] || k=(--kernel ${2#*:})
   if [ $2 = omp ]; then
     env OMP_NUM_THREADS=16 OMP_PROC_BIND=true OMP_PLACES=cores timeout 90 ./benchmark-omp $M 16 --format auto --no-bw --reps 40 2>&1 |
       grep "^bench=omp"
   else
-    r=${2%x*}; t=${2#*x}
+    r=${s%x*}; t=${s#*x}
     env OMP_NUM_THREADS=$t OMP_PROC_BIND=close OMP_PLACES=cores timeout 120 mpirun -n $r --map-by slot:PE=$t --bind-to core \
-      ./benchmark-mpi $M $MPI_ARGS --threads $t --reps 20 --passes ${PASSES:-1} 2>&1 | grep "^bench=mpi"
+      ./benchmark-mpi $M $MPI_ARGS "${k[@]}" --threads $t --reps 20 --passes ${PASSES:-1} 2>&1 | grep "^bench=mpi"
   fi | sed "s/^/round=$3 split=$2 mat=$1 /" >> $OUT/rounds.txt
 }
 for k in $(seq $ROUNDS); do
@@ -54,10 +56,12 @@ for r in rows: # a variant of --env other than none is its own line: split/env
     e = r.get("env", "none")
     e = "none" if e == "-" else e  # benchmark-mpi says env=- where no --env was given
     t[(r["mat"], r["split"] + ("" if e == "none" else "/" + e))][r["round"]] = float(r["median_ms"])
+order = "omp 16x1 8x2 4x4 2x8 1x16".split()
+base = lambda s: s.split("/")[0].split(":")[0]  # split/env, split:kernel
 print("matrix | split | median ms over rounds | per-round ms | omp ms (same rounds) | omp/hspmv of medians | median of per-round omp/hspmv")
 for m in dict.fromkeys(r["mat"] for r in rows):
     o = t.get((m, "omp"), {})
-    for s in sorted((k[1] for k in t if k[0] == m), key=lambda s: ("omp 16x1 8x2 4x4 2x8 1x16".split().index(s.split("/")[0]), s)):
+    for s in sorted((k[1] for k in t if k[0] == m), key=lambda s: (order.index(base(s)) if base(s) in order else len(order), s)):
         v = t[(m, s)]
         ks = sorted(v); om = st.median(o.values()) if o else float("nan")
         per = [o[k] / v[k] for k in ks if k in o]
