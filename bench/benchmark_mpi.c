@@ -578,8 +578,8 @@ int main(int argc, char **argv)
                           "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
                           "\"shm_mb\":%.1f,\"shm_huge_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
                           "\"peak_mb_others\":%.1f,\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,"
-                          "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld,"
-                          "\"share_own_rate\":%.4f,\"share_taken_rate\":%.4f,\"share_taken_frac\":%.4f"
+                          "\"ysum\":%.10g,\"ychk\":%.10g,\"share_own_rate\":%.4f,\"share_taken_rate\":%.4f,"
+                          "\"share_taken_frac\":%.4f,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld"
                         : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
                           "partition_s=%.4f distribute_s=%.4f prepare_s=%.4f read_peak_mb_max=%.1f "
                           "read_peak_mb_root=%.1f read_peak_share_max=%.3f read_gbs=%.3f rows=%lld cols=%lld "
@@ -591,8 +591,8 @@ int main(int argc, char **argv)
                           "gather_copy_ms=%.5f gather_share_ms=%.5f gather_replica_ms=%.5f owned_share=%d fold_rows=%lld internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                           "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f shm_huge_mb=%.1f triad_gbs=%.2f "
                           "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
-                          "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld share_own_rate=%.4f "
-                          "share_taken_rate=%.4f share_taken_frac=%.4f",
+                          "violations=%lld ysum=%.10g ychk=%.10g share_own_rate=%.4f share_taken_rate=%.4f "
+                          "share_taken_frac=%.4f isa=%s owned_in_node=%d overflows=%lld",
                    path, prec, P, thr, part_names[in.partition], read_how, va->su_max[0], va->su_max[1],
                    va->su_max[2], va->su_max[3], va->mem_max[0] / 1e6, va->rp_root / 1e6, va->mem_max[1], read_gbs,
                    (long long)in.nrows, (long long)in.ncols, (long long)in.nnz, imb, in.format_counts[1], in.format_counts[2], in.format_counts[3],
@@ -607,8 +607,8 @@ int main(int argc, char **argv)
                    (double)in.internode_entries_p2p * rs, (long long)in.internode_msgs_p2p,
                    va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, va->shm_huge_mb, triad, peak_read / 1e6,
                    peak / 1e6, peak_others / 1e6, chk.max_rel, chk.avg_rel, (long long)chk.violations, ysum, ychk,
-                   in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa, in.owned_in_node, (long long)chk.overflows,
-                   own_rate, taken_rate, taken_frac);
+                   own_rate, taken_rate, taken_frac, in.owned.nnz > 0 ? in.owned.isa : in.ghost.isa,
+                   in.owned_in_node, (long long)chk.overflows);
             if (json && verbose) {
                 printf(",\"per_rank\":[");
                 for (int p = 0; p < P; p++)
