@@ -152,8 +152,9 @@ static int tail_chunks(void)
     return t < 0 ? 0 : t > 64 ? 64 : t;
 }
 
-/* The chunk bounds: NCHUNK row ranges of about equal entries. */
-static void cut(const hspmv_csr *B, int64_t *bounds)
+/* The chunk bounds: NCHUNK row ranges of about equal entries; and each
+   chunk's entries. */
+static void cut(const hspmv_csr *B, int64_t *bounds, int64_t *entries)
 {
     int64_t i = 0;
     bounds[0] = 0;
@@ -163,17 +164,17 @@ static void cut(const hspmv_csr *B, int64_t *bounds)
         bounds[c] = i > bounds[c - 1] ? i : bounds[c - 1];
     }
     bounds[NCHUNK] = B->nrows;
+    for (int c = 0; c < NCHUNK; c++) entries[c] = B->nrows > 0 ? B->rowptr[bounds[c + 1]] - B->rowptr[bounds[c]] : 0;
 }
 
 /* 1 in islong[c] for a chunk with more than twice the average entries
    (none with HSPMV_SHARE_LONG_FIRST=0), and those chunks in longs; the count. */
-static int long_chunks(const hspmv_csr *B, const int64_t *bounds, uint8_t *islong, int16_t *longs)
+static int long_chunks(const hspmv_csr *B, const int64_t *entries, uint8_t *islong, int16_t *longs)
 {
     const char *env = getenv("HSPMV_SHARE_LONG_FIRST");
     int n = 0, on = !(env && !strcmp(env, "0"));
     for (int c = 0; c < NCHUNK; c++) {
-        int64_t e = B->nrows > 0 ? B->rowptr[bounds[c + 1]] - B->rowptr[bounds[c]] : 0;
-        islong[c] = on && B->nnz > 0 && e > 2 * (B->nnz / NCHUNK + 1);
+        islong[c] = on && B->nnz > 0 && entries[c] > 2 * (B->nnz / NCHUNK + 1);
         if (islong[c]) longs[n++] = (int16_t)c;
     }
     return n;
@@ -267,11 +268,12 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     if (S) S->progress = mt >= MPI_THREAD_FUNNELED; /* the main thread may call MPI inside a region */
     /* the segment: head, bounds, done flags, the tail's CSR (colind padded
        for the x prefetches ahead), its result buffer */
-    cut(B, bounds);
-    for (int c = 0; S && c < NCHUNK; c++) S->cnnz[c] = B->nrows > 0 ? B->rowptr[bounds[c + 1]] - B->rowptr[bounds[c]] : 0;
+    int64_t entries[NCHUNK];
+    cut(B, bounds, entries);
+    if (S) memcpy(S->cnnz, entries, sizeof(entries));
     uint8_t islong[NCHUNK];
     int16_t longs[NCHUNK];
-    int nlong = long_chunks(B, bounds, islong, longs);
+    int nlong = long_chunks(B, entries, islong, longs);
     share_head h = {0};
     if (tail < 0) tail = tail_chunks();
     tail = (tail > 64 ? 64 : tail) * SUB; /* in chunks from here on */
@@ -510,7 +512,6 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
         }
         for (int t = 0; t < P; t++) { /* own chunks, then the others' from the next rank on */
             int q = (me + t) % P, c, flag;
-            if (t == 1) ts[0] = MPI_Wtime() - t0;
             while ((c = claim(S, q)) >= 0) {
                 if (progress && omp_thread() == 0) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE); /* messages move */
                 if (q == me) {
@@ -529,8 +530,8 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
                     ts[1] += MPI_Wtime() - s;
                 }
             }
+            if (t == 0) ts[0] = MPI_Wtime() - t0; /* its own chunks are gone */
         }
-        if (P == 1) ts[0] = MPI_Wtime() - t0;
 #pragma omp critical(share_stats)
         {
             S->run_s[0] += ts[0];
