@@ -138,10 +138,6 @@ int hspmv_local_piece_count(const hspmv_local *L);
 /* Part `part` of `nparts` of y = A*x (add: y += A*x) with the chunks'
    parts cut into pieces that idle threads take; the same y, bit for bit,
    as the static split (each row's sum is made by one kernel call). */
-/* Takes the front piece (back = 0) or the back piece (back = 1) of a chunk
-   whose word is front << 32 | back (pieces [front, back) are left): the
-   piece's number, or -1 when none is left. Atomic. */
-int hspmv_local_take_piece(uint64_t *word, int back);
 void hspmv_local_run_pieces(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
                             int add);
 
