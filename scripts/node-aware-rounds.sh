@@ -17,7 +17,9 @@
 # "none" gets its own line, split/env, timed in the same launches. FILE=mtx reads
 # the Matrix Market files; by default each is converted once to a PETSc binary
 # file, which both programs read (10-20x faster than parsing text: more rounds
-# in a job). DEADLINE (seconds from the start) starts no round after it.
+# in a job). DEADLINE (seconds from the start) starts no round after it. ROUND0
+# numbers this call's rounds from ROUND0+1 on (and goes on with the rotation), so
+# that a second call on the same machine adds rounds to the first's rounds.txt.
 set -u
 ROUNDS=${1:-3}
 MATS=${MATS-l3r rnd}
@@ -42,7 +44,8 @@ one() { # matrix, split, round: one launch, its bench line tagged
       ./benchmark-mpi $M $MPI_ARGS "${k[@]}" --threads $t --reps 20 --passes ${PASSES:-1} 2>&1 | grep "^bench=mpi"
   fi | sed "s/^/round=$3 split=$2 mat=$1 /" >> $OUT/rounds.txt
 }
-for k in $(seq $ROUNDS); do
+R0=${ROUND0:-0}
+for k in $(seq $((R0 + 1)) $((R0 + ROUNDS))); do
   off=$(( (k - 1) % ${#SPLITS[@]} )); order="${SPLITS[*]:off} ${SPLITS[*]:0:off}"
   for m in $MATS; do for s in $order; do one $m $s $k; done; done
   echo "round $k ($order) t=$((SECONDS-T0))"
