@@ -518,8 +518,9 @@ static int create_shared(const hspmv_csr *A, int f, int threads, hspmv_dist **D,
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, D, e);
     set_env(NULL, NULL);
     const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_NODE_SHARE_TAIL", "HSPMV_OWNED_SHARE_TAIL",
-                          "HSPMV_TEST_SHARE_DELAY", "HSPMV_NODE_FOLD", "HSPMV_NODE_FOLD_WAIT", "HSPMV_SHARE_COPY"};
-    for (int i = 0; i < 7; i++) unsetenv(vars[i]);
+                          "HSPMV_TEST_SHARE_DELAY", "HSPMV_NODE_FOLD", "HSPMV_NODE_FOLD_WAIT", "HSPMV_SHARE_COPY",
+                          "HSPMV_SHARE_RANGES"};
+    for (int i = 0; i < 8; i++) unsetenv(vars[i]);
     return rc;
 }
 
@@ -754,7 +755,9 @@ static int upper_band(hspmv_csr *A, int64_t n, int64_t w)
    read published their x parts, the owned block skipping them. The 2D
    stencil and a one-sided band, on one node and on pseudo-nodes (off-node
    entries in folded rows), owned rows shared or not, 1 and 2 threads per
-   rank, waiting for the neighbours or the node: the folded rows are there
+   rank (at 2 threads with gathers copied, a rank's chunks claimed one at
+   a time, HSPMV_SHARE_RANGES=0, rather than in a range a thread),
+   waiting for the neighbours or the node: the folded rows are there
    (where a rank has node neighbours) and none with HSPMV_NODE_FOLD=0, and
    chained products stay exact with the window's x and the caller's. */
 static void boundary_rows_folded_are_exact(void)
@@ -780,13 +783,15 @@ static void boundary_rows_folded_are_exact(void)
             setenv("HSPMV_OWNED_SHARE_TAIL", share ? "16" : "0", 1);
             if (off) setenv("HSPMV_NODE_FOLD", "0", 1);
             if (all) setenv("HSPMV_NODE_FOLD_WAIT", "node", 1);
+            if (v == 5) setenv("HSPMV_SHARE_RANGES", "0", 1);
             hspmv_dist *D = NULL;
             hspmv_error e = {0, ""};
             int rc = create_shared(&A[m], HSPMV_FORMAT_AUTO, thr, &D, &e);
             CHECK(rc == 0, "create: %s", e.msg);
             if (rc) continue;
-            snprintf(w, sizeof(w), "%s, %s%s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
-                     share ? ", owned rows shared" : "", thr ? ", 2 threads" : "", all ? ", runs wait for the node" : "");
+            snprintf(w, sizeof(w), "%s, %s%s%s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
+                     share ? ", owned rows shared" : "", thr ? ", 2 threads" : "", v == 5 ? ", claimed one at a time" : "",
+                     all ? ", runs wait for the node" : "");
             hspmv_dist_info in;
             hspmv_dist_get_info(D, &in);
             int neighbours = in.node_ranks > 1, any = 0;
