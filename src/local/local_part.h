@@ -17,11 +17,18 @@ void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hsp
 void hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y,
                            int add);
 
+/* A range's word on its own cache line: pieces [front, back) are left,
+   w = front << 32 | back (a thread's pieces, local_pieces.c; a thread's
+   chunks of its rank, node_share.c). */
+typedef struct hspmv_claim_word {
+    uint64_t w;
+    char pad[56];
+} hspmv_claim_word;
+
 /* Takes the front piece (back = 0) or the back piece (back = 1) of a range
-   whose word is front << 32 | back (pieces [front, back) are left): the
-   piece's number, or -1 when none is left. Atomic, relaxed: the caller's
-   closing barrier orders what the pieces wrote. (Also the node layer's
-   per-thread chunk ranges, node_share.c.) */
+   whose word is *word: the piece's number, or -1 when none is left.
+   Atomic, relaxed: the caller's closing barrier orders what the pieces
+   wrote. */
 int hspmv_local_take_piece(uint64_t *word, int back);
 
 #endif

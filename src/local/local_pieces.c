@@ -24,12 +24,6 @@ int hspmv_local_piece_count(const hspmv_local *L)
     return per < 1 ? 1 : per > MAX_PIECES ? MAX_PIECES : (int)per;
 }
 
-/* One word per chunk, on its own cache line: pieces [front, back) are left. */
-typedef struct {
-    uint64_t w; /* front << 32 | back */
-    char pad[56];
-} claim_word;
-
 int hspmv_local_take_piece(uint64_t *w, int back)
 {
     uint64_t o = __atomic_load_n(w, __ATOMIC_RELAXED);
@@ -69,7 +63,7 @@ void hspmv_local_run_pieces(const hspmv_local *L, int part, int nparts, const hs
                             int add)
 {
     int T = L->threads, S = L->pieces / nparts > 1 ? L->pieces / nparts : 1;
-    claim_word cw[T] __attribute__((aligned(64)));
+    hspmv_claim_word cw[T] __attribute__((aligned(64))); /* one a chunk */
     for (int c = 0; c < T; c++) cw[c].w = (uint64_t)S; /* front 0, back S */
 #pragma omp parallel num_threads(T)
     {

@@ -116,12 +116,6 @@ typedef struct share_head {
     int64_t ywin; /* this product: the owner's y (its block's row 0) at node vector offset ywin, or -1: ybuf */
 } share_head;
 
-/* A thread's range of front chunks, on its own cache line: front << 32 | back. */
-typedef struct range_word {
-    uint64_t w;
-    char pad[56];
-} range_word;
-
 struct node_share {
     MPI_Win win;
     int size, rank, threads;
@@ -151,7 +145,7 @@ struct node_share {
     double run_s[2];        /* since the last stats: thread-seconds in its own chunks [0] and in others' [1]; */
     int64_t run_nnz[2];     /* entries of its chunks it ran [0] and others ran [1] */
     int ranges;             /* 1: its threads start on contiguous ranges of its front chunks (0: HSPMV_SHARE_RANGES=0) */
-    range_word *rw;         /* threads entries: this epoch, thread t's front chunks [front, back) are left */
+    hspmv_claim_word *rw;   /* threads entries: this epoch, thread t's front chunks [front, back) are left */
 };
 
 #ifdef _OPENMP
@@ -507,8 +501,8 @@ static void late_start(node_share *S)
         usleep(200); /* asleep: the others may need this core */
 }
 
-/* This rank's own chunk c into own (y, or gy for compressed rows). */
-static void run_own(node_share *S, int c, const hspmv_real *x, hspmv_real *own, int add)
+/* This rank's own chunk c into own (y, or gy for compressed rows); its entries. */
+static int64_t run_own(node_share *S, int c, const hspmv_real *x, hspmv_real *own, int add)
 {
     int64_t r0 = S->bounds[S->rank][c], r1 = S->bounds[S->rank][c + 1];
     if (S->L)
@@ -516,6 +510,7 @@ static void run_own(node_share *S, int c, const hspmv_real *x, hspmv_real *own, 
     else if (!add) /* an empty block: its rows are zeros */
         memset(own + r0, 0, sizeof(*own) * (size_t)(r1 - r0));
     S->mine[c] = 1;
+    return S->cnnz[c];
 }
 
 double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real *x, hspmv_share_x *xq, void *ctx,
@@ -533,19 +528,15 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
         int l;
         double ts[2] = {0, 0}, t0 = MPI_Wtime(); /* seconds in own chunks, in others' */
         int64_t ne = 0;
-        while ((l = __atomic_fetch_add(&S->next_long, 1, __ATOMIC_RELAXED)) < S->nlong) { /* long chunks first */
-            run_own(S, S->longs[l], x, own, add);
-            ne += S->cnnz[S->longs[l]];
-        }
+        while ((l = __atomic_fetch_add(&S->next_long, 1, __ATOMIC_RELAXED)) < S->nlong) /* long chunks first */
+            ne += run_own(S, S->longs[l], x, own, add);
         if (S->ranges) { /* its own range from the front, then the other threads' from the back */
             int tid = omp_thread(), c, flag;
             for (int k = 0; k < S->threads; k++) {
                 int t = (tid + k) % S->threads;
                 while ((c = hspmv_local_take_piece(&S->rw[t].w, k > 0)) >= 0) {
                     if (progress && tid == 0) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE);
-                    if (S->islong[me][c]) continue; /* it ran above */
-                    run_own(S, c, x, own, add);
-                    ne += S->cnnz[c];
+                    if (!S->islong[me][c]) ne += run_own(S, c, x, own, add); /* (a long one ran above) */
                 }
             }
         }
@@ -554,8 +545,7 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
             while ((c = claim(S, q)) >= 0) {
                 if (progress && omp_thread() == 0) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE); /* messages move */
                 if (q == me) {
-                    run_own(S, c, x, own, add);
-                    ne += S->cnnz[c];
+                    ne += run_own(S, c, x, own, add);
                 } else {
                     double s = MPI_Wtime();
                     int64_t r0 = S->bounds[q][c], r1 = S->bounds[q][c + 1], b = S->head[q]->base,
