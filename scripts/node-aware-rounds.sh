@@ -58,7 +58,7 @@ t = C.defaultdict(dict)
 for r in rows: # a variant of --env other than none is its own line: split/env
     e = r.get("env", "none")
     e = "none" if e == "-" else e  # benchmark-mpi says env=- where no --env was given
-    t[(r["mat"], r["split"] + ("" if e == "none" else "/" + e))][r["round"]] = float(r["median_ms"])
+    t[(r["mat"], r["split"] + ("" if e == "none" else "/" + e))][int(r["round"])] = float(r["median_ms"])
 order = "omp 16x1 8x2 4x4 2x8 1x16".split()
 base = lambda s: s.split("/")[0].split(":")[0]  # split/env, split:kernel
 print("matrix | split | median ms over rounds | per-round ms | omp ms (same rounds) | omp/hspmv of medians | median of per-round omp/hspmv")
