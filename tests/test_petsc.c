@@ -319,7 +319,7 @@ static void offsets_of_three_billion_entries_are_exact(void)
     for (int isz = 4; isz <= 8; isz += 4) {
         petsc_file f = {"big", isz, 0, nr, nr, isz == 4 ? INT32_MAX : nz, -1, -1};
         hspmv_error e;
-        CHECK(petsc_check_total(&f, nz, &e) == HSPMV_OK && f.nnz == nz, "total: %s", e.msg);
+        CHECK(hspmv_petsc_check_total(&f, nz, &e) == HSPMV_OK && f.nnz == nz, "total: %s", e.msg);
         __int128 hdr = 4 * isz, cols = hdr + (__int128)nr * isz, vals = cols + (__int128)nz * isz;
         __int128 end = vals + (__int128)nz * 8;
         CHECK(end == (isz == 4 ? 37200000016LL : 50400000032LL), "file bytes");
@@ -330,7 +330,7 @@ static void offsets_of_three_billion_entries_are_exact(void)
                 int64_t r0 = nr * p / P, r1 = nr * (p + 1) / P;
                 int64_t k0 = (int64_t)((__int128)nz * p / P), k1 = (int64_t)((__int128)nz * (p + 1) / P);
                 petsc_ranges g;
-                petsc_ranges_of(&f, r0, r1, k0, k1, &g);
+                hspmv_petsc_ranges_of(&f, r0, r1, k0, k1, &g);
                 int ok = g.len_off == (int64_t)(hdr + (__int128)r0 * isz) && g.len_bytes == (r1 - r0) * isz &&
                          g.col_off == (int64_t)(cols + (__int128)k0 * isz) && g.col_bytes == (k1 - k0) * isz &&
                          g.val_off == (int64_t)(vals + (__int128)k0 * 8) && g.val_bytes == (k1 - k0) * 8 &&
@@ -341,24 +341,24 @@ static void offsets_of_three_billion_entries_are_exact(void)
                 prev_col_end = g.col_off + g.col_bytes;
                 prev_val_end = g.val_off + g.val_bytes;
                 /* each call moves one piece: all below 2^31 bytes */
-                int64_t piece = petsc_piece_bytes(), sum = 0, calls = 0;
+                int64_t piece = hspmv_petsc_piece_bytes(), sum = 0, calls = 0;
                 for (int64_t b = 0; b < g.val_bytes; b += piece, calls++) sum += g.val_bytes - b < piece ? g.val_bytes - b : piece;
                 CHECK(piece < ((int64_t)1 << 31) && sum == g.val_bytes && calls == (g.val_bytes + piece - 1) / piece,
                       "pieces");
             }
             CHECK(prev_len_end == (int64_t)cols && prev_col_end == (int64_t)vals && prev_val_end == (int64_t)end,
                   "isz %d, %d ranks: the ranges do not tile the file", isz, P);
-            CHECK(petsc_off_val(&f, nz) == (int64_t)end, "end offset");
+            CHECK(hspmv_petsc_off_val(&f, nz) == (int64_t)end, "end offset");
         }
         /* the header's count: clipped to PETSc's mark in 32-bit files */
         unsigned char b[32];
-        petsc_encode_header(b, isz, nr, nr, nz);
+        hspmv_petsc_encode_header(b, isz, nr, nr, nz);
         petsc_file h = {"big", 0, 0, 0, 0, 0, 0, (int64_t)end};
-        CHECK(petsc_parse_header(&h, b, sizeof(b), &e) == HSPMV_OK && h.isz == isz && h.nrows == nr, "%s", e.msg);
+        CHECK(hspmv_petsc_parse_header(&h, b, sizeof(b), &e) == HSPMV_OK && h.isz == isz && h.nrows == nr, "%s", e.msg);
         CHECK(h.nnz_header == (isz == 4 ? INT32_MAX : nz), "header count %lld", (long long)h.nnz_header);
-        CHECK(petsc_check_total(&h, nz, &e) == HSPMV_OK, "3e9 entries under the header: %s", e.msg);
+        CHECK(hspmv_petsc_check_total(&h, nz, &e) == HSPMV_OK, "3e9 entries under the header: %s", e.msg);
         h.nnz = -1;
-        if (isz == 4) CHECK(petsc_check_total(&h, INT32_MAX - 1LL, &e) == HSPMV_ERR_FORMAT, "below the mark");
+        if (isz == 4) CHECK(hspmv_petsc_check_total(&h, INT32_MAX - 1LL, &e) == HSPMV_ERR_FORMAT, "below the mark");
     }
 }
 

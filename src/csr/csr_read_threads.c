@@ -78,7 +78,7 @@ static void free_jobs(piece_job *J, int64_t n)
 {
     if (!J) return;
     for (int64_t i = 0; i < n; i++) {
-        mtx_piece_free(&J[i].p);
+        hspmv_mtx_piece_free(&J[i].p);
         hspmv_free(J[i].cnt);
     }
     hspmv_free(J);
@@ -144,7 +144,7 @@ static void place(piece_job *j, hspmv_csr *A, int sym)
             av[q] = sign * v[k];
         }
     }
-    mtx_piece_free(&j->p);
+    hspmv_mtx_piece_free(&j->p);
     hspmv_free(j->cnt);
     j->cnt = NULL;
 }
@@ -311,26 +311,26 @@ int hspmv_csr_read_ranges(const char *path, const mtx_prologue *pr, int threads,
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int64_t i = 0; i < nj; i++) {
         piece_job *j = &J[i];
-        mtx_split(lo, hi, chunk, (int)i, (int)nj, &j->begin, &j->end);
+        hspmv_mtx_split(lo, hi, chunk, (int)i, (int)nj, &j->begin, &j->end);
         po[i].all = &pa;
         po[i].i = (int)i;
         /* line numbers are guessed (0): only a fault's message needs them, and
            the fault that comes first is parsed again below with the true one */
-        mtx_read_range(path, fd, pr, j->begin, j->end, 0, pr->h.nnz, 0, with_progress ? piece_progress : NULL,
+        hspmv_mtx_read_range(path, fd, pr, j->begin, j->end, 0, pr->h.nnz, 0, with_progress ? piece_progress : NULL,
                        &po[i], &j->p, &j->err);
         o[i].lines = j->p.lines;
         o[i].nnz = j->p.nnz;
         o[i].failed = j->p.rc != HSPMV_OK;
     }
-    mtx_decide(pr, o, nj, &f);
+    hspmv_mtx_decide(pr, o, nj, &f);
     if (f.kind == MTX_FIRST_PIECE) {
         mtx_piece again;
         free_jobs(J, nj);
         J = NULL;
         int64_t b, e;
-        mtx_split(lo, hi, chunk, (int)f.piece, (int)nj, &b, &e);
-        rc = mtx_read_range(path, fd, pr, b, e, f.first_line, f.cap, 0, NULL, NULL, &again, err);
-        mtx_piece_free(&again);
+        hspmv_mtx_split(lo, hi, chunk, (int)f.piece, (int)nj, &b, &e);
+        rc = hspmv_mtx_read_range(path, fd, pr, b, e, f.first_line, f.cap, 0, NULL, NULL, &again, err);
+        hspmv_mtx_piece_free(&again);
         if (rc == HSPMV_OK) /* a fault that did not come back (out of memory): report it as it was */
             rc = hspmv_err(err, HSPMV_ERR_NOMEM, "out of memory reading %s", path);
         goto out;
@@ -341,7 +341,7 @@ int hspmv_csr_read_ranges(const char *path, const mtx_prologue *pr, int threads,
         info->array = pr->h.array;
     }
     if (f.kind == MTX_FIRST_END) {
-        rc = mtx_fault_end(path, pr, &f, err);
+        rc = hspmv_mtx_fault_end(path, pr, &f, err);
         goto out;
     }
     if (pr->h.array) { /* the places of a dense file's values follow from the values before them */
@@ -353,7 +353,7 @@ int hspmv_csr_read_ranges(const char *path, const mtx_prologue *pr, int threads,
         k0[0] = 0;
         for (int64_t i = 0; i < nj; i++) k0[i + 1] = k0[i] + J[i].p.nnz;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int64_t i = 0; i < nj; i++) mtx_array_place(&pr->h, k0[i], J[i].p.row, J[i].p.col, J[i].p.nnz);
+        for (int64_t i = 0; i < nj; i++) hspmv_mtx_array_place(&pr->h, k0[i], J[i].p.row, J[i].p.col, J[i].p.nnz);
         hspmv_free(k0);
     }
     rc = build(J, nj, &pr->h, threads, path, A, err);

@@ -50,7 +50,7 @@ typedef struct mtx_source {
     int64_t next_report;        /* stream offset of the next progress call */
     int reported_end;           /* the closing progress call was made */
     const int64_t *lines;       /* lines the reader has finished (messages name the next), or NULL */
-    /* a byte range of a plain file (mtx_source_open_range): raw bytes come by pread */
+    /* a byte range of a plain file (hspmv_mtx_source_open_range): raw bytes come by pread */
     int borrowed_fd;            /* 1: fd belongs to the caller (not closed here) */
     int pread_mode;             /* 1: raw bytes by pread at pos */
     int64_t pos;                /* pread_mode: file offset of the next raw read */
@@ -60,25 +60,25 @@ typedef struct mtx_source {
 
 /* Opens a file (plain or gzip by magic bytes) / a buffer. On failure the
    source is closed and err says why. */
-int mtx_source_open_path(mtx_source *s, const char *path, const hspmv_read_opts *opts,
+int hspmv_mtx_source_open_path(mtx_source *s, const char *path, const hspmv_read_opts *opts,
                          hspmv_error *err);
-int mtx_source_open_mem(mtx_source *s, const char *name, const void *buf, size_t len,
+int hspmv_mtx_source_open_mem(mtx_source *s, const char *name, const void *buf, size_t len,
                         hspmv_error *err);
 /* Opens the lines of a plain file that start in [begin, end): from the
    first line start at or after begin (begin itself when at_line_start) to
    the newline of the line that holds byte end-1. fd stays the caller's;
    file_size is the file's length (it sizes the blocks as a whole-file read
    does, so a line is refused as too long at the same length). */
-int mtx_source_open_range(mtx_source *s, const char *name, int fd, int64_t begin, int64_t end,
+int hspmv_mtx_source_open_range(mtx_source *s, const char *name, int fd, int64_t begin, int64_t end,
                           int at_line_start, int64_t file_size, hspmv_error *err);
 /* Next run of whole lines: [*p, *end), with end[-1] == '\n' (a last line
    without newline gets one). *p == *end at the end of the text. */
-int mtx_source_next(mtx_source *s, const char **p, const char **end);
+int hspmv_mtx_source_next(mtx_source *s, const char **p, const char **end);
 /* Raw bytes after the text position q (in the last block), -1 if unknown (gzip). */
-int64_t mtx_source_left(const mtx_source *s, const char *q);
+int64_t hspmv_mtx_source_left(const mtx_source *s, const char *q);
 /* Text bytes handed out so far. */
-int64_t mtx_source_bytes(const mtx_source *s);
-void mtx_source_close(mtx_source *s);
+int64_t hspmv_mtx_source_bytes(const mtx_source *s);
+void hspmv_mtx_source_close(mtx_source *s);
 
 /* ---- banner and size line -------------------------------------------------- */
 
@@ -97,13 +97,13 @@ typedef struct mtx_line {
 } mtx_line;
 
 /* 1 when the line is a banner (%%MatrixMarket or %MatrixMarket, any case). */
-int mtx_is_banner(const mtx_line *ln);
+int hspmv_mtx_is_banner(const mtx_line *ln);
 /* Parses the banner into h (format, field, symmetry). */
-int mtx_parse_banner(const char *name, const mtx_line *ln, mtx_header *h, hspmv_error *err);
+int hspmv_mtx_parse_banner(const char *name, const mtx_line *ln, mtx_header *h, hspmv_error *err);
 /* Parses the size line into h (sizes and entry count). */
-int mtx_parse_size(const char *name, const mtx_line *ln, mtx_header *h, hspmv_error *err);
+int hspmv_mtx_parse_size(const char *name, const mtx_line *ln, mtx_header *h, hspmv_error *err);
 /* Writes at most ~40 chars of [s, e) into out (size >= 64), quoting-safe. */
-void mtx_quote(char *out, const char *s, const char *e);
+void hspmv_mtx_quote(char *out, const char *s, const char *e);
 
 /* ---- the reader (mtx_read.c), shared with the range reader (mtx_range.c) ---- */
 
@@ -123,30 +123,30 @@ typedef struct mtx_reader {
     hspmv_real *val;
     int64_t ai, aj;     /* array format: 0-based place of the next value */
     int64_t short_left; /* >= 0: bytes after the size line, too few for the declared count */
-    int header_only;    /* stop after the size line (mtx_read_prologue) */
+    int header_only;    /* stop after the size line (hspmv_mtx_read_prologue) */
     int64_t data_offset; /* header_only: file offset just after the size line's newline */
 } mtx_reader;
 
 /* Zeroes R and names the file for messages. */
-void mtx_reader_init(mtx_reader *R, const char *name, hspmv_error *err);
+void hspmv_mtx_reader_init(mtx_reader *R, const char *name, hspmv_error *err);
 /* Reads R->src to its end: header lines (unless R->state is already
    MTX_AT_ENTRIES) and entry lines; with end_checks, the faults only the
    end of the whole text shows (no banner, no size line, too few entries). */
-int mtx_read_text(mtx_reader *R, int end_checks);
+int hspmv_mtx_read_text(mtx_reader *R, int end_checks);
 /* Room for cap entries (the k stored ones kept). */
-int mtx_reader_alloc(mtx_reader *R, int64_t cap);
+int hspmv_mtx_reader_alloc(mtx_reader *R, int64_t cap);
 /* The file ended after k entries and `lines` lines, fewer than h declares:
    the message the whole-file read gives (short_left >= 0: the bytes after
    the size line could never hold the count). */
-int mtx_fault_too_few(const char *name, const mtx_header *h, int64_t k, int64_t lines, int64_t short_left,
+int hspmv_mtx_fault_too_few(const char *name, const mtx_header *h, int64_t k, int64_t lines, int64_t short_left,
                       hspmv_error *err);
 /* Shortest entry line of the kind in bytes, its newline included. */
-int mtx_min_entry_bytes(const mtx_header *h);
+int hspmv_mtx_min_entry_bytes(const mtx_header *h);
 
 /* Refuses (HSPMV_ERR_NOMEM with both figures, naming name:line) a matrix of
    h's shape with nnz entries when this process cannot be given what reading
    it takes: triplets, the CSR (symmetric kinds mirrored), x and y. */
-int mtx_check_memory(const mtx_header *h, int64_t nnz, const char *name, int64_t line, hspmv_error *err);
+int hspmv_mtx_check_memory(const mtx_header *h, int64_t nnz, const char *name, int64_t line, hspmv_error *err);
 
 /* ---- byte ranges of one plain file (mtx_range.c) ------------------------------ */
 
@@ -166,18 +166,18 @@ typedef struct mtx_prologue {
    a pipe, missing) gives HSPMV_OK with splittable 0 and nothing read beyond
    two bytes, so the whole-file reader can take it and give its own errors.
    A fault in the prologue is the whole-file reader's message. */
-int mtx_read_prologue(const char *path, mtx_prologue *pr, hspmv_error *err);
+int hspmv_mtx_read_prologue(const char *path, mtx_prologue *pr, hspmv_error *err);
 
 /* Byte range [begin, end) of piece i of n (0 <= i < n) of [lo, hi): even
    shares, or every `chunk` bytes when chunk > 0 (the last piece takes the
    rest; a test knob, HSPMV_READ_CHUNK, that puts the cuts where tests want). */
-void mtx_split(int64_t lo, int64_t hi, int64_t chunk, int i, int n, int64_t *begin, int64_t *end);
+void hspmv_mtx_split(int64_t lo, int64_t hi, int64_t chunk, int i, int n, int64_t *begin, int64_t *end);
 /* HSPMV_READ_CHUNK from the environment (bytes per range, tests), 0 when unset. */
-int64_t mtx_read_chunk_env(void);
+int64_t hspmv_mtx_read_chunk_env(void);
 
 /* One range's entries, in file order. */
 typedef struct mtx_piece {
-    int32_t *row, *col;   /* 0-based (array files: placed by mtx_array_place) */
+    int32_t *row, *col;   /* 0-based (array files: placed by hspmv_mtx_array_place) */
     hspmv_real *val;
     int64_t nnz;          /* entries stored (up to the fault when rc != OK) */
     int64_t lines;        /* lines that start in the range (all of them when rc == OK) */
@@ -195,17 +195,17 @@ typedef hspmv_progress_fn mtx_range_progress_fn;
    (the (cap+1)-th is the "found one more" fault). With first_line wrong the
    entries and counts are still right, only a message's line is not: the
    callers parse every range with a guess, then re-parse the one whose fault
-   comes first with its true first line (mtx_decide). Returns p->rc; err
+   comes first with its true first line (hspmv_mtx_decide). Returns p->rc; err
    holds the fault. p's arrays are freed on failure unless keep_on_fault. */
-int mtx_read_range(const char *name, int fd, const mtx_prologue *pr, int64_t begin, int64_t end,
+int hspmv_mtx_read_range(const char *name, int fd, const mtx_prologue *pr, int64_t begin, int64_t end,
                    int64_t first_line, int64_t cap, int keep_on_fault, mtx_range_progress_fn progress,
                    void *progress_ctx, mtx_piece *p, hspmv_error *err);
-void mtx_piece_free(mtx_piece *p);
+void hspmv_mtx_piece_free(mtx_piece *p);
 
 /* Array files: row and col of the n values that follow the k0 values before them. */
-void mtx_array_place(const mtx_header *h, int64_t k0, int32_t *row, int32_t *col, int64_t n);
+void hspmv_mtx_array_place(const mtx_header *h, int64_t k0, int32_t *row, int32_t *col, int64_t n);
 
-/* What each range gave, in file order, for mtx_decide. */
+/* What each range gave, in file order, for hspmv_mtx_decide. */
 typedef struct mtx_outcome {
     int64_t lines, nnz;
     int failed;
@@ -214,7 +214,7 @@ typedef struct mtx_outcome {
 /* The fault a whole-file read reports first, from the ranges' outcomes:
    kind MTX_FIRST_NONE (the file is good), MTX_FIRST_PIECE (re-parse range
    `piece` from line first_line with cap entries: it gives the message), or
-   MTX_FIRST_END (too few entries: mtx_fault_too_few with the totals).
+   MTX_FIRST_END (too few entries: hspmv_mtx_fault_too_few with the totals).
    first_line and entries_before are also set for every range (arrays of n
    when not NULL: exclusive scans of lines and entries). */
 enum { MTX_FIRST_NONE = 0, MTX_FIRST_PIECE, MTX_FIRST_END };
@@ -223,9 +223,9 @@ typedef struct mtx_first {
     int64_t piece, first_line, cap;
     int64_t total_lines, total_nnz;
 } mtx_first;
-void mtx_decide(const mtx_prologue *pr, const mtx_outcome *o, int64_t n, mtx_first *f);
+void hspmv_mtx_decide(const mtx_prologue *pr, const mtx_outcome *o, int64_t n, mtx_first *f);
 /* MTX_FIRST_END's message. */
-int mtx_fault_end(const char *name, const mtx_prologue *pr, const mtx_first *f, hspmv_error *err);
+int hspmv_mtx_fault_end(const char *name, const mtx_prologue *pr, const mtx_first *f, hspmv_error *err);
 
 /* ---- numbers ------------------------------------------------------------------ */
 
@@ -237,15 +237,15 @@ static inline int mtx_is_end(char c) { return mtx_is_blank(c) || c == '\n'; }
 /* 5^q as 128-bit mantissas for the Eisel-Lemire conversion (mtx_pow5.c). */
 #define MTX_POW5_MIN (-342)
 #define MTX_POW5_MAX 308
-extern const uint64_t mtx_pow5_128[MTX_POW5_MAX - MTX_POW5_MIN + 1][2];
+extern const uint64_t hspmv_mtx_pow5_128[MTX_POW5_MAX - MTX_POW5_MIN + 1][2];
 
 /* w * 10^q correctly rounded to double for w < 10^19 (all digits kept):
    Eisel-Lemire. Returns 0 in the rare cases it leaves to strtod. */
-int mtx_decimal_to_double(uint64_t w, int q, int neg, double *v);
+int hspmv_mtx_decimal_to_double(uint64_t w, int q, int neg, double *v);
 
 /* Slow path for reals: strtod on the token in place (correctly rounded, any
    length). Returns the end of the token or NULL. */
-const char *mtx_real_slow(const char *s, double *v, int *why);
+const char *hspmv_mtx_real_slow(const char *s, double *v, int *why);
 
 /* Scans a real in any C spelling starting at p (the text always ends with
    '\n', so scanning never runs off the buffer). Returns the first char after
@@ -265,10 +265,10 @@ static inline const char *mtx_real(const char *p, double *v, int *why)
     unsigned d;
     if (*p == '-') { neg = 1; p++; }
     else if (*p == '+') p++;
-    if (*p == '0' && (p[1] | 0x20) == 'x') return mtx_real_slow(s, v, why);
+    if (*p == '0' && (p[1] | 0x20) == 'x') return hspmv_mtx_real_slow(s, v, why);
     while ((d = (unsigned)(*p - '0')) < 10) {
         if (m | d) {
-            if (nd == 19) return mtx_real_slow(s, v, why);
+            if (nd == 19) return hspmv_mtx_real_slow(s, v, why);
             m = m * 10 + d;
             nd++;
         }
@@ -279,7 +279,7 @@ static inline const char *mtx_real(const char *p, double *v, int *why)
         p++;
         while ((d = (unsigned)(*p - '0')) < 10) {
             if (m | d) {
-                if (nd == 19) return mtx_real_slow(s, v, why);
+                if (nd == 19) return hspmv_mtx_real_slow(s, v, why);
                 m = m * 10 + d;
                 nd++;
             }
@@ -288,7 +288,7 @@ static inline const char *mtx_real(const char *p, double *v, int *why)
             p++;
         }
     }
-    if (ndig == 0) return mtx_real_slow(s, v, why); /* diagnoses inf, nan, garbage */
+    if (ndig == 0) return hspmv_mtx_real_slow(s, v, why); /* diagnoses inf, nan, garbage */
     if ((*p | 0x20) == 'e') {
         int eneg = 0, ev = 0;
         p++;
@@ -307,8 +307,8 @@ static inline const char *mtx_real(const char *p, double *v, int *why)
         double x = (double)m;
         x = dexp < 0 ? x / p10[-dexp] : x * p10[dexp];
         *v = neg ? -x : x;
-    } else if (!mtx_decimal_to_double(m, dexp, neg, v)) {
-        return mtx_real_slow(s, v, why);
+    } else if (!hspmv_mtx_decimal_to_double(m, dexp, neg, v)) {
+        return hspmv_mtx_real_slow(s, v, why);
     }
     return p;
 }

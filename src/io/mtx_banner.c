@@ -5,7 +5,7 @@
 
 #define MAX_DIM INT32_MAX /* indices are int32 */
 
-void mtx_quote(char *out, const char *s, const char *e)
+void hspmv_mtx_quote(char *out, const char *s, const char *e)
 {
     size_t n = 0;
     while (s < e && mtx_is_blank(*s)) s++;
@@ -64,13 +64,13 @@ static const char *banner_rest(const mtx_line *ln)
 
 static const char *word_quote(char *q, const char *w, size_t n)
 {
-    mtx_quote(q, w, w + n);
+    hspmv_mtx_quote(q, w, w + n);
     return q;
 }
 
-int mtx_is_banner(const mtx_line *ln) { return banner_rest(ln) != NULL; }
+int hspmv_mtx_is_banner(const mtx_line *ln) { return banner_rest(ln) != NULL; }
 
-int mtx_parse_banner(const char *name, const mtx_line *ln, mtx_header *h, hspmv_error *err)
+int hspmv_mtx_parse_banner(const char *name, const mtx_line *ln, mtx_header *h, hspmv_error *err)
 {
     const char *w[5], *rest = banner_rest(ln);
     size_t wl[5];
@@ -79,7 +79,7 @@ int mtx_parse_banner(const char *name, const mtx_line *ln, mtx_header *h, hspmv_
     long long no = (long long)ln->no;
     int complex = 0, hermitian = 0;
 
-    mtx_quote(q, ln->s, ln->e);
+    hspmv_mtx_quote(q, ln->s, ln->e);
     if (n != 4)
         return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
                               "expected banner '%%%%MatrixMarket matrix <coordinate|array> "
@@ -138,7 +138,7 @@ static int64_t size_word(const char *w, size_t n)
     return (int64_t)x;
 }
 
-int mtx_parse_size(const char *name, const mtx_line *ln, mtx_header *h, hspmv_error *err)
+int hspmv_mtx_parse_size(const char *name, const mtx_line *ln, mtx_header *h, hspmv_error *err)
 {
     const char *w[4];
     size_t wl[4];
@@ -149,14 +149,14 @@ int mtx_parse_size(const char *name, const mtx_line *ln, mtx_header *h, hspmv_er
     int n = split_words(ln->s, ln->e, w, wl, 4);
     const char *what = h->array ? "'rows cols'" : "'rows cols entries'";
 
-    mtx_quote(q, ln->s, ln->e);
+    hspmv_mtx_quote(q, ln->s, ln->e);
     if (n != want)
         return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no, "expected size line %s, found '%s'", what, q);
     for (int i = 0; i < n; i++) {
         v[i] = size_word(w[i], wl[i]);
         if (v[i] < 0) {
             char wq[64];
-            mtx_quote(wq, w[i], w[i] + wl[i]);
+            hspmv_mtx_quote(wq, w[i], w[i] + wl[i]);
             return hspmv_err_file(err, HSPMV_ERR_FORMAT, name, no,
                                   "expected size line %s of non-negative 64-bit integers, "
                                   "found '%s' in '%s'", what, wq, q);

@@ -9,7 +9,7 @@
    51(8), 2021; Mushtak & Lemire 2023 prove the 128-bit product suffices for
    exact 19-digit mantissas). w = 0, subnormal results, overflow and the
    one ambiguous product pattern are left to strtod. */
-int mtx_decimal_to_double(uint64_t w, int q, int neg, double *v)
+int hspmv_mtx_decimal_to_double(uint64_t w, int q, int neg, double *v)
 {
 #ifdef __SIZEOF_INT128__
     typedef unsigned __int128 u128;
@@ -19,7 +19,7 @@ int mtx_decimal_to_double(uint64_t w, int q, int neg, double *v)
     int64_t power2;
     u128 p;
     if (w == 0 || q < MTX_POW5_MIN || q > MTX_POW5_MAX) return 0;
-    const uint64_t *t = mtx_pow5_128[q - MTX_POW5_MIN];
+    const uint64_t *t = hspmv_mtx_pow5_128[q - MTX_POW5_MIN];
     lz = __builtin_clzll(w);
     w <<= lz;
     p = (u128)w * t[0];
@@ -73,7 +73,7 @@ static int starts_ci(const char *p, const char *e, const char *w)
    entry that is not a number would poison every product, so the project
    treats it as a malformed file. Values beyond the double range are refused
    too; values that underflow are kept as the denormal or zero strtod gives. */
-const char *mtx_real_slow(const char *s, double *v, int *why)
+const char *hspmv_mtx_real_slow(const char *s, double *v, int *why)
 {
     const char *e = s, *p = s;
     char *end;

@@ -4,7 +4,7 @@
    Python loop over exact integers (as in Lemire's fast_float); not edited by hand. */
 #include "io.h"
 
-const uint64_t mtx_pow5_128[MTX_POW5_MAX - MTX_POW5_MIN + 1][2] = {
+const uint64_t hspmv_mtx_pow5_128[MTX_POW5_MAX - MTX_POW5_MIN + 1][2] = {
     {0xeef453d6923bd65aULL, 0x113faa2906a13b3fULL}, /* 5^-342 */
     {0x9558b4661b6565f8ULL, 0x4ac7ca59a424c507ULL}, /* 5^-341 */
     {0xbaaee17fa23ebf76ULL, 0x5d79bcf00d2df649ULL}, /* 5^-340 */

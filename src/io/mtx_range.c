@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include "io.h"
 
-int mtx_read_prologue(const char *path, mtx_prologue *pr, hspmv_error *err)
+int hspmv_mtx_read_prologue(const char *path, mtx_prologue *pr, hspmv_error *err)
 {
     struct stat st;
     mtx_reader R;
@@ -15,16 +15,16 @@ int mtx_read_prologue(const char *path, mtx_prologue *pr, hspmv_error *err)
     pr->whole_why = "not a regular file";
     /* pipes are not opened here: what is read from them is gone */
     if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return hspmv_ok(err);
-    mtx_reader_init(&R, path, err);
+    hspmv_mtx_reader_init(&R, path, err);
     R.header_only = 1;
-    if ((rc = mtx_source_open_path(&R.src, path, NULL, err)) != HSPMV_OK) return rc;
+    if ((rc = hspmv_mtx_source_open_path(&R.src, path, NULL, err)) != HSPMV_OK) return rc;
     if (R.src.gzip) {
-        mtx_source_close(&R.src);
+        hspmv_mtx_source_close(&R.src);
         pr->whole_why = "gzip";
         return hspmv_ok(err);
     }
     R.src.lines = &R.line;
-    rc = mtx_read_text(&R, 1);
+    rc = hspmv_mtx_read_text(&R, 1);
     if (rc == HSPMV_OK) {
         pr->h = R.h;
         pr->data_offset = R.data_offset;
@@ -33,11 +33,11 @@ int mtx_read_prologue(const char *path, mtx_prologue *pr, hspmv_error *err)
         pr->splittable = 1;
         pr->whole_why = NULL;
     }
-    mtx_source_close(&R.src);
+    hspmv_mtx_source_close(&R.src);
     return rc == HSPMV_OK ? hspmv_ok(err) : rc;
 }
 
-void mtx_split(int64_t lo, int64_t hi, int64_t chunk, int i, int n, int64_t *begin, int64_t *end)
+void hspmv_mtx_split(int64_t lo, int64_t hi, int64_t chunk, int i, int n, int64_t *begin, int64_t *end)
 {
     if (hi < lo) hi = lo;
     if (chunk > 0) {
@@ -50,27 +50,27 @@ void mtx_split(int64_t lo, int64_t hi, int64_t chunk, int i, int n, int64_t *beg
     *end = lo + (int64_t)((__int128)(hi - lo) * (i + 1) / n);
 }
 
-int64_t mtx_read_chunk_env(void)
+int64_t hspmv_mtx_read_chunk_env(void)
 {
     const char *s = getenv("HSPMV_READ_CHUNK");
     long long v = s ? atoll(s) : 0;
     return v > 0 ? (int64_t)v : 0;
 }
 
-int mtx_read_range(const char *name, int fd, const mtx_prologue *pr, int64_t begin, int64_t end,
+int hspmv_mtx_read_range(const char *name, int fd, const mtx_prologue *pr, int64_t begin, int64_t end,
                    int64_t first_line, int64_t cap, int keep_on_fault, mtx_range_progress_fn progress,
                    void *progress_ctx, mtx_piece *p, hspmv_error *err)
 {
     mtx_reader R;
     int rc;
     memset(p, 0, sizeof(*p));
-    mtx_reader_init(&R, name, err);
+    hspmv_mtx_reader_init(&R, name, err);
     R.h = pr->h;
     R.state = MTX_AT_ENTRIES;
     R.line = first_line;
     R.limit = cap;
-    R.ai = R.h.symmetry == HSPMV_SKEW_SYMMETRIC ? 1 : 0; /* array places are set later (mtx_array_place) */
-    rc = mtx_source_open_range(&R.src, name, fd, begin, end, begin <= pr->data_offset, pr->file_size, err);
+    R.ai = R.h.symmetry == HSPMV_SKEW_SYMMETRIC ? 1 : 0; /* array places are set later (hspmv_mtx_array_place) */
+    rc = hspmv_mtx_source_open_range(&R.src, name, fd, begin, end, begin <= pr->data_offset, pr->file_size, err);
     if (rc != HSPMV_OK) return p->rc = rc;
     R.src.lines = &R.line;
     R.src.progress = progress;
@@ -81,15 +81,15 @@ int mtx_read_range(const char *name, int fd, const mtx_prologue *pr, int64_t beg
     int64_t data = pr->file_size - pr->data_offset, bytes = end - start, est = 1024;
     if (data > 0 && bytes > 0)
         est += (int64_t)((double)bytes / (double)data * (double)pr->h.nnz * 1.1);
-    if (bytes > 0 && est > bytes / mtx_min_entry_bytes(&pr->h) + 2) est = bytes / mtx_min_entry_bytes(&pr->h) + 2;
+    if (bytes > 0 && est > bytes / hspmv_mtx_min_entry_bytes(&pr->h) + 2) est = bytes / hspmv_mtx_min_entry_bytes(&pr->h) + 2;
     if (est > cap) est = cap;
     if (est < 0) est = 0;
-    rc = mtx_reader_alloc(&R, est);
-    if (rc == HSPMV_OK) rc = mtx_read_text(&R, 0);
+    rc = hspmv_mtx_reader_alloc(&R, est);
+    if (rc == HSPMV_OK) rc = hspmv_mtx_read_text(&R, 0);
     p->nnz = R.k;
     p->lines = R.line - first_line;
-    p->bytes = mtx_source_bytes(&R.src) - start;
-    mtx_source_close(&R.src);
+    p->bytes = hspmv_mtx_source_bytes(&R.src) - start;
+    hspmv_mtx_source_close(&R.src);
     if (rc != HSPMV_OK && !keep_on_fault) {
         hspmv_free(R.row);
         hspmv_free(R.col);
@@ -104,7 +104,7 @@ int mtx_read_range(const char *name, int fd, const mtx_prologue *pr, int64_t beg
     return rc == HSPMV_OK ? hspmv_ok(err) : rc;
 }
 
-void mtx_piece_free(mtx_piece *p)
+void hspmv_mtx_piece_free(mtx_piece *p)
 {
     if (!p) return;
     hspmv_free(p->row);
@@ -126,7 +126,7 @@ static int64_t array_first_row(int sym, int64_t j)
     return sym == HSPMV_GENERAL ? 0 : sym == HSPMV_SYMMETRIC ? j : j + 1;
 }
 
-void mtx_array_place(const mtx_header *h, int64_t k0, int32_t *row, int32_t *col, int64_t n)
+void hspmv_mtx_array_place(const mtx_header *h, int64_t k0, int32_t *row, int32_t *col, int64_t n)
 {
     const int sym = h->symmetry;
     const int64_t m = h->nrows;
@@ -149,7 +149,7 @@ void mtx_array_place(const mtx_header *h, int64_t k0, int32_t *row, int32_t *col
     }
 }
 
-void mtx_decide(const mtx_prologue *pr, const mtx_outcome *o, int64_t n, mtx_first *f)
+void hspmv_mtx_decide(const mtx_prologue *pr, const mtx_outcome *o, int64_t n, mtx_first *f)
 {
     int64_t line = pr->lines, k = 0, limit = pr->h.nnz;
     memset(f, 0, sizeof(*f));
@@ -172,10 +172,10 @@ void mtx_decide(const mtx_prologue *pr, const mtx_outcome *o, int64_t n, mtx_fir
     f->kind = k < limit ? MTX_FIRST_END : MTX_FIRST_NONE;
 }
 
-int mtx_fault_end(const char *name, const mtx_prologue *pr, const mtx_first *f, hspmv_error *err)
+int hspmv_mtx_fault_end(const char *name, const mtx_prologue *pr, const mtx_first *f, hspmv_error *err)
 {
     /* as the whole-file read decides it when it meets the size line */
     int64_t left = pr->file_size - pr->data_offset, short_left = -1;
-    if (left >= 0 && pr->h.nnz > (left + 1) / mtx_min_entry_bytes(&pr->h)) short_left = left;
-    return mtx_fault_too_few(name, &pr->h, f->total_nnz, f->total_lines, short_left, err);
+    if (left >= 0 && pr->h.nnz > (left + 1) / hspmv_mtx_min_entry_bytes(&pr->h)) short_left = left;
+    return hspmv_mtx_fault_too_few(name, &pr->h, f->total_nnz, f->total_lines, short_left, err);
 }

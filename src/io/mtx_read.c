@@ -55,10 +55,10 @@ static int fail_token(reader *R, int64_t line, const char *ls, const char *p, co
     char q[64], lq[64];
     const char *le = line_end(p);
     const char *cr = has_inner_cr(ls, le) ? LONE_CR_NOTE : "";
-    mtx_quote(lq, ls, le);
+    hspmv_mtx_quote(lq, ls, le);
     if (*p == '\n')
         return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found the end of the line '%s'%s", what, lq, cr);
-    mtx_quote(q, p, token_end(p) == p ? p + 1 : token_end(p));
+    hspmv_mtx_quote(q, p, token_end(p) == p ? p + 1 : token_end(p));
     return fail(R, HSPMV_ERR_FORMAT, line, "expected %s, found '%s' in '%s'%s", what, q, lq, cr);
 }
 
@@ -67,8 +67,8 @@ __attribute__((cold, noinline))
 static int fail_value(reader *R, int64_t line, const char *ls, const char *p, int why)
 {
     char q[64], lq[64];
-    mtx_quote(q, p, token_end(p));
-    mtx_quote(lq, ls, line_end(p));
+    hspmv_mtx_quote(q, p, token_end(p));
+    hspmv_mtx_quote(lq, ls, line_end(p));
     if (why == MTX_NUM_NONFINITE)
         return fail(R, HSPMV_ERR_FORMAT, line,
                     "non-finite value '%s' in '%s' (inf and nan are not accepted)", q, lq);
@@ -86,7 +86,7 @@ static int fail_place(reader *R, int64_t line, const char *ls, int64_t i, int64_
 {
     char lq[64];
     const mtx_header *h = &R->h;
-    mtx_quote(lq, ls, line_end(ls));
+    hspmv_mtx_quote(lq, ls, line_end(ls));
     if (i < 1 || i > h->nrows)
         return fail(R, HSPMV_ERR_FORMAT, line,
                     "expected a row index in 1..%lld, found %lld in '%s'",
@@ -121,7 +121,7 @@ static void want_huge_pages(void *p, size_t bytes)
 #endif
 }
 
-int mtx_reader_alloc(reader *R, int64_t cap)
+int hspmv_mtx_reader_alloc(reader *R, int64_t cap)
 {
     size_t n = cap > 0 ? (size_t)cap : 1;
     int32_t *row = hspmv_alloc_array(n, sizeof(int32_t));
@@ -158,7 +158,7 @@ static int make_room(reader *R, int64_t line, const char *ls)
 {
     if (R->cap >= R->limit) {
         char lq[64];
-        mtx_quote(lq, ls, line_end(ls));
+        hspmv_mtx_quote(lq, ls, line_end(ls));
         return fail(R, HSPMV_ERR_FORMAT, line,
                     "expected %lld entries as the size line declares, found one more: '%s'",
                     (long long)R->h.nnz, lq);
@@ -166,7 +166,7 @@ static int make_room(reader *R, int64_t line, const char *ls)
     int64_t cap = R->cap * 2;
     if (cap < 1024) cap = 1024;
     if (cap > R->limit) cap = R->limit;
-    return mtx_reader_alloc(R, cap);
+    return hspmv_mtx_reader_alloc(R, cap);
 }
 
 /* What reading and using a matrix of the size line's shape takes, refused
@@ -174,7 +174,7 @@ static int make_room(reader *R, int64_t line, const char *ls)
    triplets of nnz entries, the CSR built from them (symmetric kinds
    mirrored: up to twice the entries; row pointers and the build's row
    counters) and the x and y of a product. */
-int mtx_check_memory(const mtx_header *h, int64_t nnz, const char *name, int64_t line, hspmv_error *err)
+int hspmv_mtx_check_memory(const mtx_header *h, int64_t nnz, const char *name, int64_t line, hspmv_error *err)
 {
     const double r = sizeof(hspmv_real), n = (double)nnz;
     double coo = n * (8 + r);
@@ -190,7 +190,7 @@ int mtx_check_memory(const mtx_header *h, int64_t nnz, const char *name, int64_t
 /* Called once the size line is known: one allocation at the declared count
    when the input's length is known (refusing counts the bytes left cannot
    hold), else a start that grows geometrically up to that count. */
-int mtx_min_entry_bytes(const mtx_header *h)
+int hspmv_mtx_min_entry_bytes(const mtx_header *h)
 {
     return h->array ? 2 : h->field == HSPMV_FIELD_PATTERN ? 4 : 6; /* "1\n", "1 1\n", "1 1 1\n" */
 }
@@ -200,22 +200,22 @@ static int start_entries(reader *R, const char *next)
     const mtx_header *h = &R->h;
     R->ai = h->symmetry == HSPMV_SKEW_SYMMETRIC ? 1 : 0; /* array: first place of column 0 */
     R->limit = h->nnz;
-    int64_t left = mtx_source_left(&R->src, next);
-    int minb = mtx_min_entry_bytes(h);
+    int64_t left = hspmv_mtx_source_left(&R->src, next);
+    int minb = hspmv_mtx_min_entry_bytes(h);
     int64_t most = left >= 0 ? (left + 1) / minb : -1; /* "1 1 1" without its newline is the shortest last line */
-    int rc = mtx_check_memory(h, most >= 0 && most < h->nnz ? most : h->nnz, R->name, R->line, R->err);
+    int rc = hspmv_mtx_check_memory(h, most >= 0 && most < h->nnz ? most : h->nnz, R->name, R->line, R->err);
     if (rc != HSPMV_OK) return rc;
     if (left >= 0) {
-        if (h->nnz <= most) return mtx_reader_alloc(R, h->nnz);
+        if (h->nnz <= most) return hspmv_mtx_reader_alloc(R, h->nnz);
         /* The bytes cannot hold the count: no allocation for it. The entries
            that are there are read (growing the arrays), so the first fault
            in file order is the one reported: a bad line, or the end. */
         R->short_left = left;
-        return mtx_reader_alloc(R, most + 1);
+        return hspmv_mtx_reader_alloc(R, most + 1);
     }
     /* gzip: about one entry per compressed byte is a fair first guess */
     int64_t guess = R->src.raw_size > 4096 ? R->src.raw_size : 4096;
-    return mtx_reader_alloc(R, h->nnz < guess ? h->nnz : guess);
+    return hspmv_mtx_reader_alloc(R, h->nnz < guess ? h->nnz : guess);
 }
 
 /* ---- header lines -------------------------------------------------------- */
@@ -232,8 +232,8 @@ static int header_line(reader *R, const char *s, const char *nl)
                     "(classic Mac) are not Matrix Market; convert them with tr '\\r' '\\n'",
                     R->state == MTX_AT_BANNER ? "first" : "size");
     if (R->state == MTX_AT_BANNER) {
-        if (mtx_is_banner(&ln)) {
-            if ((rc = mtx_parse_banner(R->name, &ln, &R->h, R->err)) != HSPMV_OK) return rc;
+        if (hspmv_mtx_is_banner(&ln)) {
+            if ((rc = hspmv_mtx_parse_banner(R->name, &ln, &R->h, R->err)) != HSPMV_OK) return rc;
             R->state = MTX_AT_SIZE;
             return HSPMV_OK;
         }
@@ -248,13 +248,13 @@ static int header_line(reader *R, const char *s, const char *nl)
             return fail(R, HSPMV_ERR_FORMAT, R->line,
                         "the file starts with a UTF-16 byte-order mark (bytes %02X %02X): it is UTF-16 text; "
                         "Matrix Market text is plain ASCII", u[0], u[1]);
-        mtx_quote(q, s, nl);
+        hspmv_mtx_quote(q, s, nl);
         return fail(R, HSPMV_ERR_FORMAT, R->line,
                     "expected the banner '%%%%MatrixMarket matrix <format> <field> <symmetry>', "
                     "found '%s'", q);
     }
     if (p == nl || *p == '%') return HSPMV_OK; /* blank or comment before the size line */
-    if ((rc = mtx_parse_size(R->name, &ln, &R->h, R->err)) != HSPMV_OK) return rc;
+    if ((rc = hspmv_mtx_parse_size(R->name, &ln, &R->h, R->err)) != HSPMV_OK) return rc;
     R->state = MTX_AT_ENTRIES;
     if (R->header_only) { /* the prologue of a read in byte ranges: the entries come later */
         R->data_offset = R->src.base + (int64_t)(nl + 1 - R->src.buf);
@@ -415,7 +415,7 @@ static int parse_array(reader *R, const char *p, const char *end)
 
 /* ---- the whole file --------------------------------------------------------- */
 
-int mtx_fault_too_few(const char *name, const mtx_header *h, int64_t k, int64_t lines, int64_t short_left,
+int hspmv_mtx_fault_too_few(const char *name, const mtx_header *h, int64_t k, int64_t lines, int64_t short_left,
                       hspmv_error *err)
 {
     if (short_left >= 0)
@@ -428,12 +428,12 @@ int mtx_fault_too_few(const char *name, const mtx_header *h, int64_t k, int64_t 
                           (long long)h->nnz, (long long)k, (long long)lines);
 }
 
-int mtx_read_text(reader *R, int end_checks)
+int hspmv_mtx_read_text(reader *R, int end_checks)
 {
     int rc;
     for (;;) {
         const char *p, *end;
-        if ((rc = mtx_source_next(&R->src, &p, &end)) != HSPMV_OK) return rc;
+        if ((rc = hspmv_mtx_source_next(&R->src, &p, &end)) != HSPMV_OK) return rc;
         if (p == end) break;
         while (p < end && R->state != MTX_AT_ENTRIES) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -449,28 +449,28 @@ int mtx_read_text(reader *R, int end_checks)
     }
     if (!end_checks) return HSPMV_OK;
     if (R->state == MTX_AT_BANNER) {
-        if (mtx_source_bytes(&R->src) == 0)
+        if (hspmv_mtx_source_bytes(&R->src) == 0)
             return fail(R, HSPMV_ERR_FORMAT, 0, "file is empty; expected a '%%%%MatrixMarket' banner");
         return fail(R, HSPMV_ERR_FORMAT, R->line,
                     "file ends without a '%%%%MatrixMarket' banner (only blank and comment lines)");
     }
     if (R->state == MTX_AT_SIZE)
         return fail(R, HSPMV_ERR_FORMAT, R->line, "file ends before the size line");
-    if (R->k < R->h.nnz) return mtx_fault_too_few(R->name, &R->h, R->k, R->line, R->short_left, R->err);
+    if (R->k < R->h.nnz) return hspmv_mtx_fault_too_few(R->name, &R->h, R->k, R->line, R->short_left, R->err);
     return HSPMV_OK;
 }
 
 /* Reads from an opened source into coo; closes the source; cleans up on failure. */
 static int read_source(reader *R, hspmv_coo *coo, hspmv_read_info *info)
 {
-    int rc = mtx_read_text(R, 1);
+    int rc = hspmv_mtx_read_text(R, 1);
     if (info) {
-        info->bytes = mtx_source_bytes(&R->src);
+        info->bytes = hspmv_mtx_source_bytes(&R->src);
         info->lines = R->line;
         info->gzip = R->src.gzip;
         info->array = R->h.array;
     }
-    mtx_source_close(&R->src);
+    hspmv_mtx_source_close(&R->src);
     if (rc != HSPMV_OK) {
         hspmv_free(R->row);
         hspmv_free(R->col);
@@ -488,7 +488,7 @@ static int read_source(reader *R, hspmv_coo *coo, hspmv_read_info *info)
     return hspmv_ok(R->err);
 }
 
-void mtx_reader_init(reader *R, const char *name, hspmv_error *err)
+void hspmv_mtx_reader_init(reader *R, const char *name, hspmv_error *err)
 {
     memset(R, 0, sizeof(*R));
     R->name = name;
@@ -498,7 +498,7 @@ void mtx_reader_init(reader *R, const char *name, hspmv_error *err)
 
 static void reader_init(reader *R, const char *name, hspmv_error *err, hspmv_read_info *info)
 {
-    mtx_reader_init(R, name, err);
+    hspmv_mtx_reader_init(R, name, err);
     if (info) memset(info, 0, sizeof(*info));
 }
 
@@ -510,7 +510,7 @@ int hspmv_mtx_read(const char *path, hspmv_coo *coo, const hspmv_read_opts *opts
     if (coo) memset(coo, 0, sizeof(*coo));
     if (!path || !coo) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_mtx_read: path and coo must not be NULL");
     reader_init(&R, path, err, info);
-    if ((rc = mtx_source_open_path(&R.src, path, opts, err)) != HSPMV_OK) return rc;
+    if ((rc = hspmv_mtx_source_open_path(&R.src, path, opts, err)) != HSPMV_OK) return rc;
     R.src.lines = &R.line;
     return read_source(&R, coo, info);
 }
@@ -525,7 +525,7 @@ int hspmv_mtx_read_mem(const char *name, const void *buf, size_t len, hspmv_coo 
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_mtx_read_mem: coo must not be NULL, nor buf when len > 0");
     if (!name) name = "<memory>";
     reader_init(&R, name, err, info);
-    if ((rc = mtx_source_open_mem(&R.src, name, buf, len, err)) != HSPMV_OK) return rc;
+    if ((rc = hspmv_mtx_source_open_mem(&R.src, name, buf, len, err)) != HSPMV_OK) return rc;
     R.src.lines = &R.line;
     return read_source(&R, coo, info);
 }

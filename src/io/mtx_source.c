@@ -289,7 +289,7 @@ static int open_input(mtx_source *s, const char *path, hspmv_error *err)
     return HSPMV_OK;
 }
 
-int mtx_source_open_path(mtx_source *s, const char *path, const hspmv_read_opts *opts,
+int hspmv_mtx_source_open_path(mtx_source *s, const char *path, const hspmv_read_opts *opts,
                          hspmv_error *err)
 {
     int rc;
@@ -302,11 +302,11 @@ int mtx_source_open_path(mtx_source *s, const char *path, const hspmv_read_opts 
     if ((rc = source_start(s)) != HSPMV_OK) goto fail;
     return HSPMV_OK;
 fail:
-    mtx_source_close(s);
+    hspmv_mtx_source_close(s);
     return rc;
 }
 
-int mtx_source_open_mem(mtx_source *s, const char *name, const void *buf, size_t len,
+int hspmv_mtx_source_open_mem(mtx_source *s, const char *name, const void *buf, size_t len,
                         hspmv_error *err)
 {
     static const unsigned char none[1] = {0};
@@ -315,11 +315,11 @@ int mtx_source_open_mem(mtx_source *s, const char *name, const void *buf, size_t
     s->mem = buf ? buf : none;
     s->mem_len = buf ? len : 0;
     s->raw_total = (int64_t)s->mem_len;
-    if ((rc = source_start(s)) != HSPMV_OK) mtx_source_close(s);
+    if ((rc = source_start(s)) != HSPMV_OK) hspmv_mtx_source_close(s);
     return rc;
 }
 
-void mtx_source_close(mtx_source *s)
+void hspmv_mtx_source_close(mtx_source *s)
 {
 #ifndef HSPMV_NO_ZLIB
     if (s->zs_live) inflateEnd(&s->zs);
@@ -355,7 +355,7 @@ static int64_t next_line_start(mtx_source *s, int64_t at, int64_t file_size)
     return file_size;
 }
 
-int mtx_source_open_range(mtx_source *s, const char *name, int fd, int64_t begin, int64_t end,
+int hspmv_mtx_source_open_range(mtx_source *s, const char *name, int fd, int64_t begin, int64_t end,
                           int at_line_start, int64_t file_size, hspmv_error *err)
 {
     source_init(s, name, err);
@@ -366,7 +366,7 @@ int mtx_source_open_range(mtx_source *s, const char *name, int fd, int64_t begin
     if (end > file_size) end = file_size;
     int64_t start = begin;
     if (!at_line_start && begin > 0 && begin < end && (start = next_line_start(s, begin, file_size)) < 0) {
-        mtx_source_close(s);
+        hspmv_mtx_source_close(s);
         return HSPMV_ERR_IO;
     }
     s->pos = s->base = start;
@@ -381,7 +381,7 @@ int mtx_source_open_range(mtx_source *s, const char *name, int fd, int64_t begin
     if (guess < s->cap) s->cap = (size_t)guess;
     s->buf = hspmv_malloc(s->cap + 1);
     if (!s->buf) {
-        mtx_source_close(s);
+        hspmv_mtx_source_close(s);
         return hspmv_err_file(err, HSPMV_ERR_NOMEM, name, 0, "out of memory for the read buffer");
     }
     return HSPMV_OK;
@@ -414,7 +414,7 @@ static char *last_newline(char *b, char *e)
     return NULL;
 }
 
-int mtx_source_next(mtx_source *s, const char **p, const char **end)
+int hspmv_mtx_source_next(mtx_source *s, const char **p, const char **end)
 {
     char *nl = NULL;
     int rc;
@@ -476,13 +476,13 @@ int mtx_source_next(mtx_source *s, const char **p, const char **end)
     return HSPMV_OK;
 }
 
-int64_t mtx_source_left(const mtx_source *s, const char *q)
+int64_t hspmv_mtx_source_left(const mtx_source *s, const char *q)
 {
     if (s->gzip || s->raw_total < 0) return -1;
     return s->raw_total - (s->base + (int64_t)(q - s->buf));
 }
 
-int64_t mtx_source_bytes(const mtx_source *s)
+int64_t hspmv_mtx_source_bytes(const mtx_source *s)
 {
     return s->base + (int64_t)s->start - (s->added_nl && s->start == s->len);
 }

@@ -40,7 +40,7 @@ static inline void put_int(unsigned char *p, int isz, int64_t v)
     }
 }
 
-int petsc_sniff(const unsigned char *b, size_t n, int *isz)
+int hspmv_petsc_sniff(const unsigned char *b, size_t n, int *isz)
 {
     if (n >= 4 && be32(b) == PETSC_MAT_CLASSID) {
         *isz = 4;
@@ -70,10 +70,10 @@ static int bad_class(const petsc_file *f, const unsigned char *b, size_t n, hspm
                      "class id %d = 0x%08x)", f->name, id, PETSC_MAT_CLASSID, PETSC_MAT_CLASSID);
 }
 
-int petsc_parse_header(petsc_file *f, const unsigned char *b, size_t n, hspmv_error *err)
+int hspmv_petsc_parse_header(petsc_file *f, const unsigned char *b, size_t n, hspmv_error *err)
 {
     int isz;
-    if (!petsc_sniff(b, n, &isz)) return bad_class(f, b, n, err);
+    if (!hspmv_petsc_sniff(b, n, &isz)) return bad_class(f, b, n, err);
     if (n < (size_t)(4 * isz))
         return hspmv_err(err, HSPMV_ERR_FORMAT, "%s: truncated: %zu bytes, a PETSc matrix header needs %d",
                          f->name, n, 4 * isz);
@@ -107,20 +107,20 @@ int petsc_parse_header(petsc_file *f, const unsigned char *b, size_t n, hspmv_er
     return hspmv_ok(err);
 }
 
-int64_t petsc_header_bytes(const petsc_file *f) { return 4 * (int64_t)f->isz; }
-int64_t petsc_off_len(const petsc_file *f, int64_t i) { return petsc_header_bytes(f) + i * f->isz; }
-int64_t petsc_off_col(const petsc_file *f, int64_t k) { return petsc_off_len(f, f->nrows) + k * f->isz; }
+int64_t hspmv_petsc_header_bytes(const petsc_file *f) { return 4 * (int64_t)f->isz; }
+int64_t hspmv_petsc_off_len(const petsc_file *f, int64_t i) { return hspmv_petsc_header_bytes(f) + i * f->isz; }
+int64_t hspmv_petsc_off_col(const petsc_file *f, int64_t k) { return hspmv_petsc_off_len(f, f->nrows) + k * f->isz; }
 
-int64_t petsc_off_val(const petsc_file *f, int64_t k)
+int64_t hspmv_petsc_off_val(const petsc_file *f, int64_t k)
 {
-    if (f->dense) return petsc_header_bytes(f) + k * PETSC_VAL_BYTES;
-    return petsc_off_col(f, f->nnz) + k * PETSC_VAL_BYTES;
+    if (f->dense) return hspmv_petsc_header_bytes(f) + k * PETSC_VAL_BYTES;
+    return hspmv_petsc_off_col(f, f->nnz) + k * PETSC_VAL_BYTES;
 }
 
-int petsc_check_size_lengths(const petsc_file *f, hspmv_error *err)
+int hspmv_petsc_check_size_lengths(const petsc_file *f, hspmv_error *err)
 {
     if (f->size < 0 || f->dense) return hspmv_ok(err);
-    int64_t need = petsc_off_len(f, f->nrows);
+    int64_t need = hspmv_petsc_off_len(f, f->nrows);
     if (f->size < need)
         return hspmv_err(err, HSPMV_ERR_FORMAT,
                          "%s: truncated: the file has %lld bytes, but the header and %lld row lengths need %lld",
@@ -128,10 +128,10 @@ int petsc_check_size_lengths(const petsc_file *f, hspmv_error *err)
     return hspmv_ok(err);
 }
 
-int petsc_check_size(const petsc_file *f, hspmv_error *err)
+int hspmv_petsc_check_size(const petsc_file *f, hspmv_error *err)
 {
     if (f->size < 0) return hspmv_ok(err);
-    int64_t need = petsc_off_val(f, f->nnz), n = f->nnz;
+    int64_t need = hspmv_petsc_off_val(f, f->nnz), n = f->nnz;
     /* the value size is not in the header: a file of exactly 4 or 16 bytes
        per value comes from a single-precision or a complex PETSc build */
     if (n > 0 && (f->size == need - 4 * n || f->size == need + 8 * n))
@@ -140,8 +140,8 @@ int petsc_check_size(const petsc_file *f, hspmv_error *err)
                          "values are read", f->name, (long long)f->size, f->size < need ? 4 : 16,
                          f->size < need ? "single-precision" : "complex");
     if (f->size >= need) return hspmv_ok(err);
-    const char *where = f->dense || f->size >= petsc_off_val(f, 0) ? "values"
-                        : f->size >= petsc_off_col(f, 0)         ? "column indices"
+    const char *where = f->dense || f->size >= hspmv_petsc_off_val(f, 0) ? "values"
+                        : f->size >= hspmv_petsc_off_col(f, 0)         ? "column indices"
                                                                  : "row lengths";
     return hspmv_err(err, HSPMV_ERR_FORMAT,
                      "%s: truncated: the file has %lld bytes, but %lld x %lld with %lld entries needs %lld (it "
@@ -149,7 +149,7 @@ int petsc_check_size(const petsc_file *f, hspmv_error *err)
                      (long long)f->ncols, (long long)f->nnz, (long long)need, where);
 }
 
-int petsc_check_total(petsc_file *f, int64_t total, hspmv_error *err)
+int hspmv_petsc_check_total(petsc_file *f, int64_t total, hspmv_error *err)
 {
     int64_t h = f->nnz_header;
     if (f->isz == 4 && h == INT32_MAX) { /* PETSc writes min(count, 2^31-1) */
@@ -169,20 +169,20 @@ int petsc_check_total(petsc_file *f, int64_t total, hspmv_error *err)
     return hspmv_ok(err);
 }
 
-int64_t petsc_nnz_most(const petsc_file *f)
+int64_t hspmv_petsc_nnz_most(const petsc_file *f)
 {
     int64_t k = f->nnz >= 0 ? f->nnz : f->nnz_header, left;
     if (f->size < 0 || k <= 0) return k > 0 ? k : 0;
-    if (f->dense) left = (f->size - petsc_header_bytes(f)) / PETSC_VAL_BYTES;
-    else left = (f->size - petsc_off_col(f, 0)) / (f->isz + PETSC_VAL_BYTES);
+    if (f->dense) left = (f->size - hspmv_petsc_header_bytes(f)) / PETSC_VAL_BYTES;
+    else left = (f->size - hspmv_petsc_off_col(f, 0)) / (f->isz + PETSC_VAL_BYTES);
     if (left < 0) left = 0;
     return left < k ? left : k;
 }
 
-int petsc_check_memory(const petsc_file *f, int64_t piece, hspmv_error *err)
+int hspmv_petsc_check_memory(const petsc_file *f, int64_t piece, hspmv_error *err)
 {
     const double r = sizeof(hspmv_real), n = (double)f->nrows;
-    int64_t k = petsc_nnz_most(f);
+    int64_t k = hspmv_petsc_nnz_most(f);
     double csr = 8 * (n + 1) + (4 + r) * (double)k, vec = r * (n + (double)f->ncols);
     char what[200];
     snprintf(what, sizeof(what), "a %lld x %lld matrix of %lld entries (CSR %.3g GB, x and y %.3g GB)",
@@ -190,17 +190,17 @@ int petsc_check_memory(const petsc_file *f, int64_t piece, hspmv_error *err)
     return hspmv_mem_check(csr + vec + (double)piece, f->name, 0, what, err);
 }
 
-void petsc_ranges_of(const petsc_file *f, int64_t r0, int64_t r1, int64_t k0, int64_t k1, petsc_ranges *o)
+void hspmv_petsc_ranges_of(const petsc_file *f, int64_t r0, int64_t r1, int64_t k0, int64_t k1, petsc_ranges *o)
 {
-    o->len_off = f->dense ? 0 : petsc_off_len(f, r0);
+    o->len_off = f->dense ? 0 : hspmv_petsc_off_len(f, r0);
     o->len_bytes = f->dense ? 0 : (r1 - r0) * f->isz;
-    o->col_off = f->dense ? 0 : petsc_off_col(f, k0);
+    o->col_off = f->dense ? 0 : hspmv_petsc_off_col(f, k0);
     o->col_bytes = f->dense ? 0 : (k1 - k0) * f->isz;
-    o->val_off = petsc_off_val(f, k0);
+    o->val_off = hspmv_petsc_off_val(f, k0);
     o->val_bytes = (k1 - k0) * PETSC_VAL_BYTES;
 }
 
-int64_t petsc_piece_bytes(void)
+int64_t hspmv_petsc_piece_bytes(void)
 {
     const char *s = getenv("HSPMV_IO_PIECE"); /* test hook: small pieces */
     long long v = s ? atoll(s) : 0;
@@ -222,7 +222,7 @@ static int64_t row_of(const petsc_rows *R, int64_t k)
     return R->row0 + lo - 1;
 }
 
-int petsc_decode_lengths(const petsc_file *f, const unsigned char *b, int64_t row0, int64_t n, int64_t *len,
+int hspmv_petsc_decode_lengths(const petsc_file *f, const unsigned char *b, int64_t row0, int64_t n, int64_t *len,
                          hspmv_error *err)
 {
     const int isz = f->isz;
@@ -247,11 +247,11 @@ int petsc_decode_lengths(const petsc_file *f, const unsigned char *b, int64_t ro
                 return hspmv_err(err, HSPMV_ERR_FORMAT,
                                  "%s: row %lld has length %lld (byte %lld), outside 0..%lld (the column count)",
                                  f->name, (long long)(row0 + i), (long long)len[i],
-                                 (long long)petsc_off_len(f, row0 + i), (long long)nc);
+                                 (long long)hspmv_petsc_off_len(f, row0 + i), (long long)nc);
     return hspmv_ok(err);
 }
 
-int petsc_decode_cols(const petsc_file *f, const unsigned char *b, int64_t k0, int64_t n, int32_t *col,
+int hspmv_petsc_decode_cols(const petsc_file *f, const unsigned char *b, int64_t k0, int64_t n, int32_t *col,
                       const petsc_rows *R, hspmv_error *err)
 {
     const uint64_t nc = (uint64_t)f->ncols; /* negatives wrap above nc */
@@ -283,11 +283,11 @@ int petsc_decode_cols(const petsc_file *f, const unsigned char *b, int64_t k0, i
     if (badk >= 0)
         return hspmv_err(err, HSPMV_ERR_FORMAT, "%s: row %lld: column index %lld (byte %lld) outside 0..%lld",
                          f->name, (long long)row_of(R, k0 + badk), (long long)badv,
-                         (long long)petsc_off_col(f, k0 + badk), (long long)f->ncols - 1);
+                         (long long)hspmv_petsc_off_col(f, k0 + badk), (long long)f->ncols - 1);
     return hspmv_ok(err);
 }
 
-int petsc_decode_vals(const petsc_file *f, const unsigned char *b, int64_t k0, int64_t n, hspmv_real *val,
+int hspmv_petsc_decode_vals(const petsc_file *f, const unsigned char *b, int64_t k0, int64_t n, hspmv_real *val,
                       const petsc_rows *R, hspmv_error *err)
 {
     int bad = 0;
@@ -305,7 +305,7 @@ int petsc_decode_vals(const petsc_file *f, const unsigned char *b, int64_t k0, i
         uint64_t u = be64(b + 8 * k);
         double d;
         memcpy(&d, &u, sizeof(d));
-        long long row = (long long)row_of(R, k0 + k), at = (long long)petsc_off_val(f, k0 + k);
+        long long row = (long long)row_of(R, k0 + k), at = (long long)hspmv_petsc_off_val(f, k0 + k);
         if (!isfinite(d))
             return hspmv_err(err, HSPMV_ERR_FORMAT, "%s: row %lld: non-finite value %s (byte %lld): inf and nan "
                              "are not accepted", f->name, row, isnan(d) ? "nan" : d > 0 ? "inf" : "-inf", at);
@@ -353,7 +353,7 @@ static int sort_row(int32_t *c, hspmv_real *v, int64_t n)
     return 0;
 }
 
-int petsc_sort_rows(const petsc_file *f, const petsc_rows *R, int32_t *col, hspmv_real *val, hspmv_error *err)
+int hspmv_petsc_sort_rows(const petsc_file *f, const petsc_rows *R, int32_t *col, hspmv_real *val, hspmv_error *err)
 {
     const int64_t *rp = R->rp;
     for (int64_t i = 0; i < R->n; i++) {
@@ -367,12 +367,12 @@ int petsc_sort_rows(const petsc_file *f, const petsc_rows *R, int32_t *col, hspm
             if (col[k] == col[k - 1])
                 return hspmv_err(err, HSPMV_ERR_FORMAT, "%s: row %lld holds column %d twice (its columns start "
                                  "at byte %lld)", f->name, (long long)(R->row0 + i), col[k],
-                                 (long long)petsc_off_col(f, R->k0 + b));
+                                 (long long)hspmv_petsc_off_col(f, R->k0 + b));
     }
     return hspmv_ok(err);
 }
 
-void petsc_dense_rows(const petsc_file *f, int64_t n, int64_t *rp, int32_t *col)
+void hspmv_petsc_dense_rows(const petsc_file *f, int64_t n, int64_t *rp, int32_t *col)
 {
     rp[0] = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -381,7 +381,7 @@ void petsc_dense_rows(const petsc_file *f, int64_t n, int64_t *rp, int32_t *col)
     }
 }
 
-void petsc_encode_header(unsigned char *b, int isz, int64_t nrows, int64_t ncols, int64_t nnz)
+void hspmv_petsc_encode_header(unsigned char *b, int isz, int64_t nrows, int64_t ncols, int64_t nnz)
 {
     if (isz == 4 && nnz > INT32_MAX) nnz = INT32_MAX;
     put_int(b, isz, PETSC_MAT_CLASSID);
@@ -390,12 +390,12 @@ void petsc_encode_header(unsigned char *b, int isz, int64_t nrows, int64_t ncols
     put_int(b + 3 * isz, isz, nnz);
 }
 
-void petsc_encode_lengths(const int64_t *rp, int64_t n, int isz, unsigned char *out)
+void hspmv_petsc_encode_lengths(const int64_t *rp, int64_t n, int isz, unsigned char *out)
 {
     for (int64_t i = 0; i < n; i++) put_int(out + i * isz, isz, rp[i + 1] - rp[i]);
 }
 
-void petsc_encode_cols(const int32_t *col, int64_t n, int isz, unsigned char *out)
+void hspmv_petsc_encode_cols(const int32_t *col, int64_t n, int isz, unsigned char *out)
 {
     if (isz == 4)
         for (int64_t k = 0; k < n; k++) put32(out + 4 * k, (uint32_t)col[k]);
@@ -403,7 +403,7 @@ void petsc_encode_cols(const int32_t *col, int64_t n, int isz, unsigned char *ou
         for (int64_t k = 0; k < n; k++) put_int(out + 8 * k, 8, col[k]);
 }
 
-void petsc_encode_vals(const hspmv_real *val, int64_t n, unsigned char *out)
+void hspmv_petsc_encode_vals(const hspmv_real *val, int64_t n, unsigned char *out)
 {
     for (int64_t k = 0; k < n; k++) {
         double d = (double)val[k];
@@ -414,7 +414,7 @@ void petsc_encode_vals(const hspmv_real *val, int64_t n, unsigned char *out)
     }
 }
 
-int petsc_check_writable(const char *name, const hspmv_csr *A, int64_t row0, hspmv_error *err)
+int hspmv_petsc_check_writable(const char *name, const hspmv_csr *A, int64_t row0, hspmv_error *err)
 {
     if (!A || A->nrows < 0 || A->ncols < 0 || A->ncols > INT32_MAX || A->nrows > INT32_MAX)
         return hspmv_err(err, HSPMV_ERR_ARG, "%s: not written: bad matrix sizes", name);

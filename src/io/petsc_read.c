@@ -48,11 +48,11 @@ static int read_lengths(reader *r, int64_t *rp, hspmv_error *err)
     for (int64_t i = 0; i < f->nrows; i += per) {
         int64_t n = f->nrows - i < per ? f->nrows - i : per;
         int rc = read_exact(r, r->buf, n * f->isz, "row lengths", err);
-        if (!rc) rc = petsc_decode_lengths(f, r->buf, i, n, rp + i + 1, err);
+        if (!rc) rc = hspmv_petsc_decode_lengths(f, r->buf, i, n, rp + i + 1, err);
         if (rc) return rc;
         for (int64_t q = i + 1; q <= i + n; q++) rp[q] = total += rp[q];
     }
-    return petsc_check_total(&r->f, total, err);
+    return hspmv_petsc_check_total(&r->f, total, err);
 }
 
 /* Column indices (esz = f.isz) or values (8 bytes) of every entry. */
@@ -64,8 +64,8 @@ static int read_entries(reader *r, const petsc_rows *R, int32_t *col, hspmv_real
     for (int64_t k = 0; k < f->nnz; k += per) {
         int64_t n = f->nnz - k < per ? f->nnz - k : per;
         int rc = read_exact(r, r->buf, n * esz, col ? "column indices" : "values", err);
-        if (!rc) rc = col ? petsc_decode_cols(f, r->buf, k, n, col + k, R, err)
-                          : petsc_decode_vals(f, r->buf, k, n, val + k, R, err);
+        if (!rc) rc = col ? hspmv_petsc_decode_cols(f, r->buf, k, n, col + k, R, err)
+                          : hspmv_petsc_decode_vals(f, r->buf, k, n, val + k, R, err);
         if (rc) return rc;
     }
     return hspmv_ok(err);
@@ -85,7 +85,7 @@ static int read_upto(int fd, const char *name, unsigned char *b, int64_t n, int6
     return hspmv_ok(err);
 }
 
-int petsc_open(const char *path, petsc_file *f, int *fdp, hspmv_error *err)
+int hspmv_petsc_open(const char *path, petsc_file *f, int *fdp, hspmv_error *err)
 {
     struct stat st;
     unsigned char hdr[32];
@@ -106,9 +106,9 @@ int petsc_open(const char *path, petsc_file *f, int *fdp, hspmv_error *err)
     /* 8 bytes tell 32- from 64-bit integers; then the rest of the header
        (no seeking back, so a pipe works too) */
     rc = read_upto(fd, path, hdr, 8, &n, err);
-    if (!rc && petsc_sniff(hdr, (size_t)n, &isz)) rc = read_upto(fd, path, hdr + n, 4 * isz - n, &m, err);
-    if (!rc) rc = petsc_parse_header(f, hdr, (size_t)(n + m), err);
-    if (!rc) rc = petsc_check_size_lengths(f, err);
+    if (!rc && hspmv_petsc_sniff(hdr, (size_t)n, &isz)) rc = read_upto(fd, path, hdr + n, 4 * isz - n, &m, err);
+    if (!rc) rc = hspmv_petsc_parse_header(f, hdr, (size_t)(n + m), err);
+    if (!rc) rc = hspmv_petsc_check_size_lengths(f, err);
     if (rc) {
         close(fd);
         return rc;
@@ -121,7 +121,7 @@ static int read_all(reader *r, hspmv_csr *A, hspmv_error *err)
 {
     petsc_file *f = &r->f;
     int rc;
-    r->pos = petsc_header_bytes(f);
+    r->pos = hspmv_petsc_header_bytes(f);
     A->nrows = f->nrows;
     A->ncols = f->ncols;
     A->rowptr = hspmv_alloc_array((size_t)f->nrows + 1, sizeof(int64_t));
@@ -129,17 +129,17 @@ static int read_all(reader *r, hspmv_csr *A, hspmv_error *err)
         return hspmv_err(err, HSPMV_ERR_NOMEM, "%s: out of memory for %lld row pointers", f->name,
                          (long long)f->nrows);
     if (!f->dense && (rc = read_lengths(r, A->rowptr, err))) return rc;
-    if ((rc = petsc_check_size(f, err))) return rc;
+    if ((rc = hspmv_petsc_check_size(f, err))) return rc;
     A->nnz = f->nnz;
     A->colind = hspmv_alloc_array((size_t)(f->nnz ? f->nnz : 1), sizeof(int32_t));
     A->val = hspmv_alloc_array((size_t)(f->nnz ? f->nnz : 1), sizeof(hspmv_real));
     if (!A->colind || !A->val)
         return hspmv_err(err, HSPMV_ERR_NOMEM, "%s: out of memory for %lld entries", f->name, (long long)f->nnz);
     petsc_rows R = {A->rowptr, f->nrows, 0, 0};
-    if (f->dense) petsc_dense_rows(f, f->nrows, A->rowptr, A->colind);
+    if (f->dense) hspmv_petsc_dense_rows(f, f->nrows, A->rowptr, A->colind);
     else if ((rc = read_entries(r, &R, A->colind, NULL, err))) return rc;
     if ((rc = read_entries(r, &R, NULL, A->val, err))) return rc;
-    if (!f->dense) return petsc_sort_rows(f, &R, A->colind, A->val, err);
+    if (!f->dense) return hspmv_petsc_sort_rows(f, &R, A->colind, A->val, err);
     return hspmv_ok(err);
 }
 
@@ -152,10 +152,10 @@ int hspmv_petsc_read_opts(const char *path, hspmv_csr *A, const hspmv_read_opts 
     if (!A) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_petsc_read: A is NULL");
     memset(A, 0, sizeof(*A));
     memset(&r, 0, sizeof(r));
-    if ((rc = petsc_open(path, &r.f, &r.fd, err))) return rc;
+    if ((rc = hspmv_petsc_open(path, &r.f, &r.fd, err))) return rc;
     r.opts = opts;
-    r.piece = petsc_piece_bytes();
-    if ((rc = petsc_check_memory(&r.f, r.piece, err))) { /* the header's sizes, before any allocation */
+    r.piece = hspmv_petsc_piece_bytes();
+    if ((rc = hspmv_petsc_check_memory(&r.f, r.piece, err))) { /* the header's sizes, before any allocation */
         close(r.fd);
         return rc;
     }
@@ -193,5 +193,5 @@ int hspmv_petsc_is_matrix_file(const char *path)
     if (fd < 0) return 0;
     ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, b, sizeof(b)) : 0;
     close(fd);
-    return n > 0 && petsc_sniff(b, (size_t)n, &isz);
+    return n > 0 && hspmv_petsc_sniff(b, (size_t)n, &isz);
 }

@@ -39,9 +39,9 @@ static int write_section(writer *w, const hspmv_csr *A, int section, int isz, un
     int64_t per = piece / esz;
     for (int64_t i = 0; i < n; i += per) {
         int64_t m = n - i < per ? n - i : per;
-        if (section == 0) petsc_encode_lengths(A->rowptr + i, m, isz, buf);
-        else if (section == 1) petsc_encode_cols(A->colind + i, m, isz, buf);
-        else petsc_encode_vals(A->val + i, m, buf);
+        if (section == 0) hspmv_petsc_encode_lengths(A->rowptr + i, m, isz, buf);
+        else if (section == 1) hspmv_petsc_encode_cols(A->colind + i, m, isz, buf);
+        else hspmv_petsc_encode_vals(A->val + i, m, buf);
         if ((rc = write_exact(w, buf, m * esz, err))) return rc;
     }
     return hspmv_ok(err);
@@ -54,8 +54,8 @@ int hspmv_petsc_write(const char *path, const hspmv_csr *A, int index_bytes, hsp
     if (isz != 4 && isz != 8)
         return hspmv_err(err, HSPMV_ERR_ARG, "%s: index_bytes %d: PETSc integers have 4 or 8 bytes", path,
                          index_bytes);
-    if ((rc = petsc_check_writable(path, A, 0, err))) return rc;
-    int64_t piece = petsc_piece_bytes();
+    if ((rc = hspmv_petsc_check_writable(path, A, 0, err))) return rc;
+    int64_t piece = hspmv_petsc_piece_bytes();
     unsigned char *buf = hspmv_malloc((size_t)piece);
     if (!buf) return hspmv_err(err, HSPMV_ERR_NOMEM, "%s: out of memory for a write buffer", path);
     writer w = {path, open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), 0};
@@ -65,7 +65,7 @@ int hspmv_petsc_write(const char *path, const hspmv_csr *A, int index_bytes, hsp
     }
     struct stat st;
     int regular = fstat(w.fd, &st) == 0 && S_ISREG(st.st_mode); /* only a file of ours is removed on failure */
-    petsc_encode_header(buf, isz, A->nrows, A->ncols, A->nnz);
+    hspmv_petsc_encode_header(buf, isz, A->nrows, A->ncols, A->nnz);
     rc = write_exact(&w, buf, 4 * isz, err);
     for (int s = 0; s < 3 && !rc; s++) rc = write_section(&w, A, s, isz, buf, piece, err);
     if (close(w.fd) != 0 && !rc)

@@ -106,9 +106,9 @@ static int read_section(preader *r, int sec, int64_t off, int64_t first, int64_t
             continue;
         }
         r->bytes += m * esz;
-        if (sec == SEC_LEN) rc = petsc_decode_lengths(f, r->buf, first + i, m, (int64_t *)dst + i, err);
-        else if (sec == SEC_COL) rc = petsc_decode_cols(f, r->buf, first + i, m, (int32_t *)dst + i, R, err);
-        else rc = petsc_decode_vals(f, r->buf, first + i, m, (hspmv_real *)dst + i, R, err);
+        if (sec == SEC_LEN) rc = hspmv_petsc_decode_lengths(f, r->buf, first + i, m, (int64_t *)dst + i, err);
+        else if (sec == SEC_COL) rc = hspmv_petsc_decode_cols(f, r->buf, first + i, m, (int32_t *)dst + i, R, err);
+        else rc = hspmv_petsc_decode_vals(f, r->buf, first + i, m, (hspmv_real *)dst + i, R, err);
     }
     return rc;
 }
@@ -121,7 +121,7 @@ static int read_lengths(preader *r, int64_t a, int64_t b, int64_t *len, hspmv_er
         /* the ranks that read lengths must all join the collective calls */
         return hspmv_ok(err);
     }
-    return read_section(r, SEC_LEN, petsc_off_len(&r->f, a), a, b - a, len, NULL, err);
+    return read_section(r, SEC_LEN, hspmv_petsc_off_len(&r->f, a), a, b - a, len, NULL, err);
 }
 
 /* Rank 0 parses the header (with the serial reader's checks and messages)
@@ -131,7 +131,7 @@ static int open_file(preader *r, const char *path, hspmv_error *err)
     int64_t h[7] = {0, 0, 0, 0, 0, 0, 0};
     int rc = HSPMV_OK, fd = -1;
     if (r->me == 0) {
-        rc = petsc_open(path, &r->f, &fd, err);
+        rc = hspmv_petsc_open(path, &r->f, &fd, err);
         if (fd >= 0) close(fd);
         h[0] = r->f.isz;
         h[1] = r->f.dense;
@@ -221,8 +221,8 @@ static int agree_partition(preader *r, int partition, int64_t *start, int64_t *s
     sums[0] = 0;
     for (int p = 0; p < P; p++) sums[p + 1] += sums[p];
     /* the same data on every rank: the same verdict and message */
-    if (!r->f.dense) rc = petsc_check_total(&r->f, sums[P], err);
-    if (!rc) rc = petsc_check_size(&r->f, err);
+    if (!r->f.dense) rc = hspmv_petsc_check_total(&r->f, sums[P], err);
+    if (!rc) rc = hspmv_petsc_check_size(&r->f, err);
     if (rc) goto out;
     /* the length of row lo - 1: the last row of the nearest rank before with rows */
     if (lo > 0) {
@@ -280,12 +280,12 @@ static int read_my_rows(preader *r, const int64_t *start, const int64_t *start_n
     }
     if ((rc = hspmv_dist_agree(r->comm, rc, err))) return rc;
     petsc_rows R = {S->rowptr, n, r0, k0};
-    if (f->dense) petsc_dense_rows(f, n, S->rowptr, S->colind);
-    else rc = read_section(r, SEC_COL, petsc_off_col(f, k0), k0, z, S->colind, &R, err);
+    if (f->dense) hspmv_petsc_dense_rows(f, n, S->rowptr, S->colind);
+    else rc = read_section(r, SEC_COL, hspmv_petsc_off_col(f, k0), k0, z, S->colind, &R, err);
     if ((rc = hspmv_dist_agree(r->comm, rc, err))) return rc;
-    rc = read_section(r, SEC_VAL, petsc_off_val(f, k0), k0, z, S->val, &R, err);
+    rc = read_section(r, SEC_VAL, hspmv_petsc_off_val(f, k0), k0, z, S->val, &R, err);
     if ((rc = hspmv_dist_agree(r->comm, rc, err))) return rc;
-    if (!f->dense) rc = petsc_sort_rows(f, &R, S->colind, S->val, err);
+    if (!f->dense) rc = hspmv_petsc_sort_rows(f, &R, S->colind, S->val, err);
     return hspmv_dist_agree(r->comm, rc, err);
 }
 
@@ -305,7 +305,7 @@ int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, int ke
     MPI_Comm_size(comm, &r.P);
     const char *mode = getenv("HSPMV_MPIIO");
     r.independent = mode && !strcmp(mode, "independent");
-    r.piece = petsc_piece_bytes();
+    r.piece = hspmv_petsc_piece_bytes();
     r.buf = hspmv_malloc((size_t)r.piece);
     start_nnz = hspmv_alloc_array((size_t)r.P + 1, sizeof(int64_t));
     if (!r.buf || !start_nnz) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for a read buffer", r.me);
@@ -313,14 +313,14 @@ int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, int ke
         rc = hspmv_err(err, HSPMV_ERR_ARG, "hspmv_petsc_read_rows: partition %d is neither nnz nor rows", partition);
     if (!(rc = hspmv_dist_agree(comm, rc, err))) rc = open_file(&r, path, err);
     snprintf(r.whole, sizeof(r.whole), "a %lld x %lld matrix of %lld entries", (long long)r.f.nrows,
-             (long long)r.f.ncols, (long long)petsc_nnz_most(&r.f));
+             (long long)r.f.ncols, (long long)hspmv_petsc_nnz_most(&r.f));
     if (!rc) rc = agree_partition(&r, partition, row_start, start_nnz, err);
     if (!rc) rc = read_my_rows(&r, row_start, start_nnz, S, err);
     if (r.fh != MPI_FILE_NULL) MPI_File_close(&r.fh);
     if (!rc && total) *total = r.f.nnz;
     if (st) {
         st->read_s = MPI_Wtime() - t0;
-        st->bytes = r.bytes + (r.me == 0 ? petsc_header_bytes(&r.f) : 0);
+        st->bytes = r.bytes + (r.me == 0 ? hspmv_petsc_header_bytes(&r.f) : 0);
     }
     hspmv_free(r.buf);
     hspmv_free(start_nnz);

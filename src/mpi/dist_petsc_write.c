@@ -33,9 +33,9 @@ static int write_section(MPI_File fh, MPI_Comm comm, int me, const char *name, c
     for (int64_t c = 0; c < most; c++) {
         int64_t i = c * per, m = rc || i >= n ? 0 : (n - i < per ? n - i : per);
         if (m > 0) {
-            if (sec == SEC_LEN) petsc_encode_lengths(A->rowptr + i, m, isz, buf);
-            else if (sec == SEC_COL) petsc_encode_cols(A->colind + i, m, isz, buf);
-            else petsc_encode_vals(A->val + i, m, buf);
+            if (sec == SEC_LEN) hspmv_petsc_encode_lengths(A->rowptr + i, m, isz, buf);
+            else if (sec == SEC_COL) hspmv_petsc_encode_cols(A->colind + i, m, isz, buf);
+            else hspmv_petsc_encode_vals(A->val + i, m, buf);
         }
         MPI_Status st;
         int mrc = MPI_File_write_at_all(fh, (MPI_Offset)(off + i * esz), buf, (int)(m * esz), MPI_BYTE, &st), put = 0;
@@ -91,7 +91,7 @@ int hspmv_dist_write_petsc(const char *path, MPI_Comm comm, const hspmv_csr *row
     MPI_Comm_size(comm, &P);
     if ((rc = hspmv_dist_bcast_path(path, comm, &name, err))) return rc;
     if (!name) return hspmv_err(err, HSPMV_ERR_ARG, "rank 0: no file name given");
-    int64_t piece = petsc_piece_bytes();
+    int64_t piece = hspmv_petsc_piece_bytes();
     off = hspmv_alloc_array((size_t)P + 1, sizeof(int64_t));
     koff = hspmv_alloc_array((size_t)P + 1, sizeof(int64_t));
     buf = hspmv_malloc((size_t)piece);
@@ -100,7 +100,7 @@ int hspmv_dist_write_petsc(const char *path, MPI_Comm comm, const hspmv_csr *row
         rc = hspmv_err(err, HSPMV_ERR_ARG, "%s: index_bytes %d: PETSc integers have 4 or 8 bytes", name, index_bytes);
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
     if ((rc = gather_layout(comm, me, P, name, rows, off, koff, err))) goto out;
-    rc = petsc_check_writable(name, rows, off[me], err);
+    rc = hspmv_petsc_check_writable(name, rows, off[me], err);
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
 
     petsc_file f = {name, isz, 0, off[P], rows->ncols, koff[P], koff[P], -1};
@@ -111,20 +111,20 @@ int hspmv_dist_write_petsc(const char *path, MPI_Comm comm, const hspmv_csr *row
     }
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
     /* exactly the matrix's bytes: an older, longer file is cut */
-    if ((mrc = MPI_File_set_size(fh, (MPI_Offset)petsc_off_val(&f, f.nnz))) != MPI_SUCCESS)
+    if ((mrc = MPI_File_set_size(fh, (MPI_Offset)hspmv_petsc_off_val(&f, f.nnz))) != MPI_SUCCESS)
         rc = io_fail(name, me, mrc, "MPI_File_set_size", err);
     if (!rc && me == 0) {
         MPI_Status st;
-        petsc_encode_header(buf, isz, f.nrows, f.ncols, f.nnz);
+        hspmv_petsc_encode_header(buf, isz, f.nrows, f.ncols, f.nnz);
         if ((mrc = MPI_File_write_at(fh, 0, buf, 4 * isz, MPI_BYTE, &st)) != MPI_SUCCESS)
             rc = io_fail(name, me, mrc, "MPI_File_write_at (header)", err);
     }
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
-    rc = write_section(fh, comm, me, name, rows, SEC_LEN, isz, petsc_off_len(&f, off[me]), buf, piece, err);
+    rc = write_section(fh, comm, me, name, rows, SEC_LEN, isz, hspmv_petsc_off_len(&f, off[me]), buf, piece, err);
     if (!(rc = hspmv_dist_agree(comm, rc, err)))
-        rc = write_section(fh, comm, me, name, rows, SEC_COL, isz, petsc_off_col(&f, koff[me]), buf, piece, err);
+        rc = write_section(fh, comm, me, name, rows, SEC_COL, isz, hspmv_petsc_off_col(&f, koff[me]), buf, piece, err);
     if (!(rc = hspmv_dist_agree(comm, rc, err)))
-        rc = write_section(fh, comm, me, name, rows, SEC_VAL, isz, petsc_off_val(&f, koff[me]), buf, piece, err);
+        rc = write_section(fh, comm, me, name, rows, SEC_VAL, isz, hspmv_petsc_off_val(&f, koff[me]), buf, piece, err);
     rc = hspmv_dist_agree(comm, rc, err);
 out:
     if (fh != MPI_FILE_NULL) {

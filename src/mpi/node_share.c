@@ -561,7 +561,7 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
             }
             if (t == 0) ts[0] = MPI_Wtime() - t0; /* its own chunks are gone */
         }
-#pragma omp critical(share_stats)
+#pragma omp critical(hspmv_share_stats)
         {
             S->run_s[0] += ts[0];
             S->run_s[1] += ts[1];

@@ -94,7 +94,7 @@ static int64_t produce(cursor *cu, int mode, const int64_t *start, int P, void *
    prefix of the current one returned to the system page by page. */
 static void release_sent(cursor *cu)
 {
-    for (int i = 0; i < cu->pi && i < cu->npc; i++) mtx_piece_free(&cu->pc[i]);
+    for (int i = 0; i < cu->pi && i < cu->npc; i++) hspmv_mtx_piece_free(&cu->pc[i]);
 #ifdef MADV_DONTNEED
     if (cu->pi < cu->npc) {
         mtx_piece *p = &cu->pc[cu->pi];

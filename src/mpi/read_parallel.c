@@ -143,14 +143,14 @@ static int parse_ranges(const char *path, int fd, MPI_Comm comm, const mtx_prolo
     mtx_outcome *po = hspmv_calloc((size_t)T, sizeof(mtx_outcome)), *ro = hspmv_calloc((size_t)P, sizeof(mtx_outcome));
     if (!all || !pe || !po || !ro) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
-    mtx_split(lo, hi, mtx_read_chunk_env(), me, P, &rb, &re);
+    hspmv_mtx_split(lo, hi, hspmv_mtx_read_chunk_env(), me, P, &rb, &re);
 #pragma omp parallel for num_threads(T) schedule(dynamic, 1)
     for (int t = 0; t < T; t++) {
         int64_t b, e;
-        mtx_split(rb, re, 0, t, T, &b, &e);
+        hspmv_mtx_split(rb, re, 0, t, T, &b, &e);
         /* lines are counted from 0 here: only a fault's message needs the
            true number, and the first fault is parsed again with it */
-        mtx_read_range(path, fd, pr, b, e, 0, pr->h.nnz, 0, NULL, NULL, &pc[t], &pe[t]);
+        hspmv_mtx_read_range(path, fd, pr, b, e, 0, pr->h.nnz, 0, NULL, NULL, &pc[t], &pe[t]);
         po[t].lines = pc[t].lines;
         po[t].nnz = pc[t].nnz;
         po[t].failed = pc[t].rc != HSPMV_OK;
@@ -175,22 +175,22 @@ static int parse_ranges(const char *path, int fd, MPI_Comm comm, const mtx_prolo
         if (p < me) *k_before += all[3 * p + 1];
     }
     mtx_first f;
-    mtx_decide(pr, ro, P, &f);
+    hspmv_mtx_decide(pr, ro, P, &f);
     if (f.kind == MTX_FIRST_END) {
-        rc = mtx_fault_end(path, pr, &f, err); /* the same message on every rank */
+        rc = hspmv_mtx_fault_end(path, pr, &f, err); /* the same message on every rank */
     } else if (f.kind == MTX_FIRST_PIECE && f.piece == me) {
         /* the fault is in one of this rank's ranges: which, from its own outcomes */
         mtx_prologue here = *pr;
         mtx_first g;
         here.lines = f.first_line;
         here.h.nnz = f.cap;
-        mtx_decide(&here, po, T, &g);
+        hspmv_mtx_decide(&here, po, T, &g);
         if (g.kind != MTX_FIRST_PIECE) g.piece = 0, g.first_line = f.first_line, g.cap = f.cap; /* cannot happen */
         int64_t b, e;
-        mtx_split(rb, re, 0, (int)g.piece, T, &b, &e);
+        hspmv_mtx_split(rb, re, 0, (int)g.piece, T, &b, &e);
         mtx_piece again;
-        rc = mtx_read_range(path, fd, pr, b, e, g.first_line, g.cap, 0, NULL, NULL, &again, err);
-        mtx_piece_free(&again);
+        rc = hspmv_mtx_read_range(path, fd, pr, b, e, g.first_line, g.cap, 0, NULL, NULL, &again, err);
+        hspmv_mtx_piece_free(&again);
         if (rc == HSPMV_OK) rc = *pe[g.piece].msg ? hspmv_err(err, pe[g.piece].code, "%s", pe[g.piece].msg)
                                                    : hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
     }
@@ -215,8 +215,8 @@ static int check_counting(MPI_Comm comm, const char *path, const mtx_prologue *p
     MPI_Comm_size(comm, &P);
     const int64_t lo = pr->data_offset < pr->file_size ? pr->data_offset : pr->file_size;
     int64_t rb, re, nb = crs[me + 1] - crs[me];
-    mtx_split(lo, pr->file_size, mtx_read_chunk_env(), me, P, &rb, &re);
-    double most = (double)(re - rb) / mtx_min_entry_bytes(&pr->h) + 2.0 * T; /* as mtx_read_range sizes a range */
+    hspmv_mtx_split(lo, pr->file_size, hspmv_mtx_read_chunk_env(), me, P, &rb, &re);
+    double most = (double)(re - rb) / hspmv_mtx_min_entry_bytes(&pr->h) + 2.0 * T; /* as hspmv_mtx_read_range sizes a range */
     if (most > (double)pr->h.nnz) most = (double)pr->h.nnz;
     double trip = most * (8.0 + sizeof(hspmv_real)), cnt = 8.0 * ((double)nb + 1) * (method == HSPMV_PART_NNZ ? 2 : 1);
     char mine[400];
@@ -275,7 +275,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, i
 
     /* the prologue, once */
     if (me == 0) {
-        rc = mtx_read_prologue(path, &pr, err);
+        rc = hspmv_mtx_read_prologue(path, &pr, err);
         pm.h = pr.h;
         pm.data_offset = pr.data_offset;
         pm.lines = pr.lines;
@@ -318,7 +318,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, i
     if ((rc = parse_ranges(path, fd, comm, &pr, T, pc, &k_before, st, err))) goto out;
     if (pr.h.array) /* a dense file's places follow from the values before them */
         for (int t = 0; t < T; t++) {
-            mtx_array_place(&pr.h, k_before, pc[t].row, pc[t].col, pc[t].nnz);
+            hspmv_mtx_array_place(&pr.h, k_before, pc[t].row, pc[t].col, pc[t].nnz);
             k_before += pc[t].nnz;
         }
     double t1 = MPI_Wtime();
@@ -362,7 +362,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, i
     xchg_sink es = {prov[me], NULL, raw, S->colind, S->val};
     if ((rc = hspmv_xchg_pieces(comm, XCHG_ENTRIES, pc, T, pr.h.symmetry, prov, &es, 1, &st->records_moved, err)))
         goto out;
-    for (int t = 0; t < T; t++) mtx_piece_free(&pc[t]);
+    for (int t = 0; t < T; t++) hspmv_mtx_piece_free(&pc[t]);
     /* sorted and summed as the root read does it; the lowest bad row wins */
     int64_t before = S->nnz;
     rc = hspmv_csr_sort_and_sum_threads(S, T, path, prov[me], err);
@@ -383,7 +383,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, i
 out:
     if (fd >= 0) close(fd);
     if (pc)
-        for (int t = 0; t < T; t++) mtx_piece_free(&pc[t]);
+        for (int t = 0; t < T; t++) hspmv_mtx_piece_free(&pc[t]);
     hspmv_free(pc);
     hspmv_free(crs);
     hspmv_free(prov);

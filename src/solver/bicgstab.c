@@ -18,10 +18,10 @@ typedef struct bicg {
 /* From the true residual in k->r: r^ = r, rho = r'r, recurrences reset. */
 static int restart(solver_ws *w, bicg *k, int fail, hspmv_error *err)
 {
-    double s = sv_dot(w, k->r, k->r);
-    int rc = solver_sum(w, &s, 1, fail, who, err);
+    double s = hspmv_sv_dot(w, k->r, k->r);
+    int rc = hspmv_solver_sum(w, &s, 1, fail, who, err);
     if (rc) return rc;
-    sv_copy(w, k->r, k->rh);
+    hspmv_sv_copy(w, k->r, k->rh);
     k->rho = s;
     k->rh_norm = sqrt(s);
     k->rho_old = k->alpha = k->omega = 1;
@@ -36,11 +36,11 @@ static int confirmed(solver_ws *w, bicg *k, const hspmv_real *b, const hspmv_rea
                      hspmv_error *err)
 {
     double rr;
-    int fail = solver_residual(w, b, x, k->t, &rr);
-    if ((*rc = solver_sum(w, &rr, 1, fail, who, err))) return 0;
+    int fail = hspmv_solver_residual(w, b, x, k->t, &rr);
+    if ((*rc = hspmv_solver_sum(w, &rr, 1, fail, who, err))) return 0;
     w->res.relres_true = sqrt(rr) / w->bnorm;
     if (w->res.relres_true <= w->o.tol) return 1;
-    sv_copy(w, k->t, k->r);
+    hspmv_sv_copy(w, k->t, k->r);
     *rc = restart(w, k, 0, err);
     return 0;
 }
@@ -58,46 +58,46 @@ static int step(solver_ws *w, bicg *k, hspmv_real *x, int64_t it, hspmv_error *e
     double s[2], u = hspmv_eps();
     int rc, fail;
     if (!(fabs(k->rho) > u * u * k->rh_norm * k->relres * w->bnorm)) return breakdown(it, "rho = r0'r", k->rho, err);
-    if (k->fresh) sv_copy(w, k->r, k->p);
+    if (k->fresh) hspmv_sv_copy(w, k->r, k->p);
     else { /* p = r + beta*(p - omega*v) */
-        sv_axpy(w, -k->omega, k->v, k->p);
-        sv_xpby(w, k->r, (k->rho / k->rho_old) * (k->alpha / k->omega), k->p);
+        hspmv_sv_axpy(w, -k->omega, k->v, k->p);
+        hspmv_sv_xpby(w, k->r, (k->rho / k->rho_old) * (k->alpha / k->omega), k->p);
     }
     k->fresh = 0;
-    sv_precond(w, k->p, k->ph);
-    fail = solver_spmv(w, k->ph, k->v);
-    s[0] = sv_dot(w, k->rh, k->v);
-    s[1] = sv_dot(w, k->v, k->v);
-    if ((rc = solver_sum(w, s, 2, fail, who, err))) return rc;
+    hspmv_sv_precond(w, k->p, k->ph);
+    fail = hspmv_solver_spmv(w, k->ph, k->v);
+    s[0] = hspmv_sv_dot(w, k->rh, k->v);
+    s[1] = hspmv_sv_dot(w, k->v, k->v);
+    if ((rc = hspmv_solver_sum(w, s, 2, fail, who, err))) return rc;
     if (!(fabs(s[0]) > u * u * k->rh_norm * sqrt(s[1]))) return breakdown(it, "r0'v", s[0], err);
     k->alpha = k->rho / s[0];
-    sv_copy(w, k->r, k->s); /* s = r - alpha*v */
-    sv_axpy(w, -k->alpha, k->v, k->s);
-    s[0] = sv_dot(w, k->s, k->s);
-    if ((rc = solver_sum(w, s, 1, 0, who, err))) return rc;
+    hspmv_sv_copy(w, k->r, k->s); /* s = r - alpha*v */
+    hspmv_sv_axpy(w, -k->alpha, k->v, k->s);
+    s[0] = hspmv_sv_dot(w, k->s, k->s);
+    if ((rc = hspmv_solver_sum(w, s, 1, 0, who, err))) return rc;
     if (sqrt(s[0]) / w->bnorm <= w->o.tol) { /* half step: x += alpha*M^-1 p, r = s */
-        sv_axpy(w, k->alpha, k->ph, x);
+        hspmv_sv_axpy(w, k->alpha, k->ph, x);
         hspmv_real *tmp = k->r;
         k->r = k->s;
         k->s = tmp;
         k->relres = sqrt(s[0]) / w->bnorm;
         return HSPMV_OK;
     }
-    sv_precond(w, k->s, k->sh);
-    fail = solver_spmv(w, k->sh, k->t);
-    s[0] = sv_dot(w, k->t, k->s);
-    s[1] = sv_dot(w, k->t, k->t);
-    if ((rc = solver_sum(w, s, 2, fail, who, err))) return rc;
+    hspmv_sv_precond(w, k->s, k->sh);
+    fail = hspmv_solver_spmv(w, k->sh, k->t);
+    s[0] = hspmv_sv_dot(w, k->t, k->s);
+    s[1] = hspmv_sv_dot(w, k->t, k->t);
+    if ((rc = hspmv_solver_sum(w, s, 2, fail, who, err))) return rc;
     if (!(s[1] > 0)) return breakdown(it, "t't", s[1], err);
     k->omega = s[0] / s[1];
     if (k->omega == 0 || !isfinite(k->omega)) return breakdown(it, "omega", k->omega, err);
-    sv_axpy(w, k->alpha, k->ph, x);
-    sv_axpy(w, k->omega, k->sh, x);
-    sv_copy(w, k->s, k->r); /* r = s - omega*t */
-    sv_axpy(w, -k->omega, k->t, k->r);
-    s[0] = sv_dot(w, k->r, k->r);
-    s[1] = sv_dot(w, k->rh, k->r);
-    if ((rc = solver_sum(w, s, 2, 0, who, err))) return rc;
+    hspmv_sv_axpy(w, k->alpha, k->ph, x);
+    hspmv_sv_axpy(w, k->omega, k->sh, x);
+    hspmv_sv_copy(w, k->s, k->r); /* r = s - omega*t */
+    hspmv_sv_axpy(w, -k->omega, k->t, k->r);
+    s[0] = hspmv_sv_dot(w, k->r, k->r);
+    s[1] = hspmv_sv_dot(w, k->rh, k->r);
+    if ((rc = hspmv_solver_sum(w, s, 2, 0, who, err))) return rc;
     k->rho_old = k->rho;
     k->rho = s[1];
     k->relres = sqrt(s[0]) / w->bnorm;
@@ -110,9 +110,9 @@ int hspmv_bicgstab_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
     solver_ws w;
     bicg k;
     int64_t it = 0;
-    int rc = solver_begin(&w, D, b, x, o, 8, who, err);
+    int rc = hspmv_solver_begin(&w, D, b, x, o, 8, who, err);
     if (rc) goto out;
-    b = w.b; /* b itself, or b scaled with x (solver_end scales x back) */
+    b = w.b; /* b itself, or b scaled with x (hspmv_solver_end scales x back) */
     k.r = w.v[0]; k.rh = w.v[1]; k.p = w.v[2]; k.v = w.v[3];
     k.s = w.v[4]; k.t = w.v[5];
     k.ph = w.dinv ? w.v[6] : k.p;
@@ -122,9 +122,9 @@ int hspmv_bicgstab_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
         w.res.relres = w.res.relres_true = 0;
         goto out;
     }
-    int fail = solver_residual(&w, b, x, k.r, &k.rho);
+    int fail = hspmv_solver_residual(&w, b, x, k.r, &k.rho);
     if ((rc = restart(&w, &k, fail, err))) goto out;
-    solver_note(&w, 0, k.relres);
+    hspmv_solver_note(&w, 0, k.relres);
     for (;;) {
         if (k.relres <= w.o.tol && (confirmed(&w, &k, b, x, &rc, err) || rc)) break;
         if (it >= w.o.maxit) {
@@ -139,11 +139,11 @@ int hspmv_bicgstab_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
                the last restart it is a breakdown. */
             if (rc != HSPMV_ERR_BREAKDOWN || !(k.relres < 0.5 * k.relres0)) break;
             double rr;
-            fail = solver_residual(&w, b, x, k.r, &rr);
+            fail = hspmv_solver_residual(&w, b, x, k.r, &rr);
             if ((rc = restart(&w, &k, fail, err))) break;
             continue;
         }
-        solver_note(&w, ++it, k.relres);
+        hspmv_solver_note(&w, ++it, k.relres);
         if (!isfinite(k.relres)) {
             rc = breakdown(it, "||r||/||b||", k.relres, err);
             break;
@@ -151,10 +151,10 @@ int hspmv_bicgstab_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
     }
     if (rc == HSPMV_ERR_NOCONV || rc == HSPMV_ERR_BREAKDOWN) {
         double rr;
-        fail = solver_residual(&w, b, x, k.t, &rr);
-        if (!solver_sum(&w, &rr, 1, fail, who, NULL)) w.res.relres_true = sqrt(rr) / w.bnorm;
+        fail = hspmv_solver_residual(&w, b, x, k.t, &rr);
+        if (!hspmv_solver_sum(&w, &rr, 1, fail, who, NULL)) w.res.relres_true = sqrt(rr) / w.bnorm;
     }
 out:
-    solver_end(&w, res);
+    hspmv_solver_end(&w, res);
     return rc;
 }

@@ -11,12 +11,12 @@ static int restart(solver_ws *w, hspmv_real *r, hspmv_real *z, hspmv_real *p, in
                    double *rz, double *relres, hspmv_error *err)
 {
     double s[2];
-    sv_precond(w, r, z);
-    s[0] = sv_dot(w, r, r);
-    s[1] = z == r ? s[0] : sv_dot(w, r, z);
-    int rc = solver_sum(w, s, 2, fail, who, err);
+    hspmv_sv_precond(w, r, z);
+    s[0] = hspmv_sv_dot(w, r, r);
+    s[1] = z == r ? s[0] : hspmv_sv_dot(w, r, z);
+    int rc = hspmv_solver_sum(w, s, 2, fail, who, err);
     if (rc) return rc;
-    sv_copy(w, z, p);
+    hspmv_sv_copy(w, z, p);
     *rz = s[1];
     *relres = sqrt(s[0]) / w->bnorm;
     return HSPMV_OK;
@@ -29,11 +29,11 @@ static int confirmed(solver_ws *w, const hspmv_real *b, hspmv_real *x, hspmv_rea
 {
     double rr;
     hspmv_real *q = w->v[3];
-    int fail = solver_residual(w, b, x, q, &rr);
-    if ((*rc = solver_sum(w, &rr, 1, fail, who, err))) return 0;
+    int fail = hspmv_solver_residual(w, b, x, q, &rr);
+    if ((*rc = hspmv_solver_sum(w, &rr, 1, fail, who, err))) return 0;
     w->res.relres_true = sqrt(rr) / w->bnorm;
     if (w->res.relres_true <= w->o.tol) return 1;
-    sv_copy(w, q, r);
+    hspmv_sv_copy(w, q, r);
     *rc = restart(w, r, z, p, 0, rz, relres, err);
     return 0;
 }
@@ -44,18 +44,18 @@ int hspmv_cg_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspm
     solver_ws w;
     double rz, relres, s[2];
     int64_t it = 0;
-    int rc = solver_begin(&w, D, b, x, o, 4, who, err);
+    int rc = hspmv_solver_begin(&w, D, b, x, o, 4, who, err);
     if (rc) goto out;
-    b = w.b; /* b itself, or b scaled with x (solver_end scales x back) */
+    b = w.b; /* b itself, or b scaled with x (hspmv_solver_end scales x back) */
     hspmv_real *r = w.v[0], *z = w.dinv ? w.v[1] : w.v[0], *p = w.v[2], *q = w.v[3];
     if (w.bnorm == 0) { /* A*0 = 0: the exact answer */
         for (int64_t i = 0; i < w.n; i++) x[i] = 0;
         w.res.relres = w.res.relres_true = 0;
         goto out;
     }
-    int fail = solver_residual(&w, b, x, r, &s[0]);
+    int fail = hspmv_solver_residual(&w, b, x, r, &s[0]);
     if ((rc = restart(&w, r, z, p, fail, &rz, &relres, err))) goto out;
-    solver_note(&w, 0, relres);
+    hspmv_solver_note(&w, 0, relres);
     for (;;) {
         if (relres <= w.o.tol && (confirmed(&w, b, x, r, z, p, &rz, &relres, &rc, err) || rc)) break;
         if (it >= w.o.maxit) {
@@ -68,37 +68,37 @@ int hspmv_cg_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspm
                            "(Jacobi diagonal not positive)", who, (long long)it + 1, rz);
             break;
         }
-        fail = solver_spmv(&w, p, q);
-        s[0] = sv_dot(&w, p, q);
-        if ((rc = solver_sum(&w, s, 1, fail, who, err))) goto out;
+        fail = hspmv_solver_spmv(&w, p, q);
+        s[0] = hspmv_sv_dot(&w, p, q);
+        if ((rc = hspmv_solver_sum(&w, s, 1, fail, who, err))) goto out;
         if (!(s[0] > 0)) {
             rc = hspmv_err(err, HSPMV_ERR_BREAKDOWN, "%s: breakdown at iteration %lld: p'Ap = %.3e <= 0 "
                            "(matrix not symmetric positive definite)", who, (long long)it + 1, s[0]);
             break;
         }
         double alpha = rz / s[0];
-        sv_axpy(&w, alpha, p, x);
-        sv_axpy(&w, -alpha, q, r);
-        sv_precond(&w, r, z);
-        s[0] = sv_dot(&w, r, r);
-        s[1] = z == r ? s[0] : sv_dot(&w, r, z);
-        if ((rc = solver_sum(&w, s, 2, 0, who, err))) goto out;
+        hspmv_sv_axpy(&w, alpha, p, x);
+        hspmv_sv_axpy(&w, -alpha, q, r);
+        hspmv_sv_precond(&w, r, z);
+        s[0] = hspmv_sv_dot(&w, r, r);
+        s[1] = z == r ? s[0] : hspmv_sv_dot(&w, r, z);
+        if ((rc = hspmv_solver_sum(&w, s, 2, 0, who, err))) goto out;
         relres = sqrt(s[0]) / w.bnorm;
-        solver_note(&w, ++it, relres);
+        hspmv_solver_note(&w, ++it, relres);
         if (!isfinite(relres)) {
             rc = hspmv_err(err, HSPMV_ERR_BREAKDOWN, "%s: breakdown at iteration %lld: residual is not "
                            "finite", who, (long long)it);
             break;
         }
-        sv_xpby(&w, z, s[1] / rz, p);
+        hspmv_sv_xpby(&w, z, s[1] / rz, p);
         rz = s[1];
     }
     if (rc == HSPMV_ERR_NOCONV || rc == HSPMV_ERR_BREAKDOWN) { /* the true residual of what is left */
         double rr;
-        fail = solver_residual(&w, b, x, q, &rr);
-        if (!solver_sum(&w, &rr, 1, fail, who, NULL)) w.res.relres_true = sqrt(rr) / w.bnorm;
+        fail = hspmv_solver_residual(&w, b, x, q, &rr);
+        if (!hspmv_solver_sum(&w, &rr, 1, fail, who, NULL)) w.res.relres_true = sqrt(rr) / w.bnorm;
     }
 out:
-    solver_end(&w, res);
+    hspmv_solver_end(&w, res);
     return rc;
 }

@@ -28,38 +28,38 @@ typedef struct solver_ws {
    gets the same status. Fills w->b (the b to iterate on; b and x scaled by
    a power of two when b's squares would leave the double range) and
    w->bnorm. */
-int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
+int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
                  const hspmv_solver_opts *o, int nvec, const char *who, hspmv_error *err);
 
 /* Scales x back when it was scaled, frees the workspace, stores the times
    and copies the result out. */
-void solver_end(solver_ws *w, hspmv_solver_result *res);
+void hspmv_solver_end(solver_ws *w, hspmv_solver_result *res);
 
 /* y = A*x timed; returns 1 when this rank's call failed (not agreed: the
-   failure travels with the next solver_sum). */
-int solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y);
+   failure travels with the next hspmv_solver_sum). */
+int hspmv_solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y);
 
 /* Sums s[0..k) over the ranks in place, together with this rank's failure
    flag; HSPMV_ERR_MPI (agreed) when any rank failed or the reduction did. */
-int solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err);
+int hspmv_solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err);
 
 /* Records relres of iteration it in the history and calls the monitor. */
-void solver_note(solver_ws *w, int64_t it, double relres);
+void hspmv_solver_note(solver_ws *w, int64_t it, double relres);
 
-/* r = b - A*x; returns this rank's failure flag like solver_spmv. Also
+/* r = b - A*x; returns this rank's failure flag like hspmv_solver_spmv. Also
    ||r||^2 of this rank in *rr. */
-int solver_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
+int hspmv_solver_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
                     double *rr);
 
 /* Local (this rank's) dot products, in double, fixed order per thread count. */
-double sv_dot(solver_ws *w, const hspmv_real *a, const hspmv_real *b);
+double hspmv_sv_dot(solver_ws *w, const hspmv_real *a, const hspmv_real *b);
 /* y = a*x + y */
-void sv_axpy(solver_ws *w, double a, const hspmv_real *x, hspmv_real *y);
+void hspmv_sv_axpy(solver_ws *w, double a, const hspmv_real *x, hspmv_real *y);
 /* y = x + b*y */
-void sv_xpby(solver_ws *w, const hspmv_real *x, double b, hspmv_real *y);
+void hspmv_sv_xpby(solver_ws *w, const hspmv_real *x, double b, hspmv_real *y);
 /* z = dinv .* r, or a copy when there is no preconditioner */
-void sv_precond(solver_ws *w, const hspmv_real *r, hspmv_real *z);
+void hspmv_sv_precond(solver_ws *w, const hspmv_real *r, hspmv_real *z);
 /* y = x */
-void sv_copy(solver_ws *w, const hspmv_real *x, hspmv_real *y);
+void hspmv_sv_copy(solver_ws *w, const hspmv_real *x, hspmv_real *y);
 
 #endif

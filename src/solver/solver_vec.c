@@ -22,7 +22,7 @@ static void share(int64_t n, int64_t *lo, int64_t *hi)
 }
 
 /* sum a[i]*b[i] */
-double sv_dot(solver_ws *w, const hspmv_real *a, const hspmv_real *b)
+double hspmv_sv_dot(solver_ws *w, const hspmv_real *a, const hspmv_real *b)
 {
     int64_t n = w->n;
     double s = 0;
@@ -44,7 +44,7 @@ double sv_dot(solver_ws *w, const hspmv_real *a, const hspmv_real *b)
 }
 
 /* y = a*x + y */
-void sv_axpy(solver_ws *w, double a, const hspmv_real *x, hspmv_real *y)
+void hspmv_sv_axpy(solver_ws *w, double a, const hspmv_real *x, hspmv_real *y)
 {
     int64_t n = w->n;
     hspmv_real ar = (hspmv_real)a;
@@ -53,7 +53,7 @@ void sv_axpy(solver_ws *w, double a, const hspmv_real *x, hspmv_real *y)
 }
 
 /* y = x + b*y */
-void sv_xpby(solver_ws *w, const hspmv_real *x, double b, hspmv_real *y)
+void hspmv_sv_xpby(solver_ws *w, const hspmv_real *x, double b, hspmv_real *y)
 {
     int64_t n = w->n;
     hspmv_real br = (hspmv_real)b;
@@ -62,12 +62,12 @@ void sv_xpby(solver_ws *w, const hspmv_real *x, double b, hspmv_real *y)
 }
 
 /* z = M^-1 r with M = diag(A), or z = r */
-void sv_precond(solver_ws *w, const hspmv_real *r, hspmv_real *z)
+void hspmv_sv_precond(solver_ws *w, const hspmv_real *r, hspmv_real *z)
 {
     int64_t n = w->n;
     const hspmv_real *d = w->dinv;
     if (!d) {
-        if (z != r) sv_copy(w, r, z);
+        if (z != r) hspmv_sv_copy(w, r, z);
         return;
     }
 #pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w))
@@ -75,7 +75,7 @@ void sv_precond(solver_ws *w, const hspmv_real *r, hspmv_real *z)
 }
 
 /* y = x */
-void sv_copy(solver_ws *w, const hspmv_real *x, hspmv_real *y)
+void hspmv_sv_copy(solver_ws *w, const hspmv_real *x, hspmv_real *y)
 {
     int64_t n = w->n;
 #pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w))

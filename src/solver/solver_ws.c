@@ -99,7 +99,7 @@ static int scale_rhs(solver_ws *w, const hspmv_real *b, hspmv_real *x, const cha
     return HSPMV_OK;
 }
 
-int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
+int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
                  const hspmv_solver_opts *o, int nvec, const char *who, hspmv_error *err)
 {
     memset(w, 0, sizeof(*w));
@@ -119,15 +119,15 @@ int solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x
     if (!rc) rc = alloc_local(w, nvec, who, err);
     if ((rc = agree(w->comm, w->rank, rc, err))) return rc;
     if ((rc = scale_rhs(w, b, x, who, err))) return rc;
-    double s = sv_dot(w, w->b, w->b);
-    if ((rc = solver_sum(w, &s, 1, 0, who, err))) return rc;
+    double s = hspmv_sv_dot(w, w->b, w->b);
+    if ((rc = hspmv_solver_sum(w, &s, 1, 0, who, err))) return rc;
     w->bnorm = sqrt(s);
     if (!isfinite(w->bnorm))
         return hspmv_err(err, HSPMV_ERR_ARG, "%s: ||b|| is not finite", who);
     return hspmv_ok(err);
 }
 
-void solver_end(solver_ws *w, hspmv_solver_result *res)
+void hspmv_solver_end(solver_ws *w, hspmv_solver_result *res)
 {
     if (w->x)
         for (int64_t i = 0; i < w->n; i++) w->x[i] = (hspmv_real)((double)w->x[i] / w->scale);
@@ -139,7 +139,7 @@ void solver_end(solver_ws *w, hspmv_solver_result *res)
     if (res) *res = w->res;
 }
 
-int solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y)
+int hspmv_solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y)
 {
     double t = MPI_Wtime();
     int rc = hspmv_dist_spmv(w->D, x, y, NULL);
@@ -148,7 +148,7 @@ int solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y)
     return rc != HSPMV_OK;
 }
 
-int solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err)
+int hspmv_solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err)
 {
     double buf[8], out[8];
     for (int i = 0; i < k; i++) buf[i] = s[i];
@@ -161,7 +161,7 @@ int solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_
     return HSPMV_OK;
 }
 
-void solver_note(solver_ws *w, int64_t it, double relres)
+void hspmv_solver_note(solver_ws *w, int64_t it, double relres)
 {
     w->res.iterations = it;
     w->res.relres = relres;
@@ -169,11 +169,11 @@ void solver_note(solver_ws *w, int64_t it, double relres)
     if (w->o.monitor) w->o.monitor(it, relres, w->o.monitor_ctx);
 }
 
-int solver_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
+int hspmv_solver_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
                     double *rr)
 {
-    int fail = solver_spmv(w, x, r);
-    sv_xpby(w, b, -1.0, r);
-    *rr = sv_dot(w, r, r);
+    int fail = hspmv_solver_spmv(w, x, r);
+    hspmv_sv_xpby(w, b, -1.0, r);
+    *rr = hspmv_sv_dot(w, r, r);
     return fail;
 }

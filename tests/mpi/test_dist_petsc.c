@@ -430,12 +430,12 @@ static void offences_in_any_ranks_rows_give_the_serial_message(void)
     CHECK(tl_csr_random(&A, 400, 400, len, 0, 0, 17) == HSPMV_OK, "generator");
     petsc_file f = {"x", 4, 0, A.nrows, A.ncols, A.nnz, A.nnz, -1};
     struct { const char *what; int64_t at; unsigned char b[8]; int n; long cut; } spoil[] = {
-        {"column past the end near the last row", petsc_off_col(&f, A.nnz - 3), {0, 0, 1, 144}, 4, 0},
-        {"nan in the middle", petsc_off_val(&f, A.nnz / 2), {0x7f, 0xf8, 0, 0, 0, 0, 0, 0}, 8, 0},
-        {"row lengths shifted between rows", petsc_off_len(&f, 0), {0, 0, 0, 0}, 4, 0},
-        {"a column of the last row repeated", petsc_off_col(&f, A.nnz - 1), {0, 0, 0, 0}, 0, 0},
-        {"cut in the values", 0, {0}, 0, (long)petsc_off_val(&f, A.nnz - 5)},
-        {"cut in the columns", 0, {0}, 0, (long)petsc_off_col(&f, 10)},
+        {"column past the end near the last row", hspmv_petsc_off_col(&f, A.nnz - 3), {0, 0, 1, 144}, 4, 0},
+        {"nan in the middle", hspmv_petsc_off_val(&f, A.nnz / 2), {0x7f, 0xf8, 0, 0, 0, 0, 0, 0}, 8, 0},
+        {"row lengths shifted between rows", hspmv_petsc_off_len(&f, 0), {0, 0, 0, 0}, 4, 0},
+        {"a column of the last row repeated", hspmv_petsc_off_col(&f, A.nnz - 1), {0, 0, 0, 0}, 0, 0},
+        {"cut in the values", 0, {0}, 0, (long)hspmv_petsc_off_val(&f, A.nnz - 5)},
+        {"cut in the columns", 0, {0}, 0, (long)hspmv_petsc_off_col(&f, 10)},
     };
     int good = 0, n = (int)(sizeof(spoil) / sizeof(spoil[0]));
     for (int t = 0; t < n; t++) {
@@ -449,7 +449,7 @@ static void offences_in_any_ranks_rows_give_the_serial_message(void)
                 fwrite(spoil[t].b, 1, (size_t)spoil[t].n, fp);
                 if (t == 2) { /* row 0 one shorter, the last row one longer: the sum holds */
                     unsigned char l[4] = {0, 0, 0, (unsigned char)(len[399] + 1)};
-                    fseek(fp, petsc_off_len(&f, 399), SEEK_SET);
+                    fseek(fp, hspmv_petsc_off_len(&f, 399), SEEK_SET);
                     fwrite(l, 1, 4, fp);
                 }
             }
