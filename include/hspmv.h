@@ -247,6 +247,10 @@ typedef struct hspmv_opts {
     int read;              /* hspmv_dist_read: HSPMV_READ_ROOT (rank 0 reads the file and sends the
                               slices) or HSPMV_READ_PARALLEL (every rank reads a byte range; gzip
                               and pipes are still read by rank 0) */
+    int node_ranks;        /* distributed matrices: 0 (default) = nodes as the MPI library groups
+                              ranks sharing memory; k > 0 = pseudo-nodes of k consecutive ranks of
+                              each node (runs one machine as several nodes: the off-node halo path
+                              without a cluster). Rank 0's value is every rank's */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);

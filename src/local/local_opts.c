@@ -13,6 +13,7 @@ void hspmv_opts_default(hspmv_opts *o)
     o->partition = HSPMV_PART_NNZ;
     o->halo = HSPMV_HALO_AUTO;
     o->read = HSPMV_READ_ROOT;
+    o->node_ranks = 0;
 }
 
 int hspmv_max_threads(void)

@@ -27,12 +27,6 @@ size_t hspmv_bytes(size_t n, size_t size)
     return n * size;
 }
 
-int hspmv_thp_off(void)
-{
-    const char *off = getenv("HSPMV_NO_THP");
-    return off && *off && *off != '0';
-}
-
 /* Ranges hspmv_free must not hand to free(): arrays mapped here (unmapped
    and forgotten when freed) and memory another layer lends out (vectors in
    an MPI shared window: its release function is called). A few dozen at a

@@ -20,11 +20,7 @@
 #define MADV_COLLAPSE 25 /* Linux 6.1 */
 #endif
 
-int hspmv_shared_huge_off(void)
-{
-    const char *s = getenv("HSPMV_SHM_HUGE");
-    return hspmv_thp_off() || (s && *s == '0');
-}
+int hspmv_shared_huge_off(void) { return hspmv_thp_off(); }
 
 #if defined(__linux__)
 /* The mapping of this process that holds p: its start and file offset. */

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include "hspmv.h"
+#include "settings.h" /* hspmv_thp_off */
 
 /* Records code and a printf-style message in *err (if not NULL); returns code. */
 int hspmv_err(hspmv_error *err, int code, const char *fmt, ...)
@@ -59,8 +60,6 @@ void *hspmv_alloc_array(size_t n, size_t size);
    huge pages). Freed with hspmv_free. */
 void *hspmv_alloc_pages(size_t n, size_t size);
 
-/* 1 when HSPMV_NO_THP asks to leave pages alone (for comparisons). */
-int hspmv_thp_off(void);
 
 /* Shared memory on huge pages (shared_pages.c). hspmv_shared_alias maps
    the page range of [p, p+len) of a shared file mapping (an MPI shared
