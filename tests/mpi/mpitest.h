@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "hspmv.h"
 
 /* Rank 0 writes n bytes of text to a fresh file in $TMPDIR (default /tmp),
    then grows it to size bytes (a hole of zeros) when size > n; every rank
@@ -53,6 +54,19 @@ static inline int mt_errors_differ(int rc, const char *msg, int has_obj)
     bad = rc != rc0 || (rc && strncmp(msg0, msg, sizeof(msg0) - 1) != 0) || (rc != 0) == has_obj;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return any;
+}
+
+/* The options every MPI test starts from: hspmv_opts_default with the halo
+   mode and pseudo-node size a run of tests/mpi/run.sh asks for through the
+   test-side variables MT_HALO (node|p2p) and MT_NODE_RANKS (k); the library
+   itself reads neither. */
+static inline void mt_opts(hspmv_opts *o)
+{
+    const char *h = getenv("MT_HALO"), *k = getenv("MT_NODE_RANKS");
+    hspmv_opts_default(o);
+    if (h && !strcmp(h, "p2p")) o->halo = HSPMV_HALO_P2P;
+    if (h && !strcmp(h, "node")) o->halo = HSPMV_HALO_NODE;
+    if (k && *k) o->node_ranks = atoi(k);
 }
 
 /* RUN, with the ranks' failures and skips agreed before the verdict. */
