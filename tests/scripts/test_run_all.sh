@@ -58,6 +58,16 @@ sh "$root/run_all-mpi.sh" ./prog $((64 * cores + 1)) mats > out 2>&1
 check "run_all-mpi refuses more than 64 ranks per core with plain mpirun" test $? = 2 -a -n "$(grep 'per core' out)"
 mpi ./prog auto mats
 check "run_all-mpi auto outside Slurm is one rank per core" grep -q -- "-n $cores " calls
+# plain mpirun (a fake one first on PATH): a hybrid rank gets T cores of its own
+mkdir fakebin && cp launcher fakebin/mpirun
+rm -f fakebin/calls
+PATH="$t/fakebin:$PATH" OMP_NUM_THREADS=$cores sh "$root/run_all-mpi.sh" ./prog 1 mats > out 2>&1
+check "run_all-mpi 1 rank x $cores threads outside Slurm: mpirun --map-by slot:PE=$cores --bind-to core" \
+    grep -q -- "-n 1 --map-by slot:PE=$cores --bind-to core" fakebin/calls
+rm -f fakebin/calls
+PATH="$t/fakebin:$PATH" OMP_NUM_THREADS=2 sh "$root/run_all-mpi.sh" ./prog $cores mats > out 2>&1
+check "run_all-mpi $cores ranks x 2 threads on $cores cores: --oversubscribe --bind-to none" \
+    grep -q -- "-n $cores --oversubscribe --bind-to none" fakebin/calls
 
 # --- run_all-mpi.sh: CSV files that cannot be written -----------------------
 mkdir ro
