@@ -27,6 +27,8 @@
 # Exit status: 0 all matrices ran and passed their check, 1 some did not (or
 # the launcher failed: then it stops at once and says what to do), 2 bad usage.
 set -u
+# --help: the comment above, as usage
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 me=run_all-mpi.sh
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/csv.sh

@@ -10,6 +10,8 @@
 # Matrix Market reader). hspmv reads a PETSc binary copy of the matrix (made
 # once beside it with BIN_DIR's convert, else the first BIN_DIR that has one).
 set -u
+# --help: the comment above, as usage
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 PEER=$1 M=$2 ROUNDS=$3; shift 3
 BINS=("$@")
 OUT=${OUT:-results/petsc-two-ranks}; mkdir -p "$OUT"

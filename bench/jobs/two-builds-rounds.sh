@@ -14,6 +14,8 @@
 # round after it). Results: $OUT/rounds.txt and the summary on stdout.
 # Needs Open MPI (mpirun) and METIS's shared library where the binaries look.
 set -u
+# --help: the comment above, as usage
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 OLD=$1 NEW=$2 ROUNDS=${3:-8}
 OUT=${OUT:-results/two-builds}; mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
