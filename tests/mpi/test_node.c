@@ -604,12 +604,14 @@ static int system_collapses_shared(void)
 /* The node block's rows shared, a tail of several MB a rank: its segment
    is collapsed into huge pages where this system collapses shared memory
    at all (system_collapses_shared), none with HSPMV_SHARE_HUGE=0, and the
-   product is right either way. */
+   product is right either way; skipped where no segment can be collapsed
+   (a node of one rank, a system that does not collapse shared memory). */
 static void shared_rows_segments_on_huge_pages(void)
 {
     hspmv_csr A;
     int64_t n = 24000 * (int64_t)P; /* 32 entries a row: a segment of over 6 MB in either precision, so a
                                         whole 2 MiB page lies in it wherever it starts (4 MiB would do) */
+    const char *why = NULL; /* rank 0's reason the huge pages went unchecked */
     random_csr(&A, n, 32, 37);
     for (int off = 0; off <= 1; off++) {
         set_env(NULL, "share");
@@ -636,13 +638,18 @@ static void shared_rows_segments_on_huge_pages(void)
         if (S && off) CHECK(got == 0, "%s: %zu bytes of the segment collapsed", w, got);
         int can = system_collapses_shared();
         if (S && !off && can) CHECK(got >= (2u << 20), "%s: %zu bytes of the segment on huge pages", w, got);
-        if (S && !off && !can && me == 0) printf("  %s: this system does not collapse shared memory\n", w);
+        if (!off) why = !S ? "no shared rows (a node of one rank)"
+                        : !can ? "this system does not collapse shared memory"
+                               : NULL;
         CHECK(!D->node || D->node->gather != HSPMV_GATHER_SHARE || S, "%s: gather share without shared rows", w);
         CHECK(product_ok(D, &A, x, y, 7, w), "%s: y", w);
         hspmv_free(x);
         hspmv_free(y);
         hspmv_dist_destroy(&D);
     }
+    /* without a segment that can be collapsed, nothing was said of its pages
+       (HSPMV_SHARE_HUGE=0 leaves none where there are none anyway) */
+    if (why && me == 0) SKIP("huge pages unchecked: %s", why);
     hspmv_csr_free(&A);
 }
 
