@@ -1,7 +1,8 @@
 /* mpitest.h — check.h under MPI: every rank runs each test, failures are
    reduced over MPI_COMM_WORLD, and only rank 0 prints results; the one
-   main of the MPI test programs (MT_MAIN), the options a run asks for
-   (mt_opts) and the allocation-failure sweep (mt_alloc_sweep). All static
+   main of the MPI test programs (MT_MAIN), the options and the HSPMV_TEST
+   switch a run asks for (mt_opts, mt_test_env) and the allocation-failure
+   sweep (mt_alloc_sweep). All static
    inline: check.h's counters are each program's own. */
 #ifndef HSPMV_MPITEST_H
 #define HSPMV_MPITEST_H
@@ -72,6 +73,26 @@ static inline void mt_opts(hspmv_opts *o)
     if (k && *k) o->node_ranks = atoi(k);
 }
 
+/* Sets HSPMV_TEST (the library's test-only switch) to the run's pairs
+   (tests/mpi/run.sh's, e.g. dist_chunk=1000,dist_pieces=3, as they were at
+   the first call: mt_main makes it) followed by pairs, whose keys win (the
+   last of a key counts); NULL: the run's pairs alone. A test that forces a
+   plan with it keeps the run's settings, which unsetenv would drop. */
+static inline void mt_test_env(const char *pairs)
+{
+    static char run[512];
+    static int kept;
+    char v[1024];
+    if (!kept) {
+        const char *s = getenv("HSPMV_TEST");
+        snprintf(run, sizeof(run), "%s", s ? s : "");
+        kept = 1;
+    }
+    snprintf(v, sizeof(v), "%s%s%s", run, run[0] && pairs && pairs[0] ? "," : "", pairs ? pairs : "");
+    if (v[0]) setenv("HSPMV_TEST", v, 1);
+    else unsetenv("HSPMV_TEST");
+}
+
 /* RUN, with the ranks' failures and skips agreed before the verdict: the
    test failed where any rank failed, else skipped where any rank skipped;
    rank 0 prints the "ok|FAIL|skip NAME (T s)" line. */
@@ -124,6 +145,7 @@ static inline int mt_main(int argc, char **argv, int *me, int *P, const mt_hooks
     MPI_Comm_rank(MPI_COMM_WORLD, me);
     MPI_Comm_size(MPI_COMM_WORLD, P);
     if (*me != 0 && !freopen("/dev/null", "w", stdout)) return 1;
+    mt_test_env(NULL); /* keeps the run's HSPMV_TEST */
     int go = !h || !h->setup || h->setup() == 0;
     if (!go) check_failed++;
     for (int i = 0; go && i < n; i++) {
