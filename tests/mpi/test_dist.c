@@ -170,6 +170,7 @@ static void dist_works_with_more_ranks_than_rows(void)
     tl_csr_random(&A, 1, 1, NULL, 1, 0, 8);
     CHECK(all_parts(&A, "1x1"), "1x1");
     hspmv_csr_free(&A);
+    if (P == 1) SKIP("one rank is never more than the rows (the products checked)");
 }
 
 static void dist_handles_empty_rows_and_columns(void)

@@ -63,6 +63,7 @@ static void ranks_that_disagree_on_ncols_get_one_message(void)
         hspmv_dist_destroy(&D);
         if (P == 1) break;
     }
+    if (P == 1) SKIP("one rank cannot disagree with itself (its create checked)");
     rows_free(&R);
 }
 
