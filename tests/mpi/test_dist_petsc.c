@@ -274,7 +274,7 @@ static int product_is_the_root_paths(const hspmv_csr *A, const char *name)
         hspmv_opts o;
         hspmv_error e;
         hspmv_dist *D1 = NULL, *D2 = NULL;
-        hspmv_opts_default(&o);
+        mt_opts(&o);
         o.kernel = "scalar"; /* the same kernels on the same blocks give the same bits */
         o.partition = part == 3 ? HSPMV_PART_NNZ : part;
         if (o.partition == HSPMV_PART_METIS && A->nrows != A->ncols) continue;
@@ -382,7 +382,7 @@ static int same_message_everywhere(const char *path, const char *what)
     for (int part = 0; part < 4; part++) {
         hspmv_opts o;
         hspmv_dist *D = (hspmv_dist *)&o; /* must come back NULL on failure */
-        hspmv_opts_default(&o);
+        mt_opts(&o);
         o.partition = part == 3 ? HSPMV_PART_NNZ : part;
         hspmv_error f = {0, ""};
         int rc;
@@ -517,40 +517,34 @@ static void refused_writes_give_every_rank_the_same_message_and_no_file(void)
     hspmv_csr_free(&A);
 }
 
-int main(int argc, char **argv)
+/* The tests' files go in a fresh folder of $TMPDIR (default /tmp), made by
+   rank 0 before the tests and removed after them. */
+static int make_tmpdir(void)
 {
-    int prov;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &prov);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    if (me != 0 && !freopen("/dev/null", "w", stdout)) return 1;
     if (me == 0) {
         const char *t = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
         snprintf(tmpdir, sizeof(tmpdir), "%s/hspmv_dpetsc_XXXXXX", t);
         if (!mkdtemp(tmpdir)) tmpdir[0] = 0;
     }
     MPI_Bcast(tmpdir, (int)sizeof(tmpdir), MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!tmpdir[0]) {
-        printf("no temp folder\n0 passed, 1 failed\n");
-        MPI_Finalize();
-        return 1;
-    }
-    MRUN(the_walk_along_the_ranks_gives_the_alternating_shrink);
-    MRUN(each_rank_reads_the_rows_of_the_serial_read_bit_for_bit);
-    MRUN(product_of_the_mpiio_read_is_the_root_paths_bit_for_bit);
-    MRUN(the_parallel_write_gives_the_serial_writers_bytes);
-    MRUN(every_spoiled_file_gives_every_rank_the_serial_message);
-    MRUN(offences_in_any_ranks_rows_give_the_serial_message);
-    MRUN(refused_writes_give_every_rank_the_same_message_and_no_file);
+    if (!tmpdir[0]) printf("no temp folder\n");
+    return tmpdir[0] ? 0 : 1;
+}
+
+static void drop_tmpdir(void)
+{
     MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 0) {
+    if (me == 0 && tmpdir[0]) {
         char cmd[300];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
         if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
     }
-    int rc = check_failed ? 1 : 0;
-    printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
-    fflush(stdout);
-    MPI_Finalize();
-    return rc;
 }
+
+static const mt_hooks hooks = {make_tmpdir, drop_tmpdir};
+
+MT_MAIN(&hooks, the_walk_along_the_ranks_gives_the_alternating_shrink,
+        each_rank_reads_the_rows_of_the_serial_read_bit_for_bit,
+        product_of_the_mpiio_read_is_the_root_paths_bit_for_bit, the_parallel_write_gives_the_serial_writers_bytes,
+        every_spoiled_file_gives_every_rank_the_serial_message, offences_in_any_ranks_rows_give_the_serial_message,
+        refused_writes_give_every_rank_the_same_message_and_no_file)

@@ -76,7 +76,7 @@ static int reads_like_root(const char *path, int part, long chunk, long xchg, co
     hspmv_opts o;
     int64_t *rr = calloc((size_t)P + 1, sizeof(int64_t)), *rp = calloc((size_t)P + 1, sizeof(int64_t));
     int ok = 1;
-    hspmv_opts_default(&o);
+    mt_opts(&o);
     o.partition = part;
     int rcr = root_rows(path, part, &R, rr, &er);
     set_env("HSPMV_READ_CHUNK", chunk);
@@ -275,7 +275,7 @@ static void dist_read_parallel_matches_root(void)
             hspmv_opts o;
             hspmv_dist *Dr = NULL, *Dp = NULL;
             hspmv_error e = {0, ""};
-            hspmv_opts_default(&o);
+            mt_opts(&o);
             o.partition = part;
             o.kernel = "scalar";
             if (hspmv_dist_read(files[f], MPI_COMM_WORLD, &o, &Dr, &e)) {
@@ -341,7 +341,7 @@ static void gzip_is_read_by_rank_0_and_said_so(void)
     hspmv_opts o;
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
-    hspmv_opts_default(&o);
+    mt_opts(&o);
     o.read = HSPMV_READ_PARALLEL;
     int rc = hspmv_dist_read(name, MPI_COMM_WORLD, &o, &D, &e);
     CHECK(rc == HSPMV_OK, "%s", e.msg);
@@ -356,24 +356,7 @@ static void gzip_is_read_by_rank_0_and_said_so(void)
     if (me == 0) unlink(name);
 }
 
-int main(int argc, char **argv)
-{
-    int prov;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &prov);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    if (me != 0 && !freopen("/dev/null", "w", stdout)) return 1;
-    MRUN(every_shared_matrix_reads_like_root);
-    MRUN(every_generated_matrix_reads_like_root);
-    MRUN(small_texts_cut_everywhere_read_like_root);
-    MRUN(bad_files_give_the_root_message_on_every_rank);
-    MRUN(fuzz_corpus_reads_like_root);
-    MRUN(mutated_files_read_like_root);
-    MRUN(dist_read_parallel_matches_root);
-    MRUN(gzip_is_read_by_rank_0_and_said_so);
-    int rc = check_failed ? 1 : 0;
-    printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
-    fflush(stdout);
-    MPI_Finalize();
-    return rc;
-}
+MT_MAIN(NULL, every_shared_matrix_reads_like_root, every_generated_matrix_reads_like_root,
+        small_texts_cut_everywhere_read_like_root, bad_files_give_the_root_message_on_every_rank,
+        fuzz_corpus_reads_like_root, mutated_files_read_like_root, dist_read_parallel_matches_root,
+        gzip_is_read_by_rank_0_and_said_so)
