@@ -9,6 +9,7 @@
 #include "bench_util.h"
 #include "mpi_check.h"
 #include "mpi_prog.h"
+#include "alloc.h"
 
 static const char *prog = "solve";
 static int me, P;

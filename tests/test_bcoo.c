@@ -6,6 +6,7 @@
 #include "check.h"
 #include "kernel_select.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const int64_t row_lens[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33};
 #define NLENS ((int)(sizeof(row_lens) / sizeof(row_lens[0])))

@@ -12,6 +12,7 @@
 #include "csr16.h"
 #include "kernel_select.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

@@ -19,6 +19,7 @@
 #include "kernel_select.h"
 #include "local.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

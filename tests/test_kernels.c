@@ -11,6 +11,8 @@
 #include "csrl.h"
 #include "kernel_select.h"
 #include "testlib.h"
+#include "csr.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

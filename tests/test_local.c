@@ -15,6 +15,7 @@
 #include "local.h"
 #include "local_part.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

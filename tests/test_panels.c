@@ -15,6 +15,7 @@
 #include "kernel_select.h"
 #include "panels.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

@@ -6,6 +6,7 @@
 #include <float.h>
 #include <math.h>
 #include "util.h"
+#include "csr.h"
 
 double hspmv_eps(void)
 {

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "testlib.h"
 #include "hspmv_gpu.h"
+#include "csr.h"
 
 static int have_gpu;
 static char no_gpu_why[600];

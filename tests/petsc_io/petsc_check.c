@@ -10,6 +10,7 @@
 #include <string.h>
 #include "hspmv.h"
 #include "testlib.h"
+#include "matrix_files.h"
 
 static int me, P, passed, failed;
 static MPI_Comm comm;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "mpitest.h"
 #include "testlib.h"
+#include "csr.h"
 
 static int me, P;
 static const char *part_name[] = {"nnz", "rows", "metis"};
