@@ -1,5 +1,5 @@
 /* test_bcoo.c — blocked COO: conversion, chunking, and every kernel set this
-   CPU runs against the long double reference (DESIGN.md bound). */
+   CPU runs against the long double reference (docs/design.md bound). */
 #include <math.h>
 #include <string.h>
 #include "bcoo.h"
