@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "bench_util.h"
+#include "csr.h"
+#include "local_calls.h"
 
 double bu_now(void)
 {

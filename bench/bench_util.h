@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "hspmv.h"
+#include "csr.h"
 
 /* Seconds on a monotonic clock. */
 double bu_now(void);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "bench_stream.h"
 #include "bench_util.h"
+#include "local_calls.h"
 #ifdef _OPENMP
 #include <omp.h>
 #else /* a build without OpenMP runs one thread */

@@ -7,6 +7,7 @@
 #endif
 #include "bench_util.h"
 #include "mpi_prog.h"
+#include "local_calls.h"
 
 static const char *prog_name = "?";
 static void (*prog_usage)(FILE *);

@@ -1,6 +1,6 @@
 /* test_csrdu.c — CSRDU (1-byte column deltas and row lengths with escapes):
    the conversion at every escape edge, and every kernel set this CPU runs
-   (hspmv_kernel_sets) against the long-double reference with the DESIGN.md
+   (hspmv_kernel_sets) against the long-double reference with the docs/design.md
    bound: y = A*x (add = 0), y = y0 + A*x (add = 1), sub-ranges of rows cut
    anywhere (walks from every checkpoint) giving exactly what one call
    gives, no read past any array, a perturbed result caught. Matrices: jumps
@@ -18,6 +18,7 @@
 #include "csrdu.h"
 #include "kernel_select.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

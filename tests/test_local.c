@@ -1,7 +1,7 @@
 /* test_local.c — the prepared one-rank matrix (hspmv_local): every format
    (CSRVI on matrices of at most 256 distinct values) x
    every kernel set this CPU runs x 1, 2, 3, 4, 7 threads against the
-   long-double reference with the DESIGN.md bound, y = A*x and y += A*x; the
+   long-double reference with the docs/design.md bound, y = A*x and y += A*x; the
    automatic format choice; thread row chunks; bad input. Reads plain .mtx
    only and names kernels only through the registry, so the same file runs
    under qemu-aarch64. */
@@ -15,6 +15,7 @@
 #include "local.h"
 #include "local_part.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

@@ -15,6 +15,7 @@
 #include "testlib.h"
 #include "petsc_bin.h"
 #include "petsc_files.h"
+#include "csr.h"
 
 static char tmpdir[256];
 

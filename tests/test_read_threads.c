@@ -9,6 +9,7 @@
 #include "check.h"
 #include "testlib.h"
 #include "io.h" /* hspmv_io_chunk_bytes */
+#include "csr.h"
 
 #define BAN "%%MatrixMarket matrix coordinate real general\n"
 

@@ -3,6 +3,7 @@
    symmetric and skew-symmetric triangles mirrored, explicit zeros kept. */
 #include <string.h>
 #include "csr_build.h"
+#include "csr.h"
 
 int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *A, hspmv_error *err)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "csr_read_threads.h"
 #include "petsc_bin.h"
+#include "csr.h"
 
 int hspmv_csr_read(const char *path, hspmv_csr *A, const hspmv_read_opts *opts,
                    hspmv_read_info *info, hspmv_error *err)

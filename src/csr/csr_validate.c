@@ -1,5 +1,6 @@
 /* csr_validate.c — checks the CSR invariants every kernel relies on. */
 #include "util.h"
+#include "csr.h"
 
 int hspmv_csr_validate(const hspmv_csr *A, hspmv_error *err)
 {

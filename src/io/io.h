@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "util.h"
+#include "matrix_files.h" /* hspmv_coo, HSPMV_GENERAL, HSPMV_FIELD_* */
 
 #ifndef HSPMV_NO_ZLIB
 #define ZLIB_CONST

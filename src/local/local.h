@@ -11,6 +11,7 @@
 #include "csrp.h"
 #include "panels.h"
 #include "kernel_select.h"
+#include "local_calls.h" /* hspmv_local_touch, the kernel timing of groups */
 
 /* OpenMP queries that also build without -fopenmp (then one thread does
    every chunk, in order). */

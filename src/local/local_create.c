@@ -7,6 +7,7 @@
 #include "local.h"
 #include "rowptr.h"
 #include "util.h"
+#include "csr.h"
 
 static int check_input(const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
 {

@@ -9,6 +9,7 @@
 #include "node.h"
 #include "read_parallel.h"
 #include "util.h"
+#include "csr.h"
 
 enum { TAG_ROWPTR = 1, TAG_COLIND, TAG_VAL, TAG_PERM };
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "hspmv.h"
 #include "settings.h" /* hspmv_thp_off */
+#include "alloc.h"    /* hspmv_calloc, hspmv_alloc_fail_after */
 
 /* Records code and a printf-style message in *err (if not NULL); returns code. */
 int hspmv_err(hspmv_error *err, int code, const char *fmt, ...)

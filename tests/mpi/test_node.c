@@ -23,6 +23,7 @@
 #include "nodetest.h"
 #include "testlib.h"
 #include "util.h"
+#include "csr.h"
 
 static int me, P;
 static const char *part_name[] = {"nnz", "rows", "metis"};
