@@ -34,9 +34,9 @@
 #define HSPMV_CSRDU_CP 128     /* rows per checkpoint */
 #define HSPMV_CSRDU_ESC1 0x80  /* d of a first entry whose difference is in esc */
 #define HSPMV_CSRDU_LENESC 255 /* len of a row whose length is in esc */
-#define HSPMV_CSRDU_ESC_SPARE 8 /* zeroed entries after esc[nesc - 1]: the SIMD kernels read
-                                   the next two (steps decoder) or eight (table decoder)
-                                   escapes of every group, used or not */
+#define HSPMV_CSRDU_ESC_SPARE 8 /* zeroed entries after esc[nesc - 1]: the SIMD kernels'
+                                   byte steps read the next two escapes of every group,
+                                   used or not */
 
 /* Where a walk stands at row b*CP. */
 typedef struct hspmv_csrdu_cp {

@@ -147,36 +147,6 @@ static inline vidx iadd_lanes(vidx a, unsigned m, int32_t b)
 {
     return _mm256_mask_add_epi32(a, (__mmask8)m, a, _mm256_set1_epi32(b));
 }
-/* CSRDU with each escaped step placed in its lane before the prefix sum
-   (simd.h: SIMD_HAS_ESC_TABLE). The placing is a table lookup and one
-   vpermd, not vpexpandd: on Zen 4 vpexpandd took about 17 cycles a group
-   (fem3d 16, one core: 1.12 ms against 0.61 without it). esc_lane[z][j]
-   is how many lanes below j are in z: lane j's place among the escapes. */
-#define SIMD_HAS_ESC_TABLE 1
-#define ESC_B_(z, j) (((z) >> (j)) & 1)
-#define ESC_L_(z, j) ((j) > 0 ? ESC_B_(z, 0) : 0) + ((j) > 1 ? ESC_B_(z, 1) : 0) + ((j) > 2 ? ESC_B_(z, 2) : 0) + \
-        ((j) > 3 ? ESC_B_(z, 3) : 0) + ((j) > 4 ? ESC_B_(z, 4) : 0) + ((j) > 5 ? ESC_B_(z, 5) : 0) +       \
-        ((j) > 6 ? ESC_B_(z, 6) : 0)
-#define ESC_R1_(z) {ESC_L_(z, 0), ESC_L_(z, 1), ESC_L_(z, 2), ESC_L_(z, 3), ESC_L_(z, 4), ESC_L_(z, 5), ESC_L_(z, 6), ESC_L_(z, 7)}
-#define ESC_R4_(z) ESC_R1_(z), ESC_R1_((z) + 1), ESC_R1_((z) + 2), ESC_R1_((z) + 3)
-#define ESC_R16_(z) ESC_R4_(z), ESC_R4_((z) + 4), ESC_R4_((z) + 8), ESC_R4_((z) + 12)
-#define ESC_R64_(z) ESC_R16_(z), ESC_R16_((z) + 16), ESC_R16_((z) + 32), ESC_R16_((z) + 48)
-static const uint8_t esc_lane[256][8] __attribute__((aligned(64))) = {ESC_R64_(0), ESC_R64_(64), ESC_R64_(128),
-                                                                       ESC_R64_(192)};
-/* The kept lanes' steps (bytes at p), each 0 byte replaced by the next of
-   esc (*used of them); reads at most W numbers of esc (HSPMV_CSRDU_ESC_SPARE). */
-static inline vidx isteps_esc(const uint8_t *p, unsigned keep, const int32_t *esc, unsigned *used)
-{
-    __m256i b = _mm256_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)keep, p));
-    __mmask8 z = _mm256_mask_testn_epi32_mask((__mmask8)keep, b, b);
-    __m256i at = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)esc_lane[z]));
-    *used = (unsigned)__builtin_popcount(z);
-    return _mm256_add_epi32(b, _mm256_maskz_permutexvar_epi32(z, at, _mm256_loadu_si256((const __m256i *)esc)));
-}
-static inline vidx iset1(int32_t a) { return _mm256_set1_epi32(a); }
-static inline vidx iaddv(vidx a, vidx b) { return _mm256_add_epi32(a, b); }
-static inline vidx ilast_all(vidx a) { return _mm256_permutexvar_epi32(_mm256_set1_epi32(7), a); }
-
 /* CSRDU's wide decoder (SIMD_HAS_ESC_WIDE): 2W columns at once in 16 32-bit
    lanes, each escaped step put in its lane by an expanding load of esc
    (which reads only the escapes used), one 16-lane prefix sum, and the
