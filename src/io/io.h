@@ -170,9 +170,9 @@ int hspmv_mtx_read_prologue(const char *path, mtx_prologue *pr, hspmv_error *err
 
 /* Byte range [begin, end) of piece i of n (0 <= i < n) of [lo, hi): even
    shares, or every `chunk` bytes when chunk > 0 (the last piece takes the
-   rest; a test knob, HSPMV_READ_CHUNK, that puts the cuts where tests want). */
+   rest; a test knob, HSPMV_TEST's read_chunk, that puts the cuts where tests want). */
 void hspmv_mtx_split(int64_t lo, int64_t hi, int64_t chunk, int i, int n, int64_t *begin, int64_t *end);
-/* HSPMV_READ_CHUNK from the environment (bytes per range, tests), 0 when unset. */
+/* HSPMV_TEST's read_chunk (bytes per range, tests; settings.h), 0 when unset. */
 int64_t hspmv_mtx_read_chunk_env(void);
 
 /* One range's entries, in file order. */
