@@ -9,13 +9,13 @@
 #include "hspmv.h"
 
 /* Rows shorter than this take a scalar FMA loop: for them one masked gather
-   plus a horizontal sum costs more than it saves. Measured, one core, 4M-row
-   5-point Laplacian (5 nnz/row), double: AMD EPYC Zen 4 15.1 ms with the
-   scalar loop vs 42 ms all-vector; Intel Xeon (H100 host) 23.9 vs 24.7 ms.
-   Random 16 nnz/row, Xeon: vectorised 19-26% faster than scalar. */
+   plus a horizontal sum costs more than it saves (much more on AMD, where
+   a gather is slow; a little on Intel), while rows of 16 and more gain
+   from the vectors (docs/results has the timings). */
 #define SIMD_SHORT 8
-/* Software prefetch distance in entries (0: off): 5-point Laplacian, Zen 4,
-   double: 10.6 ms with 256 vs 15.6 ms without; 64-wide band, Xeon: 68 vs 83 ms. */
+/* Software prefetch distance in entries (0: off): far enough ahead that
+   the value and index streams arrive before the gathers need them, on
+   short rows and on wide bands alike. */
 #define SIMD_PF 256
 /* The tail of a row (its last 1..W-1 entries) is read with masked loads
    from where it starts: masked lanes are neither loaded nor gathered, so a
@@ -52,9 +52,8 @@ static inline vreal vmload(vmask m, const float *p) { return _mm512_maskz_loadu_
 /* Gathers merge into their destination register, so reusing one register
    chains every gather to the previous one. The empty asm hides that z is
    zero and m all ones, which keeps the compiler from dropping z: each gather
-   then starts from a fresh copy of z and the gathers overlap. 64-wide band,
-   double, Zen 4: 45 ms vs 67 ms with the chained gathers; no change on the
-   Xeon. */
+   then starts from a fresh copy of z and the gathers overlap instead of
+   waiting for each other (it matters on AMD; Intel does not chain them). */
 static inline vreal vgather(vidx i, const float *x)
 {
     __m512 z = _mm512_setzero_ps();
