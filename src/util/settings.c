@@ -31,7 +31,7 @@ static const test_key keys[] = {
     {"dist_chunk", 1, (long)1 << 30, NULL},  /* elements per MPI message piece */
     {"read_xchg", 1, (long)1 << 30, NULL},   /* records per parallel-read exchange round */
     {"read_chunk", 1, (long)1 << 40, NULL},  /* bytes per byte range of a threaded read */
-    {"io_piece", 8, (long)1 << 30, NULL},    /* bytes per MPI-IO piece of a PETSc read */
+    {"io_piece", 8, (long)1 << 30, NULL},    /* bytes per read or write call on a PETSc file */
     /* local plan choices forced */
     {"panels", 1, 256, NULL},                /* column panels of PANELS */
     {"pieces", 1, 4096, NULL},               /* pieces per thread chunk */
