@@ -208,8 +208,8 @@ sanitize: build/.deps-build
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" test-one
 
 FUZZ_BIN := build/fuzz/fuzz_mtx
-# the reader and writer with the CSR pieces they call (validate, free)
-FUZZ_SRC := $(wildcard src/io/*.c src/util/*.c) src/csr/csr_validate.c src/csr/csr_from_coo.c src/csr/csr_sort.c
+# the reader and writer with what they stand on (src/util)
+FUZZ_SRC := $(wildcard src/io/*.c src/util/*.c)
 $(FUZZ_BIN): tests/fuzz/fuzz_mtx.c $(FUZZ_SRC) $(wildcard src/io/*.h src/util/*.h) include/hspmv.h
 	@mkdir -p build/fuzz/include && printf '#ifndef HSPMV_CONFIG_H\n#define HSPMV_CONFIG_H\n#endif\n' > build/fuzz/include/hspmv_config.h
 	clang -std=c11 -D_GNU_SOURCE -DHSPMV_NO_MPI -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ibuild/fuzz/include \

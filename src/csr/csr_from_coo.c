@@ -62,12 +62,3 @@ nomem:
     return hspmv_err(err, HSPMV_ERR_NOMEM, "CSR build: out of memory for %lld x %lld matrix with %lld entries",
                      (long long)n, (long long)coo->ncols, (long long)nz);
 }
-
-void hspmv_csr_free(hspmv_csr *A)
-{
-    if (!A) return;
-    hspmv_free(A->rowptr);
-    hspmv_free(A->colind);
-    hspmv_free(A->val);
-    memset(A, 0, sizeof(*A));
-}

@@ -203,7 +203,9 @@ static int rows_are_the_serial_rows(const hspmv_csr *A, const char *name)
             break;
         }
         /* pieces of a few bytes on small matrices, of a few entries on the others */
-        if (configs[c].piece) setenv("HSPMV_IO_PIECE", A->nnz <= 5000 ? configs[c].piece : "8000", 1);
+        char pc[32];
+        snprintf(pc, sizeof(pc), "io_piece=%s", configs[c].piece && A->nnz <= 5000 ? configs[c].piece : "8000");
+        if (configs[c].piece) setenv("HSPMV_TEST", pc, 1);
         if (configs[c].independent) setenv("HSPMV_MPIIO", "independent", 1);
         for (int part = HSPMV_PART_NNZ; part <= HSPMV_PART_ROWS; part++) {
             hspmv_csr S;
@@ -230,7 +232,7 @@ static int rows_are_the_serial_rows(const hspmv_csr *A, const char *name)
             ok &= same;
             hspmv_csr_free(&S);
         }
-        unsetenv("HSPMV_IO_PIECE");
+        unsetenv("HSPMV_TEST");
         unsetenv("HSPMV_MPIIO");
     }
     free(rs);

@@ -1,6 +1,6 @@
 /* test_read_parallel.c — every rank reading a byte range against the root
    read: the same partition and the same rows bit for bit on every shared and
-   generated matrix, with ranges cut anywhere (HSPMV_READ_CHUNK) and tiny
+   generated matrix, with ranges cut anywhere (HSPMV_TEST read_chunk) and tiny
    exchange rounds (HSPMV_READ_XCHG); the same status and message on every
    rank for bad files; the distributed matrix and its product the same. */
 #include <stdio.h>
@@ -22,6 +22,15 @@ static void set_env(const char *k, long v)
     } else {
         unsetenv(k);
     }
+}
+
+/* HSPMV_TEST=key=v (v <= 0: unset). */
+static void set_env_test(const char *k, long v)
+{
+    char s[64];
+    snprintf(s, sizeof(s), "%s=%ld", k, v);
+    if (v > 0) setenv("HSPMV_TEST", s, 1);
+    else unsetenv("HSPMV_TEST");
 }
 
 /* The root read's rows for this rank: the whole file read with one thread
@@ -79,10 +88,10 @@ static int reads_like_root(const char *path, int part, long chunk, long xchg, co
     mt_opts(&o);
     o.partition = part;
     int rcr = root_rows(path, part, &R, rr, &er);
-    set_env("HSPMV_READ_CHUNK", chunk);
+    set_env_test("read_chunk", chunk);
     set_env("HSPMV_READ_XCHG", xchg);
     int rcp = hspmv_dist_read_rows(path, MPI_COMM_WORLD, &o, &S, rp, &ep);
-    set_env("HSPMV_READ_CHUNK", 0);
+    set_env_test("read_chunk", 0);
     set_env("HSPMV_READ_XCHG", 0);
     if (rcr != rcp || (rcr && strcmp(er.msg, ep.msg) != 0)) {
         fprintf(stderr, "rank %d: %s (chunk %ld, xchg %ld):\n  root:     %d %s\n  parallel: %d %s\n", me, what, chunk,

@@ -1,4 +1,5 @@
-/* csr_spmv_naive.c — y = A*x with the seed's plain serial loop (benchmark-naive). */
+/* spmv_csr_naive.c — y = A*x with the seed's plain serial loop
+   (benchmark-naive): the portable CSR kernel over every row. */
 #include "kernels.h"
 #include "csr.h"
 
