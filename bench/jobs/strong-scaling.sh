@@ -3,8 +3,8 @@
 # benchmark-omp at 1..16 threads (csr, csr16, csrvi, csrl, auto) beside the
 # peers' naive loop on a 2D and a 3D Laplacian, a banded and a random
 # matrix; benchmark-mpi strong scaling at 1..16 ranks x 1 thread with a
-# summed STREAM triad, METIS at 16 ranks and 2 ranks x 8 threads; CG per
-# iteration (solve) at 1 and 16 ranks.
+# summed STREAM triad, then 16 ranks with METIS and 2 ranks x 8 threads;
+# CG per iteration (solve) at 1 and 16 ranks.
 #   bench/jobs/strong-scaling.sh
 # Runs on the 16-core machine, from the repository root; needs what
 # bench/jobs/job-env.sh says (Open MPI, METIS, the peers' naive loop in
