@@ -19,6 +19,7 @@ test-cluster:
 test-scripts: programs
 	@HSPMV_BUILD=$(BUILD) sh tests/run.sh --record $(BUILD)/results-scripts.txt \
 	  tests/scripts/test_run_all.sh tests/scripts/test_plot.sh tests/scripts/test_header.sh \
+	  tests/scripts/test_script_help.sh \
 	  tests/scripts/test_sources.sh
 
 test-petsc: programs

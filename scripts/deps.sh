@@ -11,6 +11,7 @@
 # petsc-shell example's tests) and Slurm (tests/slurm) are only named.
 # HSPMV_SKIP_DEPS=1 skips every check.
 set -u
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 level=${1:-build}
 [ "${HSPMV_SKIP_DEPS:-0}" = 1 ] && exit 0
 CC=${CC:-cc}

@@ -1,18 +1,24 @@
 #!/bin/bash
-# read-job.sh — issue 14's 16-core read figures: a real-valued 200^3 Laplacian
-# (--values random, 55.8M entries, 1.3 GB of text) in the page cache; 16 ranks
-# x 1 thread reading it with --read parallel against --read root (passes
-# interleaved; read + partition + distribution seconds, max over ranks, and
-# each rank's peak memory once its rows are in place against its own CSR
-# bytes), 2 ranks x 8 threads and 1 rank x 16 threads, and one process
-# reading it into CSR with 1..16 threads (benchmark-naive --read-only).
-# Needs what scripts/job-env.sh says; run from the repository root; results
-# under $OUT (default results/read); the matrix is deleted at the end.
-#   scripts/read-job.sh [PASSES]    (default 3)
+# read-modes.sh — how fast a large Matrix Market file gets into a distributed
+# matrix: a real-valued 200^3 Laplacian (--values random, 55.8M entries,
+# 1.3 GB of text) in the page cache; 16 ranks x 1 thread reading it with
+# --read parallel against --read root (passes interleaved; read + partition
+# + distribution seconds, max over ranks, and each rank's peak memory once
+# its rows are in place against its own CSR bytes), 2 ranks x 8 threads and
+# 1 rank x 16 threads, and one process reading it into CSR with 1..16
+# threads (benchmark-naive --read-only).
+#   bench/jobs/read-modes.sh [PASSES]    (default 3)
+# MATRIX_DIR (default /tmp/m): where the matrix is made (or found, as
+# lap3d_200_random.mtx); it is deleted at the end.
+# Runs on the 16-core machine, from the repository root; needs what
+# bench/jobs/job-env.sh says (Open MPI; the build it makes). Results under
+# $OUT (default results/read): read-mpi.txt (and -verbose, -hybrid),
+# read-threads.txt, read-summary.txt (also on stdout).
 set -u
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 PASSES=${1:-3}
 OUT=${OUT:-results/read}
-. scripts/job-env.sh
+. bench/jobs/job-env.sh
 D=${MATRIX_DIR:-/tmp/m}; mkdir -p $D
 M=$D/lap3d_200_random.mtx
 [ -s $M ] || ./genmat lap3d 200 --values random -o $M || exit 1

@@ -1,13 +1,15 @@
 #!/bin/sh
-# read-threads-bench.sh — issue 14's one-process figure: a file read into CSR
-# by one process with 1 and 2 threads (benchmark-naive --read-only), passes
-# interleaved, median seconds and MB/s per thread count and their ratio; the
-# load average before and after, since only a quiet machine gives figures.
-#   scripts/read-threads-bench.sh [matrix] [passes] [threads...]
+# read-threads.sh — one process reading a Matrix Market file into CSR with 1
+# and 2 threads (benchmark-naive --read-only), passes interleaved: median
+# seconds and MB/s per thread count and their ratio; the load average before
+# and after, since only a quiet machine gives figures.
+#   bench/jobs/read-threads.sh [matrix] [passes] [threads...]
 # Default: /tmp/l3r200.mtx (made with genmat lap3d 200 --values random, 1.56
 # GB of text, when missing; delete it afterwards), 5 passes, threads 1 2.
-# Run from the repository root after make.
+# Any machine; run from the repository root after `make programs`. Results
+# on stdout only.
 set -u
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 M=${1:-/tmp/l3r200.mtx}; N=${2:-5}
 [ $# -gt 2 ] && shift 2 && TH="$*" || TH="1 2"
 [ -s "$M" ] || ./genmat lap3d 200 --values random -o "$M" || exit 1

@@ -1,9 +1,9 @@
 #!/bin/bash
-# node-kernels-job.sh — issue 12's 16-core figures: benchmark-omp at 16 threads (the
-# formats, kernel auto, its own STREAM triad probe) beside the peers' naive OpenMP loop and
-# librsb at 16 threads, in interleaved passes; results and a summary table under $OUT.
-# Needs what scripts/job-env.sh says; run from the repository root.
-#   scripts/node-kernels-job.sh [targets|defaults|all] [PASSES]
+# node-formats.sh — one process at 16 threads: benchmark-omp's formats and
+# its automatic choice (kernel auto, with its own STREAM triad probe) beside
+# the peers' naive OpenMP loop and librsb at 16 threads, in interleaved
+# passes; a summary table per matrix (bench/jobs/node-formats-summary.sh).
+#   bench/jobs/node-formats.sh [targets|defaults|all|fem] [PASSES]
 #   targets (default): real values (genmat --values random): 3D 7-point 200^3, random and
 #     power-law 4M rows, 8 per row; PASSES (default 2) passes, power law once (~340 s).
 #   defaults: the same matrices with genmat's default values (two-valued stencil), one
@@ -13,14 +13,19 @@
 #     stencil lap3d27 N27. NF, N27: sizes (default 80 and 150).
 # BUDGET=seconds (default 420): no pass starts after that, so the summary is always written.
 # N3, NR: sizes (default 200 and 4000000; smaller ones for a trial run).
+# Runs on the 16-core machine, from the repository root; needs what
+# bench/jobs/job-env.sh says (the peers' naive loop in .dev/peers, librsb and
+# its driver in .dev/rsb). Results under $OUT (default results/scaling):
+# omp-MATRIX.txt, peers-MATRIX.txt, summary.txt (also on stdout).
 set -u
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 SET=${1:-targets}
 PASSES=${2:-2}
 BUDGET=${BUDGET:-420}
 N3=${N3:-200} NR=${NR:-4000000}
 case $SET in targets|defaults|all|fem) ;; *) echo "usage: $0 [targets|defaults|all|fem] [PASSES]" >&2; exit 2;; esac
 NF=${NF:-80} N27=${N27:-150}
-. scripts/job-env.sh
+. bench/jobs/job-env.sh
 export OMP_PROC_BIND=true OMP_PLACES=cores OMP_NUM_THREADS=16
 D=/tmp/m$N3-$NR; mkdir -p $D
 G() { [ -s $D/$1.mtx ] || ./genmat "${@:2}" -o $D/$1.mtx; }
@@ -56,4 +61,4 @@ if [ $F = 1 ]; then
   pass p4 csr,panels,auto
 fi
 echo "total t=$((SECONDS-T0))"
-sh scripts/node-kernels-summary.sh $OUT l3r r4r p4r l3 r4 p4 fem l27r | tee $OUT/summary.txt
+sh bench/jobs/node-formats-summary.sh $OUT l3r r4r p4r l3 r4 p4 fem l27r | tee $OUT/summary.txt

@@ -1,17 +1,21 @@
 #!/bin/bash
-# short-job.sh — the figures issues 11, 12 and 14 still lacked, in one short
-# 16-core call (about 4 minutes): a real-valued 200^3 Laplacian (1.3 GB of
-# text) read at 16 ranks with --read root and --read parallel and as a PETSc
-# binary file with MPI-IO; random 4M x 8 with real values at 16 ranks x 1
-# thread (node-aware halo with AUTO's format, column panels forced to 4 and 8,
-# copy gathers, p2p) from one parallel read, beside benchmark-omp (auto) and
-# the peers' naive OpenMP loop at 16 threads before and after.
-# Needs what scripts/job-env.sh says; run from the repository root; results
-# under $OUT.    scripts/short-job.sh [PASSES]   (default 2)
+# read-halo-short.sh — reads and halos in one short 16-core call (about 4
+# minutes): a real-valued 200^3 Laplacian (1.3 GB of text) read at 16 ranks
+# with --read root and --read parallel and as a PETSc binary file with
+# MPI-IO; random 4M x 8 with real values at 16 ranks x 1 thread with the
+# node-aware and the p2p halo (--halo node,p2p: one parallel read, passes
+# interleaved), beside benchmark-omp (auto) and the peers' naive OpenMP loop
+# at 16 threads before and after.
+#   bench/jobs/read-halo-short.sh [PASSES]   (default 2)
+# Runs on the 16-core machine, from the repository root; needs what
+# bench/jobs/job-env.sh says (Open MPI, the peers' naive loop in .dev/peers).
+# Results under $OUT (default results/short): read-mpi.txt, petsc-read.txt,
+# mpi16.txt, omp.txt, naive.txt, sys.txt; a summary on stdout.
 set -u
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 PASSES=${1:-2}
 OUT=${OUT:-results/short}
-. scripts/job-env.sh
+. bench/jobs/job-env.sh
 echo "build done t=$((SECONDS-T0))"
 D=/tmp/m; mkdir -p $D
 L=$D/l3r.mtx; B=$D/l3r.petsc; RN=$D/rnd.mtx
@@ -28,14 +32,13 @@ peers() {
   env OMP_NUM_THREADS=16 $PIN timeout 40 ./benchmark-omp $RN 16 --format auto --no-bw --reps 40 2>&1 | grep "^bench=omp" >> $OUT/omp.txt
   env OMP_NUM_THREADS=16 $PIN timeout 30 /tmp/naive $RN 16 40 2>&1 | grep "^peer" >> $OUT/naive.txt
 }
-# issue 11/12: the random matrix, every variant from one read, passes interleaved
+# the random matrix, both halos from one read, passes interleaved
 peers
 OMP_NUM_THREADS=1 timeout 90 $MPI -n 16 ./benchmark-mpi $RN --read parallel --threads 1 --reps 20 --passes $PASSES \
-  --env none --env HSPMV_PANELS=4 --env HSPMV_PANELS=8 --env HSPMV_NODE_GATHER=copy --env HSPMV_HALO=p2p 2>&1 |
-  grep "^bench=mpi" >> $OUT/mpi16.txt
+  --halo node,p2p 2>&1 | grep "^bench=mpi" >> $OUT/mpi16.txt
 peers
 echo "random done t=$((SECONDS-T0))"
-# issue 14: the read at 16 ranks, root against parallel, and the PETSc file
+# the read at 16 ranks, root against parallel, and the PETSc file
 for pass in $(seq $PASSES); do
   for r in root parallel; do
     OMP_NUM_THREADS=1 timeout 60 $MPI -n 16 ./benchmark-mpi $L --read $r --reps 5 --threads 1 2>&1 |
@@ -45,9 +48,10 @@ for pass in $(seq $PASSES); do
     grep "^bench=mpi" | sed "s/^/pass=$pass /" >> $OUT/petsc-read.txt
   echo "read pass $pass t=$((SECONDS-T0))"
 done
-K="read=[a-z-]+|read_s=[0-9.]+|partition_s=[0-9.]+|distribute_s=[0-9.]+|read_peak_share_max=[0-9.]+|read_gbs=[0-9.]+|median_ms=[0-9.]+|env=[^ ]+|halo=[a-z0-9]+|gather=[a-z-]+|format[a-z_]*=[^ ]+"
-for f in read-mpi petsc-read mpi16; do echo "== $f"; grep -oE "^pass=[0-9]+|$K" $OUT/$f.txt | paste -s -d' ' |
-  sed 's/ pass=/\npass=/g; s/ read=root/\nread=root/g; s/ env=/\nenv=/g'; echo; done
+K="read=[a-z-]+|read_s=[0-9.]+|partition_s=[0-9.]+|distribute_s=[0-9.]+|read_peak_share_max=[0-9.]+|read_gbs=[0-9.]+|median_ms=[0-9.]+|halo=[a-z0-9]+|gather=[a-z-]+|format[a-z_]*=[^ ]+"
+for f in read-mpi petsc-read; do echo "== $f"; grep -oE "^pass=[0-9]+|$K" $OUT/$f.txt | paste -s -d' ' |
+  sed 's/ pass=/\npass=/g; s/ read=root/\nread=root/g'; echo; done
+echo "== mpi16"; grep -oE "$K" $OUT/mpi16.txt | paste -s -d' ' | sed 's/ read=/\nread=/g'; echo
 echo "== omp16, naive16 (before, after)"
 grep -oE "format=[a-z0-9]+|isa=[a-z0-9]+|median_ms=[0-9.]+" $OUT/omp.txt | paste -s -d' '
 grep -oE "median_ms=[0-9.]+" $OUT/naive.txt | paste -s -d' '

@@ -1,9 +1,15 @@
 #!/bin/sh
-# node-kernels-summary.sh — the table node-kernels-job.sh and node-kernels-local.sh print:
-# per matrix, hspmv's median per format (from OUT/omp-M.txt, benchmark-omp's bench=omp
-# lines over the passes), the peers' medians (OUT/peers-M.txt), bytes per nonzero by the
-# format's model, the median fraction of the triad, and the ratios of the medians.
-#   scripts/node-kernels-summary.sh OUT M...
+# node-formats-summary.sh — the table node-formats.sh and node-formats-2cores.sh
+# print: per matrix, hspmv's median per format (from OUT/omp-M.txt,
+# benchmark-omp's bench=omp lines over the passes), the peers' medians
+# (OUT/peers-M.txt), bytes per nonzero by the format's model, the median
+# fraction of the triad, and the ratios of the medians.
+#   bench/jobs/node-formats-summary.sh OUT M...
+# Needs awk; reads only those files (a matrix without both is left out) and
+# prints on stdout.
+set -u
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
+[ $# -ge 1 ] || { echo "usage: $0 OUT M..." >&2; exit 2; }
 OUT=$1; shift
 for m in "$@"; do
   [ -s "$OUT/omp-$m.txt" ] && [ -s "$OUT/peers-$m.txt" ] || continue

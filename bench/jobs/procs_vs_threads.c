@@ -7,11 +7,12 @@
    owned rows shared run them). Prints the medians of the slowest rank's
    and of the mean rank's time, and nonzeros per ns per core.
      mpirun -n P procs_vs_threads [n [reps [kernel [chunks]]]]
-   Built and run by scripts/procs-vs-threads-job.sh. */
+   Built and run by bench/jobs/procs-vs-threads.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <mpi.h>
 #include "hspmv.h"
+#include "local_calls.h" /* hspmv_local_touch */
 #include "local_part.h"
 #include "util.h"
 

@@ -1,15 +1,23 @@
 #!/bin/bash
-# node-kernels-local.sh — issue 12's 2-thread figures on the 2-core development machine:
-# the real-valued 3D 7-point stencil 200^3 and 2D 5-point 3000^2, benchmark-omp at 2
-# threads (the STREAM triad measured in the same run) beside the peers' naive loop and
-# librsb at 2 threads, in interleaved passes, each pass after the machine has been quiet
-# (other jobs wreck 2-thread timings); results and a summary under $OUT.
-# Run from the repository root after `make` (the peers are built from ../shared/peers).
-#   scripts/node-kernels-local.sh [PASSES]   (default 3)
-# QUIET_PCT (default 10) / QUIET_MAX (default 600 s): how idle, and how long to wait for it.
+# node-formats-2cores.sh — one process at 2 threads on a 2-core machine: the
+# real-valued 3D 7-point stencil 200^3 and 2D 5-point 3000^2, benchmark-omp's
+# formats csr, csr16, csrp, csrdu and auto (the STREAM triad measured in the
+# same run) beside the peers' naive loop and librsb at 2 threads, in
+# interleaved passes, each run after the machine has been quiet (other jobs
+# wreck 2-thread timings); a summary table per matrix
+# (bench/jobs/node-formats-summary.sh).
+#   bench/jobs/node-formats-2cores.sh [PASSES]   (default 3)
+# QUIET_PCT (default 10) / QUIET_MAX (default 600 s): how idle, and how long
+# to wait for it. MATRICES (default /tmp/nk): where the matrices are made.
+# Run from the repository root after `make programs`; needs the SpMV peer
+# baselines' folder ../shared/peers beside the repository (naive_csr and
+# rsb_spmv are built from it into PEERS_BUILD, default build/peers, which
+# needs librsb). Results under $OUT (default results/node-formats-2cores):
+# omp-MATRIX.txt, peers-MATRIX.txt, quiet.txt, summary.txt (also on stdout).
 set -u
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 PASSES=${1:-3}
-OUT=${OUT:-results/node-kernels-local}; mkdir -p $OUT
+OUT=${OUT:-results/node-formats-2cores}; mkdir -p $OUT
 PEERS=${PEERS_BUILD:-build/peers}
 D=${MATRICES:-/tmp/nk}; mkdir -p $D
 QUIET_PCT=${QUIET_PCT:-10}; QUIET_MAX=${QUIET_MAX:-600}
@@ -39,4 +47,4 @@ for p in $(seq $PASSES); do
     echo "pass $p $m t=$((SECONDS-T0))"
   done
 done
-sh scripts/node-kernels-summary.sh $OUT l3r l2r | tee $OUT/summary.txt
+sh bench/jobs/node-formats-summary.sh $OUT l3r l2r | tee $OUT/summary.txt

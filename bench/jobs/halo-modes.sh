@@ -1,43 +1,54 @@
 #!/bin/bash
-# node-aware-job.sh — issue 11's 16-core figures in one job: on the real-valued
-# 3D stencil 200^3, the two-valued one, random 4M k8 and power-law 4M k8,
-# benchmark-mpi at 16 ranks x 1 thread with the node-aware halo (default),
-# p2p, and simulated 2- and 4-node runs (HSPMV_NODE_RANKS=8 and 4), all made
-# from one read and timed in interleaved passes; benchmark-omp (auto) and the
-# peers' naive OpenMP loop at 16 threads before and after; the hybrid splits
-# 8x2, 4x4, 2x8 and 1x16 on the real-valued stencil and the random matrix.
-# Needs what scripts/job-env.sh says; run from the repository root; results
-# under $OUT, a summary table at the end.
-#   scripts/node-aware-job.sh [PASSES]            (default 3)
-# EXTRA_ENVS="--env K=V ..." adds variants to the 16-rank runs (diagnostics);
-# MATS="l3r l3 rnd pwl" and HYB_MATS="l3r rnd" choose the matrices; PEERS_AFTER=0
-# runs the peers only before the 16-rank runs; MPI_ARGS="--read parallel" adds
-# arguments to every benchmark-mpi call.
+# halo-modes.sh — the node-aware halo against point-to-point messages at 16
+# ranks x 1 thread on the real-valued 3D stencil 200^3, the two-valued one,
+# random 4M x 8 and power-law 4M x 8: benchmark-mpi with --halo node,p2p
+# (both made from one read, timed in interleaved passes, per-rank times with
+# --verbose), and simulated 2- and 4-node runs (pseudo-nodes of 8 and 4
+# ranks, --node-ranks; skipped when this benchmark-mpi has no such option);
+# benchmark-omp (auto) and the peers' naive OpenMP loop at 16 threads before
+# and after; the hybrid splits 8x2, 4x4, 2x8 and 1x16 (default halo) on the
+# real-valued stencil and the random matrix. A table at the end gives each
+# run's median and its ratios to benchmark-omp and the naive loop.
+#   bench/jobs/halo-modes.sh [PASSES]            (default 3)
+# MATS="l3r l3 rnd pwl" and HYB_MATS="l3r rnd" choose the matrices
+# (bench/jobs/job-env.sh names them); PEERS_AFTER=0 runs the peers only
+# before the 16-rank runs; MPI_ARGS="--read parallel" adds arguments to
+# every benchmark-mpi call.
+# Runs on the 16-core machine, from the repository root; needs what
+# bench/jobs/job-env.sh says (Open MPI, the peers' naive loop in .dev/peers).
+# Results under $OUT (default results/scaling): mpi16.txt (and its
+# -verbose and -ranks files), hybrid.txt, omp.txt, naive.txt, sys.txt.
 set -u
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 PASSES=${1:-3}
 MATS=${MATS-l3r l3 rnd pwl}
 HYB_MATS=${HYB_MATS-l3r rnd}
-EXTRA_ENVS=${EXTRA_ENVS:-}
 PEERS_AFTER=${PEERS_AFTER:-1}
 MPI_ARGS=${MPI_ARGS:-}
-. scripts/job-env.sh
+. bench/jobs/job-env.sh
 { lscpu | grep -iE "thread|core|socket|MHz"; cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list
   cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled
   df -h /dev/shm | tail -1
   ompi_info --param btl vader --level 9 | grep -iE "single_copy"; } >> $OUT/sys.txt 2>&1
 gen_mats $(echo $MATS $HYB_MATS | tr " " "\n" | sort -u)
 MPI="mpirun --bind-to core --map-by core"
+NODE_RANKS="8 4" # pseudo-nodes, where benchmark-mpi takes --node-ranks
+grep -qa -- --node-ranks ./benchmark-mpi || { NODE_RANKS=""; echo "benchmark-mpi has no --node-ranks: no pseudo-node runs"; }
 PIN="OMP_PROC_BIND=true OMP_PLACES=cores"
 peers() { # benchmark-omp (auto) and the naive loop at 16 threads
   env OMP_NUM_THREADS=16 $PIN timeout 90 ./benchmark-omp $1 16 --format auto --no-bw --reps 40 2>&1 | grep "^bench=omp" >> $OUT/omp.txt
   env OMP_NUM_THREADS=16 $PIN timeout 60 /tmp/naive $1 16 40 2>&1 | grep "^peer" >> $OUT/naive.txt
 }
-for m in $MATS; do M=$D/$m.mtx
-  peers $M
-  OMP_NUM_THREADS=1 timeout 150 $MPI -n 16 ./benchmark-mpi $M $MPI_ARGS --threads 1 --reps 20 --passes $PASSES --verbose \
-    --env none --env HSPMV_HALO=p2p --env HSPMV_NODE_RANKS=8 --env HSPMV_NODE_RANKS=4 $EXTRA_ENVS > /tmp/v.txt 2>&1
+run16() { # benchmark-mpi's extra arguments: one 16x1 launch on $M
+  OMP_NUM_THREADS=1 timeout 150 $MPI -n 16 ./benchmark-mpi $M $MPI_ARGS "$@" --threads 1 --reps 20 --passes $PASSES \
+    --verbose > /tmp/v.txt 2>&1
   grep "^bench=mpi" /tmp/v.txt >> $OUT/mpi16.txt; grep -v "^bench=mpi" /tmp/v.txt | grep -v "^    rank" >> $OUT/mpi16-verbose.txt
   grep "^    rank" /tmp/v.txt >> $OUT/mpi16-ranks.txt
+}
+for m in $MATS; do M=$D/$m.mtx
+  peers $M
+  run16 --halo node,p2p
+  for nr in $NODE_RANKS; do run16 --halo node --node-ranks $nr; done
   [ "$PEERS_AFTER" = 0 ] || peers $M
   echo "$m 16x1 t=$((SECONDS-T0))"
 done
@@ -52,7 +63,7 @@ for m in $HYB_MATS; do M=$D/$m.mtx
 done
 echo "total t=$((SECONDS-T0))"
 # the table: medians in ms, and ratios to benchmark-omp and the naive loop (medians of their runs)
-K="matrix=[^ ]+|ranks=[0-9]+|threads=[0-9]+|median_ms=[0-9.]+|pass_medians_ms=[^ ]+|owned_ms=[0-9.]+|ghost_ms=[0-9.]+|sync_ms=[0-9.]+|wait_ms=[0-9.]+|halo=[a-z0-9]+|env=[^ ]+|gather=[a-z-]+|internode_bytes=[0-9]+|internode_bytes_p2p=[0-9]+|thp_mb=[0-9.]+|rss_mb=[0-9.]+"
+K="matrix=[^ ]+|ranks=[0-9]+|threads=[0-9]+|median_ms=[0-9.]+|pass_medians_ms=[^ ]+|owned_ms=[0-9.]+|ghost_ms=[0-9.]+|sync_ms=[0-9.]+|wait_ms=[0-9.]+|halo=[a-z0-9]+|node_ranks=[0-9]+|gather=[a-z-]+|internode_bytes=[0-9]+|internode_bytes_p2p=[0-9]+|thp_mb=[0-9.]+|rss_mb=[0-9.]+"
 for f in mpi16 hybrid; do [ -s $OUT/$f.txt ] && grep -oE "$K" $OUT/$f.txt | paste -s -d' ' | sed 's/ matrix=/\nmatrix=/g'; echo; done
 grep -oE "matrix=[^ ]+|format=[a-z0-9]+|isa=[a-z0-9]+|median_ms=[0-9.]+" $OUT/omp.txt | paste -s -d' ' | sed 's/ matrix=/\nmatrix=/g'; echo
 grep -oE "matrix=[^ ]+|median_ms=[0-9.]+" $OUT/naive.txt | paste -s -d' ' | sed 's/ matrix=/\nmatrix=/g'; echo
@@ -72,6 +83,6 @@ for f in ("mpi16", "hybrid"):
     for r in rows(f):
         m = base(r["matrix"]); t = float(r["median_ms"])
         o = st.median(omp[m]) if omp[m] else float("nan"); n = st.median(nv[m]) if nv[m] else float("nan")
-        print(f'{m} | {r["ranks"]}x{r["threads"]} | {r["halo"]} {r.get("env","-")} gather={r.get("gather","-")} | '
+        print(f'{m} | {r["ranks"]}x{r["threads"]} | {r["halo"]} node_ranks={r.get("node_ranks","-")} gather={r.get("gather","-")} | '
               f'{t:.3f} | {o:.3f} | {n:.3f} | {o/t:.3f} | {n/t:.3f} | {r.get("internode_bytes","-")} | {r.get("internode_bytes_p2p","-")}')
 EOF
