@@ -294,8 +294,9 @@ matrices: programs
 # programs (bin, named as in the layout above) and, in share/hspmv, the
 # examples (minimal, and the PETSc MATSHELL adaptor in examples/petsc), the
 # scripts with the bundled matrices (laid out as here, so they find
-# PREFIX/bin). With CUDA=1 also the GPU library (libhspmv_gpu.a), its header
-# and benchmark-light. make uninstall removes the same list.
+# PREFIX/bin). With CUDA=1 also the GPU library (libhspmv_gpu.a; single:
+# libhspmv_single_gpu.a), its header and benchmark-light; make uninstall
+# removes the same list (with CUDA=1 too for those).
 LIB_DIR   = $(DESTDIR)$(PREFIX)/lib
 INC_DIR   = $(DESTDIR)$(PREFIX)/$(INC_SUB)
 BIN_DIR   = $(DESTDIR)$(PREFIX)/bin
@@ -323,7 +324,7 @@ install: build/.deps-build $(LIB) $(SHLIB) $(PROG_BIN) $(if $(CUDA),$(BUILD)/bin
 	ln -sf $(notdir $(SHLIB_FILE)) $(LIB_DIR)/$(SONAME)
 	ln -sf $(notdir $(SHLIB_FILE)) $(LIB_DIR)/lib$(LIBNAME).so
 	install -m 644 include/hspmv.h $(BUILD)/include/hspmv_config.h $(INC_DIR)/
-	$(if $(CUDA),install -m 644 src/gpu/hspmv_gpu.h $(INC_DIR)/ && install -m 644 $(GPU_LIB) $(LIB_DIR)/)
+	$(if $(CUDA),install -m 644 src/gpu/hspmv_gpu.h $(INC_DIR)/ && install -m 644 $(GPU_LIB) $(LIB_DIR)/lib$(LIBNAME)_gpu.a)
 	$(SUBST) scripts/hspmv.pc.in > $(LIB_DIR)/pkgconfig/$(LIBNAME).pc
 	$(SUBST) scripts/hspmv-config.cmake.in > $(CMAKE_DIR)/$(LIBNAME)-config.cmake
 	$(SUBST) -e 's|@SIZEOF_VOID_P@|$(SIZEOF_VOID_P)|g' scripts/hspmv-config-version.cmake.in > $(CMAKE_DIR)/$(LIBNAME)-config-version.cmake
@@ -340,7 +341,7 @@ install: build/.deps-build $(LIB) $(SHLIB) $(PROG_BIN) $(if $(CUDA),$(BUILD)/bin
 OTHER_PC = $(LIB_DIR)/pkgconfig/hspmv$(if $(filter single,$(PRECISION)),,_single).pc
 uninstall:
 	rm -f $(LIB_DIR)/lib$(LIBNAME).a $(LIB_DIR)/$(notdir $(SHLIB_FILE)) $(LIB_DIR)/$(SONAME) $(LIB_DIR)/lib$(LIBNAME).so
-	rm -f $(INC_DIR)/hspmv.h $(INC_DIR)/hspmv_config.h $(if $(CUDA),$(INC_DIR)/hspmv_gpu.h $(LIB_DIR)/$(notdir $(GPU_LIB)))
+	rm -f $(INC_DIR)/hspmv.h $(INC_DIR)/hspmv_config.h $(if $(CUDA),$(INC_DIR)/hspmv_gpu.h $(LIB_DIR)/lib$(LIBNAME)_gpu.a)
 	rm -f $(LIB_DIR)/pkgconfig/$(LIBNAME).pc $(CMAKE_DIR)/$(LIBNAME)-config.cmake $(CMAKE_DIR)/$(LIBNAME)-config-version.cmake
 	rm -f $(foreach p,$(INST_PROGS),$(BIN_DIR)/$(call inst_name,$(p)))
 	rmdir $(CMAKE_DIR) $(if $(filter single,$(PRECISION)),$(INC_DIR)) 2>/dev/null || true
