@@ -1,4 +1,4 @@
-# Makefile — builds libhspmv.a, the programs and the tests. See README.md.
+# Makefile — builds libhspmv.a (and .so), the programs and the tests. See README.md.
 #   make                    library + programs (double precision)
 #   make PRECISION=single   the float variant
 #   make test               every test, both precisions, NEON under qemu
@@ -17,10 +17,10 @@
 #   single: include/hspmv_single/hspmv.h + hspmv_config.h, libhspmv_single.{a,so},
 #           hspmv_single.pc, lib/cmake/hspmv_single (hspmv_single::hspmv_single),
 #           the same programs named *-single (bin/benchmark-omp-single, ...)
-# The single header has its own folder, so its hspmv_config.h (the precision)
-# is the one beside the hspmv.h that -I selects: pkg-config hspmv_single or
-# the CMake target gives that -I; an -I of neither finds no config at all
-# rather than the wrong one. The shared library's soname carries major.minor
+# The single header has its own folder: hspmv.h includes "hspmv_config.h"
+# (the precision) from beside itself, so -IPREFIX/include gives the double
+# pair and -IPREFIX/include/hspmv_single (pkg-config hspmv_single, the CMake
+# target) the single pair, never a mix. The shared library's soname carries major.minor
 # while the major is 0 (libhspmv.so.0.2: no minor is compatible with another
 # before 1.0, as in the CMake version check); the .so is built from its own
 # -fPIC objects ($(BUILD)/picobj, picmpiobj), only when asked for: the static
