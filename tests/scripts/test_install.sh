@@ -98,7 +98,8 @@ for prec in double single; do
             ok "lib$n.so exports hspmv_ names only ($(nm -D --defined-only "$so" | wc -l) symbols)"
         else bad "lib$n.so exports hspmv_ names only (others above)"; fi
     else skip "exported names of lib$n.so (no nm)"; fi
-    if python3 -c 'import ctypes, sys
+    if ! command -v python3 > /dev/null 2>&1; then skip "ctypes load of lib$n.so (no python3)"
+    elif python3 -c 'import ctypes, sys
 lib = ctypes.CDLL(sys.argv[1])
 lib.hspmv_version.restype = ctypes.c_char_p
 print(lib.hspmv_version().decode())' "$so" > "$t/out" 2>&1 && [ "$(cat "$t/out")" = "$ver" ]; then
@@ -130,6 +131,8 @@ EOF
 export PKG_CONFIG_PATH="$pre/lib/pkgconfig"
 for prec in double single; do
     n=$(name $prec); bytes=8; [ $prec = single ] && bytes=4
+    if ! command -v pkg-config > /dev/null 2>&1 || ! command -v mpicc > /dev/null 2>&1; then
+        skip "builds against $n (no pkg-config or mpicc)"; continue; fi
     if ! pkg-config --exists "$n"; then : > "$t/out"; bad "pkg-config finds $n"; continue; fi
     flags=$(pkg-config --cflags --libs "$n")
     # shared (the .pc's default): needs the prefix on the loader's path
