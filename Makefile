@@ -1,10 +1,30 @@
-# Makefile — builds libhspmv.a, the programs and the tests. See README.md.
+# Makefile — builds libhspmv.a (and .so), the programs and the tests. See README.md.
 #   make                    library + programs (double precision)
 #   make PRECISION=single   the float variant
 #   make test               every test, both precisions, NEON under qemu
 #   make sanitize           the tests under AddressSanitizer + UBSan
 #   make fuzz               the Matrix Market reader under libFuzzer
-#   make install PREFIX=/usr/local
+#   make lib                libhspmv.a and the shared libhspmv.so (make shared: the .so alone)
+#   make install PREFIX=/usr/local     (make uninstall PREFIX=... removes it again)
+#
+# Install layout: both precisions side by side in one prefix. Each `make
+# install [PRECISION=...]` installs its own files and touches none of the
+# other's (the share/hspmv tree is common: uninstall removes it with the last
+# precision):
+#   double: include/hspmv.h + hspmv_config.h, lib/libhspmv.{a,so}, hspmv.pc,
+#           lib/cmake/hspmv (target hspmv::hspmv), bin/benchmark-{naive,omp,mpi}
+#           and bin/hspmv-{convert,genmat,solve}
+#   single: include/hspmv_single/hspmv.h + hspmv_config.h, libhspmv_single.{a,so},
+#           hspmv_single.pc, lib/cmake/hspmv_single (hspmv_single::hspmv_single),
+#           the same programs named *-single (bin/benchmark-omp-single, ...)
+# The single header has its own folder: hspmv.h includes "hspmv_config.h"
+# (the precision) from beside itself, so -IPREFIX/include gives the double
+# pair and -IPREFIX/include/hspmv_single (pkg-config hspmv_single, the CMake
+# target) the single pair, never a mix. The shared library's soname carries major.minor
+# while the major is 0 (libhspmv.so.0.2: no minor is compatible with another
+# before 1.0, as in the CMake version check); the .so is built from its own
+# -fPIC objects ($(BUILD)/picobj, picmpiobj), only when asked for: the static
+# library and the programs are built exactly as without it.
 
 PRECISION ?= double
 CC        ?= cc
@@ -61,15 +81,32 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) \
             $(foreach i,$(SIMD_ISAS),$(SIMD_SRC:src/kernels/%_simd.c=$(BUILD)/obj/src/kernels/%_simd_$(i).o))
 LIB      := $(BUILD)/libhspmv.a
 
+# The version, from include/hspmv.h's HSPMV_VERSION_MAJOR/MINOR/PATCH.
+HSPMV_VERSION := $(shell awk '/^\#define HSPMV_VERSION_(MAJOR|MINOR|PATCH) /{v = v s $$3; s = "."} END {print v}' include/hspmv.h)
+HSPMV_MAJOR   := $(word 1,$(subst ., ,$(HSPMV_VERSION)))
+HSPMV_SOVER   := $(if $(filter 0,$(HSPMV_MAJOR)),$(basename $(HSPMV_VERSION)),$(HSPMV_MAJOR))
+# What this precision's library, headers and programs are called when installed.
+LIBNAME    := hspmv$(if $(filter single,$(PRECISION)),_single)
+PROG_SFX   := $(if $(filter single,$(PRECISION)),-single)
+INC_SUB    := include$(if $(filter single,$(PRECISION)),/hspmv_single)
+SONAME     := lib$(LIBNAME).so.$(HSPMV_SOVER)
+SHLIB      := $(BUILD)/lib$(LIBNAME).so
+SHLIB_FILE := $(BUILD)/lib$(LIBNAME).so.$(HSPMV_VERSION)
+PIC_FLAGS  := -fPIC -fno-semantic-interposition
+# $(LIB_OBJ) as -fPIC objects (recursive: mpi.mk and solver.mk add to LIB_OBJ)
+PIC_OBJ     = $(patsubst $(BUILD)/mpiobj/%,$(BUILD)/picmpiobj/%,$(patsubst $(BUILD)/obj/%,$(BUILD)/picobj/%,$(LIB_OBJ)))
+
 ISA_FLAGS_avx2   := -DHSPMV_ISA_AVX2 -mavx2 -mfma
 ISA_FLAGS_avx512 := -DHSPMV_ISA_AVX512 -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx512cd -mfma
 ISA_FLAGS_neon   := -DHSPMV_ISA_NEON
+# simd_rule ISA [pic PIC_FLAGS]: the rule of the static (or -fPIC) objects
 define simd_rule
-$$(BUILD)/obj/src/kernels/%_simd_$(1).o: src/kernels/%_simd.c $$(BUILD)/include/hspmv_config.h
+$$(BUILD)/$(2)obj/src/kernels/%_simd_$(1).o: src/kernels/%_simd.c $$(BUILD)/include/hspmv_config.h
 	@mkdir -p $$(dir $$@)
-	$$(Q)$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(ISA_FLAGS_$(1)) -c $$< -o $$@
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(ISA_FLAGS_$(1)) $(3) -c $$< -o $$@
 endef
 $(foreach i,$(SIMD_ISAS),$(eval $(call simd_rule,$(i))))
+$(foreach i,$(SIMD_ISAS),$(eval $(call simd_rule,$(i),pic,$(PIC_FLAGS))))
 
 # Programs at the top level, built from bench/<name with _>.c
 PROGS     := benchmark-naive genmat convert $(if $(wildcard bench/benchmark_omp.c),benchmark-omp)
@@ -108,7 +145,7 @@ ifneq ($(CUDA),)
 include gpu.mk
 endif
 
-.PHONY: all lib programs test test-one test-build-one test-aarch64 test-cuda sanitize fuzz install clean run deps matrices
+.PHONY: all lib shared programs test test-one test-build-one test-aarch64 test-cuda sanitize fuzz install uninstall clean run deps matrices
 all: programs
 
 deps: build/.deps-build
@@ -127,10 +164,23 @@ $(BUILD)/obj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-lib: $(LIB)
+lib: $(LIB) $(SHLIB)
+shared: $(SHLIB)
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
+
+# The shared library: the same sources as $(LIB), compiled again with -fPIC
+# (calls inside the library stay direct: no semantic interposition), linked
+# against everything it uses (--no-undefined), so that a bare dlopen works.
+$(BUILD)/picobj/%.o: %.c $(BUILD)/include/hspmv_config.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
+$(SHLIB_FILE): $(PIC_OBJ)
+	$(Q)$(if $(NO_MPI),$(CC),$(MPICC)) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined $(CFLAGS) $(LDFLAGS) \
+	  $^ $(MPI_LDLIBS) $(LDLIBS) -o $@
+$(SHLIB): $(SHLIB_FILE)
+	@ln -sf $(notdir $<) $(BUILD)/$(SONAME) && ln -sf $(notdir $<) $@
 
 $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)
@@ -238,32 +288,70 @@ matrices: programs
 	./genmat random 3000 --k 8 -o matrices/random_3000_k8.mtx
 	./genmat powerlaw 2000 --k 6 -o matrices/powerlaw_2000_k6.mtx
 
-# make install: the library, headers, hspmv.pc (pkg-config), the CMake
-# package (lib/cmake/hspmv: find_package(hspmv), target hspmv::hspmv), the
-# programs (bin) and the scripts with the bundled matrices (share/hspmv,
-# laid out as here, so they find PREFIX/bin). With CUDA=1 also the GPU
-# library (libhspmv_gpu.a) and its header, hspmv_gpu.h.
-HSPMV_VERSION := 0.1.0
-CMAKE_DIR = $(DESTDIR)$(PREFIX)/lib/cmake/hspmv
+# make install: the library (static and shared), headers, the pkg-config
+# file, the CMake package (lib/cmake/LIBNAME: find_package(LIBNAME), target
+# LIBNAME::LIBNAME, the shared library, and LIBNAME::LIBNAME_static), the
+# programs (bin, named as in the layout above) and, in share/hspmv, the
+# examples (minimal, and the PETSc MATSHELL adaptor in examples/petsc), the
+# scripts with the bundled matrices (laid out as here, so they find
+# PREFIX/bin). With CUDA=1 also the GPU library (libhspmv_gpu.a; single:
+# libhspmv_single_gpu.a), its header and benchmark-light; make uninstall
+# removes the same list (with CUDA=1 too for those).
+LIB_DIR   = $(DESTDIR)$(PREFIX)/lib
+INC_DIR   = $(DESTDIR)$(PREFIX)/$(INC_SUB)
+BIN_DIR   = $(DESTDIR)$(PREFIX)/bin
+CMAKE_DIR = $(LIB_DIR)/cmake/$(LIBNAME)
 SHARE_DIR = $(DESTDIR)$(PREFIX)/share/hspmv
-install: lib programs
-	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
-	cp $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	cp include/hspmv.h $(BUILD)/include/hspmv_config.h $(DESTDIR)$(PREFIX)/include/
-	$(if $(CUDA),cp src/gpu/hspmv_gpu.h $(DESTDIR)$(PREFIX)/include/ && cp $(GPU_LIB) $(DESTDIR)$(PREFIX)/lib/)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(strip $(MPI_LDLIBS) $(LDLIBS))|' -e 's|@VERSION@|$(HSPMV_VERSION)|' \
-	  scripts/hspmv.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hspmv.pc
-	mkdir -p $(CMAKE_DIR)
-	sed -e 's|@PRECISION@|$(PRECISION)|' -e 's|@MPI@|$(if $(NO_MPI),0,1)|' -e 's|@ZLIB@|$(if $(NO_ZLIB),0,1)|' \
-	  scripts/hspmv-config.cmake.in > $(CMAKE_DIR)/hspmv-config.cmake
-	sed -e 's|@VERSION@|$(HSPMV_VERSION)|' -e "s|@SIZEOF_VOID_P@|$$(printf '#include <stdint.h>\nSIZE=__SIZEOF_POINTER__\n' | $(CC) -E -P - | sed -n 's/^SIZE=//p')|" \
-	  scripts/hspmv-config-version.cmake.in > $(CMAKE_DIR)/hspmv-config-version.cmake
-	mkdir -p $(DESTDIR)$(PREFIX)/bin $(SHARE_DIR)/scripts $(SHARE_DIR)/slurm $(SHARE_DIR)/matrices
-	cp $(PROGS:%=$(BUILD)/bin/%) $(DESTDIR)$(PREFIX)/bin/
-	cp run_all-omp.sh run_all-mpi.sh run_all-light.sh $(SHARE_DIR)/
-	cp scripts/csv.sh scripts/plot $(SHARE_DIR)/scripts/
-	cp slurm/*.sbatch slurm/job.sh $(SHARE_DIR)/slurm/
-	cp matrices/*.mtx matrices/README.md $(SHARE_DIR)/matrices/
+# programs as built -> as installed (the generic ones get the hspmv- prefix)
+INST_PROGS  = $(PROGS) $(if $(CUDA),benchmark-light)
+inst_name   = $(if $(filter benchmark-%,$(1)),$(1),hspmv-$(1))$(PROG_SFX)
+# the common tree (relative to the source tree and to SHARE_DIR)
+SHARE_FILES = run_all-omp.sh run_all-mpi.sh run_all-light.sh scripts/csv.sh scripts/plot \
+              $(wildcard slurm/*.sbatch) slurm/job.sh $(wildcard matrices/*.mtx) matrices/README.md
+EXAMPLE_FILES = examples/minimal/minimal.c examples/minimal/CMakeLists.txt \
+                $(addprefix examples/petsc-shell/,hspmv_petsc.c hspmv_petsc.h petsc_shell.c CMakeLists.txt)
+# examples/petsc-shell installs as examples/petsc
+inst_example = $(subst examples/petsc-shell/,examples/petsc/,$(1))
+SIZEOF_VOID_P = $(shell printf '\043include <stdint.h>\nSIZE=__SIZEOF_POINTER__\n' | $(CC) -E -P - | sed -n 's/^SIZE=//p')
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@NAME@|$(LIBNAME)|g' -e 's|@INCLUDE@|$(INC_SUB)|g' \
+  -e 's|@PRECISION@|$(PRECISION)|g' -e 's|@VERSION@|$(HSPMV_VERSION)|g' -e 's|@SOVER@|$(HSPMV_SOVER)|g' \
+  -e 's|@LIBS@|$(strip $(MPI_LDLIBS) $(LDLIBS))|g' -e 's|@MPI@|$(if $(NO_MPI),0,1)|g' -e 's|@ZLIB@|$(if $(NO_ZLIB),0,1)|g'
+
+install: build/.deps-build $(LIB) $(SHLIB) $(PROG_BIN) $(if $(CUDA),$(BUILD)/bin/benchmark-light)
+	mkdir -p $(LIB_DIR)/pkgconfig $(CMAKE_DIR) $(INC_DIR) $(BIN_DIR)
+	install -m 644 $(LIB) $(LIB_DIR)/lib$(LIBNAME).a
+	install -m 755 $(SHLIB_FILE) $(LIB_DIR)/
+	ln -sf $(notdir $(SHLIB_FILE)) $(LIB_DIR)/$(SONAME)
+	ln -sf $(notdir $(SHLIB_FILE)) $(LIB_DIR)/lib$(LIBNAME).so
+	install -m 644 include/hspmv.h $(BUILD)/include/hspmv_config.h $(INC_DIR)/
+	$(if $(CUDA),install -m 644 src/gpu/hspmv_gpu.h $(INC_DIR)/ && install -m 644 $(GPU_LIB) $(LIB_DIR)/lib$(LIBNAME)_gpu.a)
+	$(SUBST) scripts/hspmv.pc.in > $(LIB_DIR)/pkgconfig/$(LIBNAME).pc
+	$(SUBST) scripts/hspmv-config.cmake.in > $(CMAKE_DIR)/$(LIBNAME)-config.cmake
+	$(SUBST) -e 's|@SIZEOF_VOID_P@|$(SIZEOF_VOID_P)|g' scripts/hspmv-config-version.cmake.in > $(CMAKE_DIR)/$(LIBNAME)-config-version.cmake
+	@set -e; $(foreach p,$(INST_PROGS),echo install $(BUILD)/bin/$(p) $(BIN_DIR)/$(call inst_name,$(p)); \
+	  install -m 755 $(BUILD)/bin/$(p) $(BIN_DIR)/$(call inst_name,$(p));)
+	@set -e; for f in $(SHARE_FILES); do mkdir -p $(SHARE_DIR)/$$(dirname $$f); \
+	  if [ -x $$f ]; then m=755; else m=644; fi; install -m $$m $$f $(SHARE_DIR)/$$f; done
+	@set -e; $(foreach f,$(EXAMPLE_FILES),mkdir -p $(dir $(SHARE_DIR)/$(call inst_example,$(f))); \
+	  install -m 644 $(f) $(SHARE_DIR)/$(call inst_example,$(f));)
+	@echo "installed hspmv $(HSPMV_VERSION) ($(PRECISION)) into $(DESTDIR)$(PREFIX)"
+
+# What install put there, and the folders it made that are then empty; the
+# common share/hspmv tree only when the other precision is not installed.
+OTHER_PC = $(LIB_DIR)/pkgconfig/hspmv$(if $(filter single,$(PRECISION)),,_single).pc
+uninstall:
+	rm -f $(LIB_DIR)/lib$(LIBNAME).a $(LIB_DIR)/$(notdir $(SHLIB_FILE)) $(LIB_DIR)/$(SONAME) $(LIB_DIR)/lib$(LIBNAME).so
+	rm -f $(INC_DIR)/hspmv.h $(INC_DIR)/hspmv_config.h $(if $(CUDA),$(INC_DIR)/hspmv_gpu.h $(LIB_DIR)/lib$(LIBNAME)_gpu.a)
+	rm -f $(LIB_DIR)/pkgconfig/$(LIBNAME).pc $(CMAKE_DIR)/$(LIBNAME)-config.cmake $(CMAKE_DIR)/$(LIBNAME)-config-version.cmake
+	rm -f $(foreach p,$(INST_PROGS),$(BIN_DIR)/$(call inst_name,$(p)))
+	rmdir $(CMAKE_DIR) $(if $(filter single,$(PRECISION)),$(INC_DIR)) 2>/dev/null || true
+	@if [ -f $(OTHER_PC) ]; then echo "uninstall: $(SHARE_DIR) kept (the other precision is installed)"; \
+	elif [ -d $(SHARE_DIR) ]; then echo "rm -f the share/hspmv files"; \
+	  (cd $(SHARE_DIR) && rm -f $(SHARE_FILES) $(foreach f,$(EXAMPLE_FILES),$(call inst_example,$(f))) && \
+	   for d in slurm scripts matrices examples/minimal examples/petsc examples; do \
+	     if [ -d $$d ]; then rmdir $$d 2>/dev/null || true; fi; done) && \
+	  { rmdir $(SHARE_DIR) 2>/dev/null || true; }; fi
+	@echo "uninstalled hspmv ($(PRECISION)) from $(DESTDIR)$(PREFIX)"
 
 clean:
 	rm -rf build $(PROGS) benchmark-light

@@ -17,6 +17,11 @@ $(BUILD)/mpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/mpi -Itests $(CFLAGS) -c $< -o $@
 
+# the same, -fPIC, for the shared library (built only when it is asked for)
+$(BUILD)/picmpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
+	@mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/mpi -Itests $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
+
 MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o $(BUILD)/mpiobj/bench/mpi_check.o
 
 $(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(MPI_PROG_OBJ) $(BENCH_LIB) $(LIB)

@@ -13,6 +13,10 @@ $(BUILD)/mpiobj/src/solver/%.o: src/solver/%.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/solver $(CFLAGS) -c $< -o $@
 
+$(BUILD)/picmpiobj/src/solver/%.o: src/solver/%.c $(BUILD)/include/hspmv_config.h
+	@mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/solver $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
+
 $(BUILD)/mpiobj/bench/solve.o: bench/solve.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) $(CFLAGS) -c $< -o $@

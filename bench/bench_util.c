@@ -145,6 +145,19 @@ static const char *prog_name = "hspmv";
 
 void bu_set_prog(const char *prog) { prog_name = prog; }
 
+void bu_version(int argc, char **argv, const char *name)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (strcmp(argv[i], "--version")) continue;
+        printf("%s hspmv %s (%s)\n", name, hspmv_version(), sizeof(hspmv_real) == 4 ? "single" : "double");
+        if (fflush(stdout) || ferror(stdout)) {
+            fprintf(stderr, "%s: error: writing the version to stdout failed\n", name);
+            exit(1);
+        }
+        exit(0);
+    }
+}
+
 const char *bu_prog(void) { return prog_name; }
 
 static void fail_plain(int status, const char *msg)

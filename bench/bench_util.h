@@ -80,6 +80,11 @@ int bu_partition_of(const char *name);
 /* Timed calls kept per run: their seconds are stored (80 MB at the limit). */
 #define BU_MAX_REPS 10000000L
 
+/* With "--version" among the arguments (before any "--"): prints "NAME
+   hspmv 0.2.0 (double)" (the library's version and precision) and exits 0;
+   otherwise returns. Each main calls it first, before MPI starts. */
+void bu_version(int argc, char **argv, const char *name);
+
 /* The program's name in messages ("PROG: error: ..."). */
 void bu_set_prog(const char *prog);
 const char *bu_prog(void);

@@ -201,6 +201,7 @@ static void die_if(int rc, const hspmv_error *e)
 
 int main(int argc, char **argv)
 {
+    bu_version(argc, argv, "benchmark-light"); /* --version: prints it and exits 0 */
     const char *path = NULL, *klist = "naive,light,auto,cusparse";
     gen_spec g = {NULL, 0, 8, 32, 2.1, 42};
     long reps = 50, warmup = 5, copy_mb = 1024, device = 0, long_min = 0;

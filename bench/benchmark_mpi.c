@@ -731,6 +731,7 @@ static int report_variant(const args *a, const input *inp, reference *ref, const
 
 int main(int argc, char **argv)
 {
+    bu_version(argc, argv, "benchmark-mpi"); /* --version: prints it and exits 0 */
     args a;
     input inp;
     reference ref;

@@ -18,6 +18,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    bu_version(argc, argv, "benchmark-naive"); /* --version: prints it and exits 0 */
     const char *prog = "benchmark-naive", *path = NULL;
     long reps = 50, warmup = 5;
     int read_only = 0;

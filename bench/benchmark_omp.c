@@ -316,6 +316,7 @@ static int parse_threads(const char *s, int *list)
 
 int main(int argc, char **argv)
 {
+    bu_version(argc, argv, "benchmark-omp"); /* --version: prints it and exits 0 */
     cfg c = {.kernel = "auto", .reps = 50, .warmup = 2, .bw = 1, .threshold = 0.3};
     int nthr = 0, thr[MAXTHR], bad = 0;
     hspmv_error e = {0, ""};

@@ -25,6 +25,7 @@ static double file_mb(const char *path)
 
 int main(int argc, char **argv)
 {
+    bu_version(argc, argv, "convert"); /* --version: prints it and exits 0 */
     const char *prog = "convert", *in = NULL, *out = NULL, *to = NULL;
     int isz = 4;
     hspmv_error e = {0, ""};

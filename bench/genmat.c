@@ -275,6 +275,7 @@ static int64_t stencil_rows(const char *kind, int64_t n)
 
 int main(int argc, char **argv)
 {
+    bu_version(argc, argv, "genmat"); /* --version: prints it and exits 0 */
     spec s = {NULL, 0, 8, 32, 3, 2.1, 0, 0, 42};
     const char *path = NULL;
     uint64_t seed = 42;

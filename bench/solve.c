@@ -75,6 +75,7 @@ static void monitor(int64_t it, double relres, void *ctx)
 
 int main(int argc, char **argv)
 {
+    bu_version(argc, argv, "solve"); /* --version: prints it and exits 0 */
     const char *path = NULL, *rhs = NULL, *part_names[] = {"nnz", "rows", "metis"};
     int bicg = 0, jacobi = 0, verbose = 0, par = 0;
     long reps = 1;

@@ -14,6 +14,15 @@
 extern "C" {
 #endif
 
+/* ---- version ------------------------------------------------------------ */
+
+/* The version of this header; hspmv_version() gives the library's own
+   ("0.2.0"), which differs when a program runs against another build. */
+#define HSPMV_VERSION_MAJOR 0
+#define HSPMV_VERSION_MINOR 2
+#define HSPMV_VERSION_PATCH 0
+const char *hspmv_version(void);
+
 /* Working precision, fixed when the library is built (make PRECISION=single). */
 #ifdef HSPMV_SINGLE
 typedef float hspmv_real;

@@ -75,7 +75,7 @@ build=${HSPMV_BUILD:-build/x86_64-double}
 prec=double
 case $build in *-single*) prec=single ;; esac
 if ${HSPMV_MAKE:-make} -C "$root" --no-print-directory -s install PRECISION=$prec PREFIX="$t/prefix" > "$t/out" 2>&1; then
-    h=$t/prefix/include/hspmv.h
+    h=$t/prefix/include/hspmv.h; [ $prec = single ] && h=$t/prefix/include/hspmv_single/hspmv.h
     if functions "$h" "$mpicc" -I"$t/prefix/include" > "$t/names"; then
         n=$(wc -l < "$t/names")
         # the MPI section and the rest were both seen (a count of nothing passes nothing)

@@ -77,11 +77,15 @@ if [ -f "$sm/e05r0000_rhs1.mtx" ]; then
     else fail "solve_e05r0000_rhs_bicgstab_4_ranks"; cat "$out"; fi
 else S=$((S + 1)); echo "skip solve_e05r0000_rhs_bicgstab ($sm missing)"; fi
 
-# 3. out of tree: install, then build the example and a C++ file with
-#    nothing but pkg-config, and run the example at 2 ranks
-if ${HSPMV_MAKE:-make} --no-print-directory -s install PREFIX="$tmp/prefix" > "$out" 2>&1; then
+# 3. out of tree: install this build's precision (hspmv, or hspmv_single),
+#    then build the example and a C++ file with nothing but pkg-config (the
+#    shared library: found through LD_LIBRARY_PATH), and run the example at 2 ranks
+prec=double; pkg=hspmv
+if grep -q '^#define HSPMV_SINGLE' "$build/include/hspmv_config.h" 2> /dev/null; then prec=single; pkg=hspmv_single; fi
+if ${HSPMV_MAKE:-make} --no-print-directory -s install PRECISION=$prec PREFIX="$tmp/prefix" > "$out" 2>&1; then
     export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
-    flags=$(pkg-config --cflags --libs hspmv)
+    export LD_LIBRARY_PATH="$tmp/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    flags=$(pkg-config --cflags --libs $pkg)
     cp examples/minimal/minimal.c "$tmp/minimal.c"
     if (cd "$tmp" && mpicc -std=c11 minimal.c $flags -o minimal) > "$out" 2>&1 &&
        timeout 60 $MPIRUN -n 2 "$tmp/minimal" 64 > "$out" 2>&1 && grep -q ': ok$' "$out"; then
@@ -121,18 +125,18 @@ CPP
     # hspmv::hspmv) with the plain C compiler: MPI, OpenMP, METIS and zlib
     # must all come from the package; a version it is not must be refused
     if command -v cmake >/dev/null 2>&1; then
-        if (cmake -S examples/minimal -B "$tmp/cmake-minimal" -DCMAKE_PREFIX_PATH="$tmp/prefix" &&
+        if (cmake -S examples/minimal -B "$tmp/cmake-minimal" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DHSPMV_PACKAGE=$pkg &&
             cmake --build "$tmp/cmake-minimal") > "$out" 2>&1 &&
            timeout 60 $MPIRUN -n 2 "$tmp/cmake-minimal/minimal" 64 > "$out" 2>&1 && grep -q ': ok$' "$out"; then
-            pass "out_of_tree_cmake_find_package_build_of_minimal_runs_at_2_ranks"
+            pass "out_of_tree_cmake_find_package_${pkg}_build_of_minimal_runs_at_2_ranks"
         else fail "out_of_tree_cmake_find_package_build_of_minimal_runs_at_2_ranks"; tail -30 "$out"; fi
         mkdir -p "$tmp/cmake-v99"
-        printf 'cmake_minimum_required(VERSION 3.13)\nproject(v LANGUAGES C)\nfind_package(hspmv 99 REQUIRED)\n' \
+        printf 'cmake_minimum_required(VERSION 3.13)\nproject(v LANGUAGES C)\nfind_package(%s 99 REQUIRED)\n' $pkg \
             > "$tmp/cmake-v99/CMakeLists.txt"
         if ! cmake -S "$tmp/cmake-v99" -B "$tmp/cmake-v99/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$out" 2>&1 &&
            grep -q 'version: 0\.' "$out"; then
-            pass "cmake_find_package_hspmv_99_is_refused_naming_the_installed_version"
-        else fail "cmake_find_package_hspmv_99_is_refused_naming_the_installed_version"; tail -20 "$out"; fi
+            pass "cmake_find_package_${pkg}_99_is_refused_naming_the_installed_version"
+        else fail "cmake_find_package_${pkg}_99_is_refused_naming_the_installed_version"; tail -20 "$out"; fi
     else S=$((S + 2)); echo "skip out-of-tree CMake build (no cmake)"; fi
 else fail "make install PREFIX=$tmp/prefix"; cat "$out"; fi
 record_and_exit
