@@ -78,5 +78,5 @@ n=$(wc -l < "$root/README.md")
 : > "$t/out"
 short_enough "$root/README.md" && ok "README.md has $n lines (at most $max)" || bad "README.md has $n lines (more than $max)"
 
-echo "test_docs: $P passed, $F failed, $S skipped"
+echo "$P passed, $F failed, $S skipped"
 [ "$F" -eq 0 ]
