@@ -12,18 +12,22 @@
 #endif
 
 /* Largest element count one MPI_Send/MPI_Recv carries (< 2^31); a longer
-   array goes in pieces. HSPMV_DIST_CHUNK (environment) lowers it for tests. */
+   array goes in pieces. HSPMV_TEST's dist_chunk lowers it for tests. */
 #define HSPMV_DIST_CHUNK_MAX ((int64_t)1 << 30)
 
 /* Most parts the owned block is multiplied in, with message progress in
-   between (HSPMV_DIST_PIECES in the environment chooses how many; by
+   between (HSPMV_TEST's dist_pieces forces how many; by
    default one per 2^17 entries for a rank with messages in flight, else 1). */
 #define HSPMV_DIST_PIECES_MAX 16
+
+/* Longest HSPMV_TEST string a distributed matrix keeps (settings.h). */
+#define HSPMV_TEST_MAX 256
 
 struct hspmv_node;
 
 struct hspmv_dist {
     MPI_Comm comm;              /* MPI_Comm_dup of the caller's, MPI_ERRORS_RETURN */
+    char test[HSPMV_TEST_MAX];  /* rank 0's HSPMV_TEST string, checked (every test-hook read uses it) */
     int rank, size;             /* in comm */
     int partition, permuted;    /* HSPMV_PART_* used; 1 when rows were renumbered */
     int64_t nrows, ncols, nnz;  /* global */
@@ -70,6 +74,11 @@ struct hspmv_dist {
    rank gets the code and message of the lowest such rank. Collective. */
 int hspmv_dist_agree(MPI_Comm comm, int code, hspmv_error *err);
 
+/* Rank 0's HSPMV_TEST string into spec (HSPMV_TEST_MAX bytes) on every rank,
+   checked there (hspmv_test_check): HSPMV_OK or the same error on every
+   rank (a bad or too long string). Collective. */
+int hspmv_dist_agree_test(MPI_Comm comm, char *spec, hspmv_error *err);
+
 /* x's split: the rows' when square, else the columns evenly (D->row_start, nrows, ncols set). */
 void hspmv_dist_column_layout(hspmv_dist *D);
 
@@ -80,9 +89,10 @@ void hspmv_partition_nnz(const int64_t *rowptr, int64_t nrows, int P, int64_t *s
    Returns HSPMV_OK, or an error (message in err). */
 int hspmv_partition_metis(const hspmv_csr *A, int P, int64_t *start, int64_t *perm, hspmv_error *err);
 
-/* MPI_Send / MPI_Recv of n elements in pieces of at most the chunk limit. */
-int hspmv_dist_send(const void *buf, int64_t n, MPI_Datatype t, int dest, int tag, MPI_Comm comm);
-int hspmv_dist_recv(void *buf, int64_t n, MPI_Datatype t, int src, int tag, MPI_Comm comm);
+/* MPI_Send / MPI_Recv of n elements in pieces of at most the chunk limit
+   (test: the agreed HSPMV_TEST string, whose dist_chunk may lower it). */
+int hspmv_dist_send(const void *buf, int64_t n, MPI_Datatype t, int dest, int tag, MPI_Comm comm, const char *test);
+int hspmv_dist_recv(void *buf, int64_t n, MPI_Datatype t, int src, int tag, MPI_Comm comm, const char *test);
 
 /* Sorts the columns of every row of S ascending and sums duplicates, in place
    (S->rowptr, colind and val are compacted; S->nnz updated). */

@@ -33,6 +33,7 @@ int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **Dout, hspmv_error *err)
     if (!D || !D->row_start || !D->col_start)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for a distributed matrix of %d ranks", me, P);
     rc = hspmv_dist_agree(c, rc, err);
+    if (!rc) rc = hspmv_dist_agree_test(c, D->test, err); /* rank 0's test hooks for every rank */
     if (rc) {
         if (D) {
             D->comm = MPI_COMM_NULL;
@@ -228,18 +229,18 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
                 sci = pci;
                 sv = pv;
             }
-            rc = hspmv_dist_send(prp, np + 1, MPI_INT64_T, p, TAG_ROWPTR, D->comm);
-            if (!rc) rc = hspmv_dist_send(sci, zp, MPI_INT32_T, p, TAG_COLIND, D->comm);
-            if (!rc) rc = hspmv_dist_send(sv, zp, HSPMV_MPI_REAL, p, TAG_VAL, D->comm);
-            if (!rc && perm) rc = hspmv_dist_send(perm + D->row_start[p], np, MPI_INT64_T, p, TAG_PERM, D->comm);
+            rc = hspmv_dist_send(prp, np + 1, MPI_INT64_T, p, TAG_ROWPTR, D->comm, D->test);
+            if (!rc) rc = hspmv_dist_send(sci, zp, MPI_INT32_T, p, TAG_COLIND, D->comm, D->test);
+            if (!rc) rc = hspmv_dist_send(sv, zp, HSPMV_MPI_REAL, p, TAG_VAL, D->comm, D->test);
+            if (!rc && perm) rc = hspmv_dist_send(perm + D->row_start[p], np, MPI_INT64_T, p, TAG_PERM, D->comm, D->test);
         }
         pack_slice(A, D->row_start, 0, perm, iperm, S.rowptr, S.colind, S.val);
         if (perm) memcpy(D->file_row, perm, sizeof(int64_t) * (size_t)nl);
     } else {
-        rc = hspmv_dist_recv(S.rowptr, nl + 1, MPI_INT64_T, 0, TAG_ROWPTR, D->comm);
-        if (!rc) rc = hspmv_dist_recv(S.colind, zl, MPI_INT32_T, 0, TAG_COLIND, D->comm);
-        if (!rc) rc = hspmv_dist_recv(S.val, zl, HSPMV_MPI_REAL, 0, TAG_VAL, D->comm);
-        if (!rc && D->permuted) rc = hspmv_dist_recv(D->file_row, nl, MPI_INT64_T, 0, TAG_PERM, D->comm);
+        rc = hspmv_dist_recv(S.rowptr, nl + 1, MPI_INT64_T, 0, TAG_ROWPTR, D->comm, D->test);
+        if (!rc) rc = hspmv_dist_recv(S.colind, zl, MPI_INT32_T, 0, TAG_COLIND, D->comm, D->test);
+        if (!rc) rc = hspmv_dist_recv(S.val, zl, HSPMV_MPI_REAL, 0, TAG_VAL, D->comm, D->test);
+        if (!rc && D->permuted) rc = hspmv_dist_recv(D->file_row, nl, MPI_INT64_T, 0, TAG_PERM, D->comm, D->test);
     }
     if (rc) hspmv_err(err, rc, "rank %d: sending the matrix slices failed", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;

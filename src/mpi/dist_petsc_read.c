@@ -24,7 +24,6 @@ typedef struct preader {
     petsc_file f;
     unsigned char *buf; /* staging, piece bytes */
     int64_t piece;
-    int independent;    /* HSPMV_MPIIO=independent: MPI_File_read_at */
     int64_t bytes;      /* read by this rank */
     int keep;           /* READ_ROWS, READ_MATRIX or READ_MATRIX_WINDOW: for the memory checks */
     char whole[160];    /* "a R x C matrix of K entries", for their messages */
@@ -92,8 +91,7 @@ static int read_section(preader *r, int sec, int64_t off, int64_t first, int64_t
         MPI_Status st;
         int mrc = MPI_SUCCESS, got = 0;
         MPI_Offset at = (MPI_Offset)(off + i * esz);
-        if (!r->independent) mrc = MPI_File_read_at_all(r->fh, at, r->buf, (int)(m * esz), MPI_BYTE, &st);
-        else if (m > 0) mrc = MPI_File_read_at(r->fh, at, r->buf, (int)(m * esz), MPI_BYTE, &st);
+        mrc = MPI_File_read_at_all(r->fh, at, r->buf, (int)(m * esz), MPI_BYTE, &st);
         if (m == 0) continue;
         if (mrc != MPI_SUCCESS) {
             rc = mpi_fail(r, mrc, "MPI_File_read_at_all", err);
@@ -303,8 +301,6 @@ int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, int ke
     r.fh = MPI_FILE_NULL;
     MPI_Comm_rank(comm, &r.me);
     MPI_Comm_size(comm, &r.P);
-    const char *mode = getenv("HSPMV_MPIIO");
-    r.independent = mode && !strcmp(mode, "independent");
     r.piece = hspmv_petsc_piece_bytes();
     r.buf = hspmv_malloc((size_t)r.piece);
     start_nnz = hspmv_alloc_array((size_t)r.P + 1, sizeof(int64_t));

@@ -231,15 +231,15 @@ out:
    default in containers) moves a large message only while both ranks are
    inside MPI: on 16 ranks of the 200^3 Laplacian, 1 piece waited 33% of the
    product, 4 pieces 14-22%, 8 pieces 1% (README, "Distributed runs").
-   HSPMV_DIST_PIECES overrides. */
+   HSPMV_TEST's dist_pieces forces a count. */
 static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o, int messages, int T,
                          hspmv_error *err)
 {
     int np = 1;
-    const char *env = getenv("HSPMV_DIST_PIECES");
+    long forced = hspmv_test_int(D->test, "dist_pieces", 0);
     int64_t per = (int64_t)1 << 17;
     if (per < (int64_t)T << 15) per = (int64_t)T << 15;
-    if (env && atoi(env) > 0) np = atoi(env);
+    if (forced > 0) np = (int)forced;
     else if (messages) np = Ao->nnz / per > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX
                            : Ao->nnz / per < 1 ? 1 : (int)(Ao->nnz / per);
     if (np > HSPMV_DIST_PIECES_MAX) np = HSPMV_DIST_PIECES_MAX;
@@ -252,7 +252,7 @@ static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o
 
 /* Owned rows shared within the node (node_share.c): where the owned block
    is separate (not merged) and the node has several ranks, the last
-   HSPMV_OWNED_SHARE_TAIL 64ths of every rank's owned block are copied
+   owned_share_tail 64ths of every rank's owned block are copied
    into a shared window (in its format where that is CSRP, else CSR), and
    a rank done with its own takes chunks from the others' tails. Default,
    where some rank's owned block has 2^16 entries or more: 32 for ranks
@@ -269,14 +269,11 @@ static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o
 static int share_owned(hspmv_dist *D, const hspmv_csr *Ao, hspmv_error *err)
 {
     hspmv_node *N = D->node;
-    const char *env = getenv("HSPMV_OWNED_SHARE_TAIL");
-    int64_t nnz = Ao->nnz, most = 0, tail = env && *env ? atoi(env) : -1;
+    int64_t nnz = Ao->nnz, most = 0, tail = hspmv_test_int(D->test, "owned_share_tail", -1);
     int ranks = 0, rc;
     MPI_Allreduce(&nnz, &most, 1, MPI_INT64_T, MPI_MAX, D->comm);
     MPI_Allreduce(&N->size, &ranks, 1, MPI_INT, MPI_MAX, D->comm);
-    MPI_Bcast(&tail, 1, MPI_INT64_T, 0, D->comm); /* rank 0's environment decides */
     if (tail < 0) tail = most < ((int64_t)1 << 16) ? 0 : N->threads > 1 ? 16 : 32;
-    if (tail > 64) tail = 64;
     if (N->merged || tail == 0 || ranks < 2) return HSPMV_OK;
     rc = hspmv_node_share_build(D, N, &N->oshare, Ao, D->Lo, (int)tail, "owned block", err);
     if (rc) return rc; /* agreed; hspmv_node_free frees what was built */
@@ -337,14 +334,10 @@ void hspmv_dist_agree_kernels(hspmv_dist *D, hspmv_local **all, int n, int64_t m
     hspmv_local_use_kernels(all, n, hspmv_local_pick_kernels(worst, out[0]));
 }
 
-/* The halo mode: o->halo, else HSPMV_HALO=node|p2p in the environment,
-   else node; rank 0's answer for everyone. */
+/* The halo mode: o->halo, else node; rank 0's answer for everyone. */
 static int halo_mode(hspmv_dist *D, const hspmv_opts *o, int *asked)
 {
     int m = o->halo == HSPMV_HALO_NODE || o->halo == HSPMV_HALO_P2P ? o->halo : HSPMV_HALO_AUTO;
-    const char *env = getenv("HSPMV_HALO");
-    if (m == HSPMV_HALO_AUTO && env && !strcmp(env, "p2p")) m = HSPMV_HALO_P2P;
-    if (m == HSPMV_HALO_AUTO && env && !strcmp(env, "node")) m = HSPMV_HALO_NODE;
     int v[2] = {m, o->halo};
     MPI_Bcast(v, 2, MPI_INT, 0, D->comm);
     *asked = v[0]; /* AUTO, or what was asked for */
@@ -467,17 +460,14 @@ static int fill_info(hspmv_dist *D, hspmv_error *err)
    as many entries lie in the ranks' own columns as in other columns of
    their node (random columns: 1/16 own at 16 ranks, and an owned block of
    half an entry per row costs a pass over the rows for little work; at 2
-   ranks half and half); HSPMV_NODE_MERGE=0|1 forces it. Collective. */
+   ranks half and half); HSPMV_TEST's merge=0|1 forces it. Collective. */
 static int merge_owned(hspmv_dist *D, const hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t nnz_owned)
 {
     int64_t v[2] = {nnz_owned, 0}, sum[2];
     for (int64_t k = 0; k < Ag->nnz; k++)
         v[1] += N->node_of[hspmv_dist_owner(D->col_start, D->size, g[Ag->colind[k]])] == N->node;
     MPI_Allreduce(v, sum, 2, MPI_INT64_T, MPI_SUM, D->comm);
-    const char *env = getenv("HSPMV_NODE_MERGE");
-    int m[1] = {env && *env ? atoi(env) != 0 : sum[0] < 2 * sum[1]};
-    MPI_Bcast(m, 1, MPI_INT, 0, D->comm);
-    return m[0];
+    return (int)hspmv_test_int(D->test, "merge", sum[0] < 2 * sum[1]);
 }
 
 /* Ao and Ag as one block M whose columns are the ghost columns with this
@@ -555,7 +545,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
             for (int64_t k = 0; k < D->nghost; k++) D->ghost_col[k] = g[k];
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-    if ((rc = hspmv_node_comm(D, &D->node, err))) goto out;
+    if ((rc = hspmv_node_comm(D, o->node_ranks, &D->node, err))) goto out;
     hspmv_node_layout(D, D->node);
     p2p_volumes(D, D->node, g);
     D->halo = halo_mode(D, o, &asked);
@@ -591,7 +581,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
         if (rc == HSPMV_ERR_UNSUPPORTED && asked == HSPMV_HALO_AUTO) { /* no shared windows: p2p */
             hspmv_ok(err);
             hspmv_node_free(&D->node);
-            if ((rc = hspmv_node_comm(D, &D->node, err))) goto out;
+            if ((rc = hspmv_node_comm(D, o->node_ranks, &D->node, err))) goto out;
             hspmv_node_layout(D, D->node);
             p2p_volumes(D, D->node, g);
             D->halo = HSPMV_HALO_P2P;

@@ -99,7 +99,7 @@ typedef struct hspmv_node {
     MPI_Comm leaders;     /* node rank 0 of every node, ordered by node; MPI_COMM_NULL elsewhere */
     int rank, size;       /* in comm */
     int node, nnodes;     /* this node's number; nodes in all */
-    int env_ranks;        /* HSPMV_NODE_RANKS (ranks per pseudo-node), 0 when unset */
+    int env_ranks;        /* opts.node_ranks (ranks per pseudo-node, rank 0's), 0 for real nodes */
     int shared_ranks;     /* ranks on the real node (sharing its memory and last-level cache) */
     int *node_of;         /* D->size entries: node of each rank of D->comm */
     int *member;          /* size entries: D->comm rank of each node rank */
@@ -155,7 +155,6 @@ typedef struct hspmv_node {
     int64_t fold_nnz_node;/* entries of the runs in other ranks' columns of the node */
     int64_t nfold_own;    /* own columns the runs read (ascending, local), for the export list (freed once it is made) */
     int32_t *fold_own;
-    int fold_near;        /* 1: the runs wait only for fold_src (0: HSPMV_NODE_FOLD_WAIT=node, every rank of the node) */
     int nfold_src;        /* node ranks (not this one) whose x parts the runs read */
     int *fold_src;
 
@@ -187,9 +186,10 @@ static inline int hspmv_node_part_of(const hspmv_node *N, int64_t v)
 }
 
 /* node_comm.c. Splits D->comm by shared memory (MPI_COMM_TYPE_SHARED), then
-   into pseudo-nodes of HSPMV_NODE_RANKS consecutive node ranks when that is
-   set; fills comm, leaders, node numbers, members. Collective. */
-int hspmv_node_comm(struct hspmv_dist *D, hspmv_node **N, hspmv_error *err);
+   into pseudo-nodes of node_ranks consecutive node ranks (rank 0's value;
+   0: none, negative: HSPMV_ERR_ARG on every rank); fills comm, leaders,
+   node numbers, members. Collective. */
+int hspmv_node_comm(struct hspmv_dist *D, int node_ranks, hspmv_node **N, hspmv_error *err);
 /* The x layout of node vectors (part_off, vec_len). */
 void hspmv_node_layout(struct hspmv_dist *D, hspmv_node *N);
 /* Frees everything of N (collective when it holds a window). */
@@ -252,13 +252,13 @@ const hspmv_real *hspmv_node_same_x(void *ctx, int q);
 
 /* node_gather.c. Times direct and copy gathers on every rank at once and
    keeps copy when its slowest rank is more than 10% faster, else direct
-   (HSPMV_NODE_GATHER=direct|copy forces one instead); moves the kept blocks into N (zeroing dir/cpy's
+   (HSPMV_TEST's gather=direct|copy forces one instead); moves the kept blocks into N (zeroing dir/cpy's
    entries), agrees the kernel sets first when timed. Collective. */
 int hspmv_node_choose_gather(struct hspmv_dist *D, hspmv_node *N, node_block dir[2], node_block cpy[2],
                              int timed, hspmv_error *err);
 /* node_gather.c. After the gather is kept: whether the node block gathers
    from a private replica of the node vector (N->replica, N->xr).
-   HSPMV_NODE_REPLICA=1 or 0 forces it (rank 0's environment), else where
+   HSPMV_TEST's replica=1 or 0 forces it, else where
    the block reads more than a quarter of the node vector of a node of
    several ranks, the plan times the kept gather with and without one and
    keeps it when more than 5% faster. Collective. */
@@ -267,11 +267,11 @@ int hspmv_node_choose_replica(struct hspmv_dist *D, hspmv_node *N, int timed, hs
    b; b < 0: all), with N->threads threads. */
 void hspmv_node_replicate(hspmv_node *N, const hspmv_real *xb, int b);
 
-/* node_share.c. Copies the last `tail` of 64 chunks (-1: HSPMV_NODE_SHARE_TAIL,
+/* node_share.c. Copies the last `tail` of 64 chunks (-1: HSPMV_TEST's share_tail,
    else 48) of this rank's block B (the node block, direct columns, or the
    owned block; L its prepared form: its kernel set and x prefetch are kept)
    into a segment of a second window on the node, as CSRP where L is CSRP
-   (HSPMV_SHARE_COPY=csr: CSR always), else CSR, and maps every rank's into
+   else CSR, and maps every rank's into
    *S; `block` names it in errors. Collective over D->comm; on failure
    (agreed) *S may be partly built: hspmv_node_share_free. */
 int hspmv_node_share_build(struct hspmv_dist *D, hspmv_node *N, node_share **S, const hspmv_csr *B,
@@ -298,7 +298,7 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
 /* 1 when others wrote the rows they took straight into this rank's y in the last product. */
 int hspmv_node_share_direct(const node_share *S);
 /* Bytes of this rank's segment (its tail copy) on huge pages: collapsed
-   where the kernel can (HSPMV_SHARE_HUGE=0: none); every process maps the
+   where the kernel can (none with huge pages off); every process maps the
    segments 2 MiB-congruent with the window's file, so those pages are
    read 2 MiB at a time. */
 size_t hspmv_node_share_huge_bytes(const node_share *S);

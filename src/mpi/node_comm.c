@@ -1,5 +1,5 @@
 /* node_comm.c — which ranks share a node: MPI_Comm_split_type(SHARED),
-   optionally cut into pseudo-nodes of HSPMV_NODE_RANKS consecutive node
+   optionally cut into pseudo-nodes of opts.node_ranks consecutive node
    ranks (so that the off-node path runs, and is tested, on one machine),
    node numbers, and the layout of a node's x vector. */
 #include <stdlib.h>
@@ -8,20 +8,10 @@
 #include "node.h"
 #include "util.h"
 
-/* Ranks per pseudo-node asked for in the environment, 0 when unset or bad. */
-static int env_node_ranks(void)
+int hspmv_node_comm(hspmv_dist *D, int node_ranks, hspmv_node **Nout, hspmv_error *err)
 {
-    const char *s = getenv("HSPMV_NODE_RANKS");
-    char *end;
-    long k = s ? strtol(s, &end, 10) : 0;
-    if (!s || end == s || *end || k < 1 || k > 1 << 20) return 0;
-    return (int)k;
-}
-
-int hspmv_node_comm(hspmv_dist *D, hspmv_node **Nout, hspmv_error *err)
-{
-    int me = D->rank, P = D->size, rc = HSPMV_OK, k = env_node_ranks();
-    int ranks[2]; /* rank 0's HSPMV_NODE_RANKS decides: the environment may differ per rank */
+    int me = D->rank, P = D->size, rc = HSPMV_OK, k = node_ranks;
+    int ranks[2]; /* rank 0's node_ranks decides: the options may differ per rank */
     MPI_Comm shared = MPI_COMM_NULL;
     hspmv_node *N = hspmv_calloc(1, sizeof(*N));
     *Nout = NULL;
@@ -35,6 +25,11 @@ int hspmv_node_comm(hspmv_dist *D, hspmv_node **Nout, hspmv_error *err)
     ranks[0] = k;
     MPI_Bcast(ranks, 1, MPI_INT, 0, D->comm);
     k = ranks[0];
+    if (k < 0) { /* the same on every rank: rank 0's value */
+        rc = hspmv_err(err, HSPMV_ERR_ARG, "opts.node_ranks = %d on rank 0: expected 0 (real nodes) or ranks per "
+                       "pseudo-node (1 or more)", k);
+        goto fail;
+    }
     N->env_ranks = k;
 
     if (MPI_Comm_split_type(D->comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared) != MPI_SUCCESS)

@@ -632,16 +632,6 @@ static int copy_rows(const node_block *a, node_block *b)
     return HSPMV_OK;
 }
 
-/* Which gathers to prepare: HSPMV_NODE_GATHER=direct|copy|share, else all (timed). */
-static int env_gather(void)
-{
-    const char *s = getenv("HSPMV_NODE_GATHER");
-    if (s && !strcmp(s, "direct")) return HSPMV_GATHER_DIRECT;
-    if (s && !strcmp(s, "copy")) return HSPMV_GATHER_COPY;
-    if (s && !strcmp(s, "share")) return HSPMV_GATHER_SHARE;
-    return 0;
-}
-
 /* 1 (on every rank) when the node blocks can be shared: the owned columns
    are in them (they are the ranks' whole work), there are other ranks on
    the node, and the blocks are worth timing (or sharing was asked for). */
@@ -660,7 +650,8 @@ static int share_fits(hspmv_dist *D, hspmv_node *N, const node_block *nb, int wa
 int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t ng,
                     hspmv_csr *Ao, const hspmv_opts *o, int timed, hspmv_error *err)
 {
-    int me = D->rank, rc = HSPMV_OK, want = env_gather(), forced[2];
+    int me = D->rank, rc = HSPMV_OK;
+    int want = (int)hspmv_test_int(D->test, "gather", 0); /* HSPMV_TEST's gather=direct|copy|share: 1, 2, 3 */
     hspmv_csr Bn = {0}, Bo = {0};
     int32_t *og = NULL;
     node_block dir[2], cpy[2];
@@ -684,9 +675,6 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
     if ((rc = hspmv_node_fold_build(D, N, Ao, &Bn, err))) goto out;
 
     /* the blocks: compact columns (copy) and columns in the window (direct) */
-    forced[0] = want;
-    MPI_Bcast(forced, 1, MPI_INT, 0, D->comm); /* rank 0's environment decides */
-    want = forced[0];
     if (N->vec_len > INT32_MAX || N->gh_len > INT32_MAX) want = HSPMV_GATHER_COPY; /* int32 columns */
     if (compress_rows(&Bn, &cpy[0]) || compress_rows(&Bo, &cpy[1]) || copy_rows(&cpy[0], &dir[0]) ||
         copy_rows(&cpy[1], &dir[1]))

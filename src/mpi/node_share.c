@@ -73,8 +73,7 @@
    siblings' ranges (as local_pieces.c does within one process); only then
    do they claim the tail from the rank's word. Claimed one by one from
    the word, the threads ran interleaved chunks, thread k chunks k, k+T,
-   ...: on one 16-core Xeon, 8 rounds, each launch timing both
-   (HSPMV_SHARE_RANGES=0 the old way), the real-valued lap3d 200 took 2%
+   ...: on one 16-core Xeon, 8 rounds, each launch timing both, the real-valued lap3d 200 took 2%
    longer at 8x2 (7 of 8 launches), 1% at 2x8 and 0.5% at 4x4 (6 of 8
    each); random columns were the same either way.
 
@@ -133,18 +132,17 @@ struct node_share {
     hspmv_real **ybuf;      /* size entries: tail rows taken by others land here (row - base) */
     hspmv_real *vecs;       /* the node vectors in this process's mapping (a y there is written directly) */
     hspmv_alias *alias;     /* size entries: this process's second mapping of each segment, on huge pages */
-    int huge;               /* 0: HSPMV_SHARE_HUGE=0, the segments stay on Open MPI's 4 KiB mappings */
+    int huge;               /* 0: huge pages off (hspmv_shared_huge_off), the segments stay on 4 KiB mappings */
     size_t huge_bytes;      /* of this rank's segment, collapsed into huge pages */
     int direct;             /* this product: others write this rank's tail rows straight into its y */
-    int ybuf_always;        /* HSPMV_SHARE_YBUF=1: through the result buffer even so (for comparison) */
     const hspmv_local *L;   /* this rank's own block */
-    int delay_us;           /* tests: this rank starts each product late (HSPMV_TEST_SHARE_DELAY, late_start) */
+    int delay_us;           /* tests: this rank starts each product late (HSPMV_TEST share_delay, late_start) */
     int progress;           /* MPI allows calls from the main thread inside a parallel region */
     unsigned char mine[NCHUNK]; /* this epoch: 1 when this rank ran its own chunk c */
     int64_t cnnz[NCHUNK];   /* entries of this rank's chunk c */
     double run_s[2];        /* since the last stats: thread-seconds in its own chunks [0] and in others' [1]; */
     int64_t run_nnz[2];     /* entries of its chunks it ran [0] and others ran [1] */
-    int ranges;             /* 1: its threads start on contiguous ranges of its front chunks (0: HSPMV_SHARE_RANGES=0) */
+    int ranges;             /* 1 (several threads): its threads start on contiguous ranges of its front chunks */
     hspmv_claim_word *rw;   /* threads entries: this epoch, thread t's front chunks [front, back) are left */
 };
 
@@ -156,14 +154,6 @@ static int omp_thread(void) { return 0; }
 #endif
 
 static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
-
-/* 64ths others may take: HSPMV_NODE_SHARE_TAIL (0..64), else NTAIL. */
-static int tail_chunks(void)
-{
-    const char *s = getenv("HSPMV_NODE_SHARE_TAIL");
-    int t = s && *s ? atoi(s) : NTAIL;
-    return t < 0 ? 0 : t > 64 ? 64 : t;
-}
 
 /* The chunk bounds: NCHUNK row ranges of about equal entries; and each
    chunk's entries. */
@@ -181,13 +171,12 @@ static void cut(const hspmv_csr *B, int64_t *bounds, int64_t *entries)
 }
 
 /* 1 in islong[c] for a chunk with more than twice the average entries
-   (none with HSPMV_SHARE_LONG_FIRST=0), and those chunks in longs; the count. */
+   and those chunks in longs; the count. */
 static int long_chunks(const hspmv_csr *B, const int64_t *entries, uint8_t *islong, int16_t *longs)
 {
-    const char *env = getenv("HSPMV_SHARE_LONG_FIRST");
-    int n = 0, on = !(env && !strcmp(env, "0"));
+    int n = 0;
     for (int c = 0; c < NCHUNK; c++) {
-        islong[c] = on && B->nnz > 0 && entries[c] > 2 * (B->nnz / NCHUNK + 1);
+        islong[c] = B->nnz > 0 && entries[c] > 2 * (B->nnz / NCHUNK + 1);
         if (islong[c]) longs[n++] = (int16_t)c;
     }
     return n;
@@ -219,14 +208,11 @@ void hspmv_node_share_free(node_share **pS)
    CSRP: a rank that takes a chunk then reads what the owner would (8.2
    bytes an entry on the real-valued lap3d 200 against a CSR copy's 12).
    The patterns are offsets from the tail's rows, so x is the owner's part
-   as it is. 0 where it cannot be made (HSPMV_SHARE_COPY=csr, out of
-   memory): the tail is CSR then. */
+   as it is. 0 where it cannot be made (out of memory): the tail is CSR then. */
 static int tail_csrp(const hspmv_csr *B, int64_t base, hspmv_csrp *P)
 {
-    const char *env = getenv("HSPMV_SHARE_COPY");
     hspmv_csr T = {0};
     int64_t k0 = B->rowptr[base];
-    if (env && !strcmp(env, "csr")) return 0;
     T.nrows = B->nrows - base;
     T.ncols = B->ncols;
     T.nnz = B->rowptr[B->nrows] - k0;
@@ -256,14 +242,12 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         S->L = L;
         S->vecs = N->vecs; /* the node window is made before any block is shared */
         S->ks = hspmv_kernel_find(li.isa);
-        const char *d = getenv("HSPMV_TEST_SHARE_DELAY"); /* "rank:microseconds": others take its tail */
+        char buf[64]; /* share_delay=RANK:MICROSECONDS: that rank starts late, others take its tail */
+        const char *d = hspmv_test_str(D->test, "share_delay", buf, sizeof(buf));
         int dr = -1, du = 0;
         if (d && sscanf(d, "%d:%d", &dr, &du) == 2 && dr == me) S->delay_us = du;
-        const char *yb = getenv("HSPMV_SHARE_YBUF"), *hg = getenv("HSPMV_SHARE_HUGE");
-        S->ybuf_always = yb && !strcmp(yb, "1");
-        S->huge = !(hg && !strcmp(hg, "0"));
-        const char *rg = getenv("HSPMV_SHARE_RANGES");
-        S->ranges = N->threads > 1 && !(rg && !strcmp(rg, "0"));
+        S->huge = !hspmv_shared_huge_off();
+        S->ranges = N->threads > 1;
         if (S->ranges) S->rw = hspmv_alloc_array((size_t)N->threads, sizeof(*S->rw));
         S->head = hspmv_calloc((size_t)N->size, sizeof(*S->head));
         S->view = hspmv_calloc((size_t)N->size, sizeof(*S->view));
@@ -292,7 +276,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     int16_t longs[NCHUNK];
     int nlong = long_chunks(B, entries, islong, longs);
     share_head h = {0};
-    if (tail < 0) tail = tail_chunks();
+    if (tail < 0) tail = (int)hspmv_test_int(D->test, "share_tail", NTAIL);
     tail = (tail > 64 ? 64 : tail) * SUB; /* in chunks from here on */
     int64_t base = bounds[NCHUNK - tail], k0 = B->rowptr[base];
     size_t at = up64(sizeof(share_head));
@@ -444,7 +428,7 @@ void hspmv_node_share_open(node_share *S, const hspmv_local *L, int64_t ywin)
 {
     S->epoch++;
     S->L = L;
-    S->direct = ywin >= 0 && !S->ybuf_always;
+    S->direct = ywin >= 0;
     S->head[S->rank]->ywin = S->direct ? ywin : -1; /* a thief's successful claim sees it (the word's release) */
     S->next_long = 0;
     memset(S->mine, 0, sizeof(S->mine));

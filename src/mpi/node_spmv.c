@@ -170,7 +170,7 @@ int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     hspmv_real *xb = NULL, *yo = y + N->orow0;
     double t_fold = 0;
     if (N->nfold) {
-        const hspmv_real *xf = N->fold_near ? fold_x(N, n, b, slot, par, &sync) : NULL;
+        const hspmv_real *xf = fold_x(N, n, b, slot, par, &sync);
         if (!xf) xf = xb = node_x(N, n, b, slot, x, par, len, &sync);
         double s = MPI_Wtime();
         hspmv_node_fold_mul(N, xf, y);

@@ -60,8 +60,9 @@ for t in $threads; do
             for halo in $halos; do
                 h=""; [ "$halo" = p2p ] && h=p2p
                 start=$(date +%s)
-                OMP_NUM_THREADS=$t HSPMV_DIST_CHUNK=$chunk HSPMV_DIST_PIECES=$pieces HSPMV_NODE_RANKS=$noder \
-                    HSPMV_HALO=$h timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
+                tst=""; [ -n "$chunk" ] && tst="dist_chunk=$chunk,dist_pieces=$pieces"
+                OMP_NUM_THREADS=$t HSPMV_TEST=$tst MT_NODE_RANKS=$noder \
+                    MT_HALO=$h timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
                 rc=$?
                 secs=$(( $(date +%s) - start ))
                 tally "$name at $p ranks" "$rc" "$out"

@@ -20,7 +20,7 @@ static const char *part_name[] = {"nnz", "rows", "metis"};
 static hspmv_opts opts(int part)
 {
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    mt_opts(&o);
     o.partition = part;
     return o;
 }

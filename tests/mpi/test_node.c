@@ -1,5 +1,5 @@
 /* test_node.c — the node-aware halo against the serial reference: pseudo-
-   nodes (HSPMV_NODE_RANKS) of the sizes the rank count gives (4 ranks as
+   nodes (opts.node_ranks) of the sizes the rank count gives (4 ranks as
    2+2, 5 as 2+2+1, 8 as 3+3+2, and every rank its own node), every
    partition, halo node and p2p, direct, copy and shared-row gathers (with
    and without a private replica of x), the owned columns
@@ -26,18 +26,56 @@
 
 static int me, P;
 static const char *part_name[] = {"nnz", "rows", "metis"};
-static int replica = -1; /* case_ok: HSPMV_NODE_REPLICA=1 (1), =0 (0) or unset (-1) */
+static int replica = -1; /* case_ok: HSPMV_TEST replica=1 (1), =0 (0) or unset (-1) */
 
 /* Ranks per pseudo-node that gives this rank count the shapes. */
 static int default_k(void) { return P == 8 ? 3 : 2; }
 
-/* HSPMV_NODE_RANKS and HSPMV_NODE_GATHER on every rank (NULL: unset). */
+/* HSPMV_TEST as this program sets it: one key=value (val NULL: the key
+   dropped), the variable rewritten from the keys set (unset when none). */
+static char test_keys[16][64];
+static void tk(const char *key, const char *val)
+{
+    char all[1024] = "";
+    size_t kn = strlen(key);
+    for (int i = 0; i < 16; i++)
+        if (!strncmp(test_keys[i], key, kn) && test_keys[i][kn] == '=') test_keys[i][0] = 0;
+    for (int i = 0; val && i < 16; i++)
+        if (!test_keys[i][0]) {
+            snprintf(test_keys[i], sizeof(test_keys[i]), "%s=%s", key, val);
+            break;
+        }
+    for (int i = 0; i < 16; i++)
+        if (test_keys[i][0]) {
+            if (*all) strcat(all, ",");
+            strcat(all, test_keys[i]); /* 16 keys of < 64 characters fit */
+        }
+    if (*all) setenv("HSPMV_TEST", all, 1);
+    else unsetenv("HSPMV_TEST");
+}
+
+/* Every HSPMV_TEST key dropped. */
+static void tk_clear(void)
+{
+    memset(test_keys, 0, sizeof(test_keys));
+    unsetenv("HSPMV_TEST");
+}
+
+/* Pseudo-nodes of node_k ranks (0: real nodes), for t_opts. */
+static int node_k;
+
+/* The pseudo-node size (NULL: real nodes) and HSPMV_TEST's gather (NULL: timed). */
 static void set_env(const char *k, const char *gather)
 {
-    if (k) setenv("HSPMV_NODE_RANKS", k, 1);
-    else unsetenv("HSPMV_NODE_RANKS");
-    if (gather) setenv("HSPMV_NODE_GATHER", gather, 1);
-    else unsetenv("HSPMV_NODE_GATHER");
+    node_k = k ? atoi(k) : 0;
+    tk("gather", gather);
+}
+
+/* hspmv_opts_default with the pseudo-node size set_env asked for. */
+static void t_opts(hspmv_opts *o)
+{
+    hspmv_opts_default(o);
+    o->node_ranks = node_k;
 }
 
 /* 1 on every rank when y (distributed) matches the reference of A*x on rank 0. */
@@ -77,7 +115,7 @@ static int product_ok(hspmv_dist *D, const hspmv_csr *A, hspmv_real *x, hspmv_re
     return ok;
 }
 
-/* The node layout HSPMV_NODE_RANKS=k asks for (all ranks on this machine). */
+/* The node layout opts.node_ranks = k asks for (all ranks on this machine). */
 static int layout_ok(const hspmv_dist_info *in, int k)
 {
     int node = me / k, size = P - node * k < k ? P - node * k : k;
@@ -99,21 +137,21 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     char ks[16], w[300];
     snprintf(ks, sizeof(ks), "%d", k);
     set_env(k > 0 ? ks : NULL, gather);
-    if (merge >= 0) setenv("HSPMV_NODE_MERGE", merge ? "1" : "0", 1);
-    if (replica >= 0) setenv("HSPMV_NODE_REPLICA", replica ? "1" : "0", 1);
+    if (merge >= 0) tk("merge", merge ? "1" : "0");
+    if (replica >= 0) tk("replica", replica ? "1" : "0");
     snprintf(w, sizeof(w), "%s, %s, %s, gather %s%s, %d ranks per node, owned columns %s", what, part_name[part],
              halo == HSPMV_HALO_NODE ? "node" : "p2p", gather ? gather : "timed", replica == 1 ? "+replica" : "", k,
              merge < 0 ? "as chosen" : merge ? "in the node block" : "apart");
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     o.partition = part;
     o.halo = halo;
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
     int ok = 1, rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, &D, &e);
     set_env(NULL, NULL);
-    unsetenv("HSPMV_NODE_MERGE");
-    unsetenv("HSPMV_NODE_REPLICA");
+    tk("merge", NULL);
+    tk("replica", NULL);
     if (rc) {
         if (me == 0) fprintf(stderr, "  %s: create failed: %s\n", w, e.msg);
         return 0;
@@ -302,7 +340,7 @@ static void node_times_the_gathers(void)
     snprintf(ks, sizeof(ks), "%d", default_k());
     set_env(P > 1 ? ks : NULL, NULL);
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
@@ -334,7 +372,7 @@ static void node_times_the_gathers(void)
     hspmv_csr_free(&A);
 }
 
-/* Rank 0 starts each product late (HSPMV_TEST_SHARE_DELAY): until the
+/* Rank 0 starts each product late (HSPMV_TEST share_delay): until the
    others have claimed its whole tail, or at most 20 ms times the ranks per
    core when they outnumber the cores (8 ranks on the 2-core CI machine: a
    thief may wait that long for a core). */
@@ -344,7 +382,7 @@ static void late_rank0(void)
     long per = cores > 0 && P > cores ? (P + cores - 1) / cores : 1;
     char v[32];
     snprintf(v, sizeof(v), "0:%ld", 20000 * per);
-    setenv("HSPMV_TEST_SHARE_DELAY", v, 1);
+    tk("share_delay", v);
 }
 
 /* Exact integer arithmetic: x_{t+1} = A*x_t - 3*x_t + (t mod 3), products back to back
@@ -454,17 +492,17 @@ static void chained_products_without_collectives_are_exact(void)
             char ks[16];
             snprintf(ks, sizeof(ks), "%d", k ? 1 : default_k());
             set_env(ks, gathers[g]);
-            if (g == 2 || g == 4) setenv("HSPMV_NODE_MERGE", "1", 1); /* sharing needs the owned columns in the node block */
-            if (g >= 3) setenv("HSPMV_NODE_REPLICA", "1", 1);
+            if (g == 2 || g == 4) tk("merge", "1"); /* sharing needs the owned columns in the node block */
+            if (g >= 3) tk("replica", "1");
             hspmv_opts o;
-            hspmv_opts_default(&o);
+            t_opts(&o);
             o.halo = HSPMV_HALO_NODE;
             o.partition = HSPMV_PART_ROWS;
             hspmv_dist *D = NULL;
             int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
             set_env(NULL, NULL);
-            unsetenv("HSPMV_NODE_MERGE");
-            unsetenv("HSPMV_NODE_REPLICA");
+            tk("merge", NULL);
+            tk("replica", NULL);
             CHECK(rc == 0, "create");
             if (rc) continue;
             char w[80];
@@ -477,15 +515,15 @@ static void chained_products_without_collectives_are_exact(void)
                                                                  format auto chose and in blocked COO (row
                                                                  ranges that cut tile rows) */
                 set_env(ks, gathers[g]);
-                setenv("HSPMV_NODE_MERGE", "1", 1);
+                tk("merge", "1");
                 late_rank0();
-                setenv("HSPMV_NODE_SHARE_TAIL", "20", 1);
+                tk("share_tail", "20");
                 o.format = f ? HSPMV_FORMAT_BCOO : HSPMV_FORMAT_AUTO;
                 rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
                 set_env(NULL, NULL);
-                unsetenv("HSPMV_NODE_MERGE");
-                unsetenv("HSPMV_TEST_SHARE_DELAY");
-                unsetenv("HSPMV_NODE_SHARE_TAIL");
+                tk("merge", NULL);
+                tk("share_delay", NULL);
+                tk("share_tail", NULL);
                 CHECK(rc == 0, "create");
                 if (rc) continue;
                 snprintf(w, sizeof(w), "lap2d_64, shared rows, rank 0 late, %s", f ? "bcoo" : "auto");
@@ -510,21 +548,18 @@ static void chained_products_without_collectives_are_exact(void)
 static int create_shared(const hspmv_csr *A, int f, int threads, hspmv_dist **D, hspmv_error *e)
 {
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     o.halo = HSPMV_HALO_NODE;
     o.partition = HSPMV_PART_ROWS;
     o.format = f;
     o.threads = threads;
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, D, e);
     set_env(NULL, NULL);
-    const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_NODE_SHARE_TAIL", "HSPMV_OWNED_SHARE_TAIL",
-                          "HSPMV_TEST_SHARE_DELAY", "HSPMV_NODE_FOLD", "HSPMV_NODE_FOLD_WAIT", "HSPMV_SHARE_COPY",
-                          "HSPMV_SHARE_RANGES"};
-    for (int i = 0; i < 8; i++) unsetenv(vars[i]);
+    tk_clear();
     return rc;
 }
 
-/* Owned rows shared (HSPMV_OWNED_SHARE_TAIL): the owned block's last chunks
+/* Owned rows shared (HSPMV_TEST owned_share_tail): the owned block's last chunks
    in a window that the other ranks of the node take once done with their
    own. Products stay exact (integer values), with the window's x and the
    caller's, on whole nodes and pseudo-nodes (off-node messages progress
@@ -540,15 +575,14 @@ static void owned_rows_shared_are_exact(void)
     }
     for (int k = 0; k <= 1; k++)
         for (int late = 0; late <= 1; late++)
-            for (int f = 0; f < 4; f++) { /* auto, bcoo, csrp (its tail copied as CSRP), csrp copied as CSR */
-                const int fmt[4] = {HSPMV_FORMAT_AUTO, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSRP, HSPMV_FORMAT_CSRP};
-                const char *fname[4] = {"auto", "bcoo", "csrp", "csrp, CSR copy"};
+            for (int f = 0; f < 3; f++) { /* auto, bcoo, csrp (its tail copied as CSRP) */
+                const int fmt[3] = {HSPMV_FORMAT_AUTO, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSRP};
+                const char *fname[3] = {"auto", "bcoo", "csrp"};
                 char ks[16];
                 snprintf(ks, sizeof(ks), "%d", default_k());
                 set_env(k ? ks : NULL, NULL);
-                setenv("HSPMV_OWNED_SHARE_TAIL", "20", 1);
+                tk("owned_share_tail", "20");
                 if (late) late_rank0();
-                if (f == 3) setenv("HSPMV_SHARE_COPY", "csr", 1);
                 hspmv_dist *D = NULL;
                 hspmv_error e = {0, ""};
                 int rc = create_shared(&A, fmt[f], 0, &D, &e);
@@ -564,7 +598,7 @@ static void owned_rows_shared_are_exact(void)
                 if (D->node->oshare) { /* CSRP where the owned block is (auto takes it in single precision) */
                     hspmv_local_info li = {0};
                     if (D->Lo) hspmv_local_get_info(D->Lo, &li);
-                    int want = D->Lo && li.format == HSPMV_FORMAT_CSRP && f != 3;
+                    int want = D->Lo && li.format == HSPMV_FORMAT_CSRP;
                     CHECK(want || f != 2, "%s: the owned block is not CSRP", w);
                     CHECK(hspmv_node_share_copy_csrp(D->node->oshare) == want, "%s: the tail copy is %s", w,
                           hspmv_node_share_copy_csrp(D->node->oshare) ? "CSRP" : "CSR");
@@ -603,7 +637,7 @@ static int system_collapses_shared(void)
 
 /* The node block's rows shared, a tail of several MB a rank: its segment
    is collapsed into huge pages where this system collapses shared memory
-   at all (system_collapses_shared), none with HSPMV_SHARE_HUGE=0, and the
+   at all (system_collapses_shared), none with HSPMV_NO_THP=1, and the
    product is right either way. */
 static void shared_rows_segments_on_huge_pages(void)
 {
@@ -613,26 +647,26 @@ static void shared_rows_segments_on_huge_pages(void)
     random_csr(&A, n, 32, 37);
     for (int off = 0; off <= 1; off++) {
         set_env(NULL, "share");
-        setenv("HSPMV_NODE_MERGE", "1", 1);
-        setenv("HSPMV_NODE_SHARE_TAIL", "64", 1);
-        if (off) setenv("HSPMV_SHARE_HUGE", "0", 1);
+        tk("merge", "1");
+        tk("share_tail", "64");
+        if (off) setenv("HSPMV_NO_THP", "1", 1);
         hspmv_opts o;
-        hspmv_opts_default(&o);
+        t_opts(&o);
         o.halo = HSPMV_HALO_NODE;
         hspmv_dist *D = NULL;
         hspmv_error e = {0, ""};
         int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
         set_env(NULL, NULL);
-        unsetenv("HSPMV_NODE_MERGE");
-        unsetenv("HSPMV_NODE_SHARE_TAIL");
-        unsetenv("HSPMV_SHARE_HUGE");
+        tk("merge", NULL);
+        tk("share_tail", NULL);
+        unsetenv("HSPMV_NO_THP");
         CHECK(rc == 0, "%s", e.msg);
         if (rc) continue;
         hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
         const node_share *S = D->node ? D->node->share : NULL;
         size_t got = hspmv_node_share_huge_bytes(S);
         char w[80];
-        snprintf(w, sizeof(w), "random %lld x 32, shared rows%s", (long long)n, off ? ", HSPMV_SHARE_HUGE=0" : "");
+        snprintf(w, sizeof(w), "random %lld x 32, shared rows%s", (long long)n, off ? ", HSPMV_NO_THP=1" : "");
         if (S && off) CHECK(got == 0, "%s: %zu bytes of the segment collapsed", w, got);
         int can = system_collapses_shared();
         if (S && !off && can) CHECK(got >= (2u << 20), "%s: %zu bytes of the segment on huge pages", w, got);
@@ -700,8 +734,8 @@ static void long_rows_are_run_first_by_their_owner(void)
             char ks[16];
             snprintf(ks, sizeof(ks), "%d", default_k());
             set_env(k ? ks : NULL, "share");
-            setenv("HSPMV_NODE_MERGE", "1", 1);
-            setenv("HSPMV_NODE_SHARE_TAIL", "64", 1);
+            tk("merge", "1");
+            tk("share_tail", "64");
             if (late) late_rank0();
             hspmv_dist *D = NULL;
             hspmv_error e = {0, ""};
@@ -755,10 +789,8 @@ static int upper_band(hspmv_csr *A, int64_t n, int64_t w)
    read published their x parts, the owned block skipping them. The 2D
    stencil and a one-sided band, on one node and on pseudo-nodes (off-node
    entries in folded rows), owned rows shared or not, 1 and 2 threads per
-   rank (at 2 threads with gathers copied, a rank's chunks claimed one at
-   a time, HSPMV_SHARE_RANGES=0, rather than in a range a thread),
-   waiting for the neighbours or the node: the folded rows are there
-   (where a rank has node neighbours) and none with HSPMV_NODE_FOLD=0, and
+   rank, waiting for their neighbours: the folded rows are there
+   (where a rank has node neighbours) and none with HSPMV_TEST fold=0, and
    chained products stay exact with the window's x and the caller's. */
 static void boundary_rows_folded_are_exact(void)
 {
@@ -773,25 +805,21 @@ static void boundary_rows_folded_are_exact(void)
         return;
     }
     for (int m = 0; m < 2; m++)
-        for (int v = 0; v < 7; v++) { /* k: one node / pseudo-nodes; fold off; owned rows shared or not;
-                                         threads; the runs waiting for the whole node */
-            int k = v % 2, off = v == 2, share = v >= 3, thr = v == 4 || v == 5 ? 2 : 0, all = v == 6;
+        for (int v = 0; v < 5; v++) { /* k: one node / pseudo-nodes; fold off; owned rows shared or not; threads */
+            int k = v % 2, off = v == 2, share = v >= 3, thr = v == 4 ? 2 : 0;
             char ks[16], w[160];
             snprintf(ks, sizeof(ks), "%d", default_k());
-            set_env(k ? ks : NULL, v == 5 ? "copy" : NULL);
-            setenv("HSPMV_NODE_MERGE", "0", 1);
-            setenv("HSPMV_OWNED_SHARE_TAIL", share ? "16" : "0", 1);
-            if (off) setenv("HSPMV_NODE_FOLD", "0", 1);
-            if (all) setenv("HSPMV_NODE_FOLD_WAIT", "node", 1);
-            if (v == 5) setenv("HSPMV_SHARE_RANGES", "0", 1);
+            set_env(k ? ks : NULL, NULL);
+            tk("merge", "0");
+            tk("owned_share_tail", share ? "16" : "0");
+            if (off) tk("fold", "0");
             hspmv_dist *D = NULL;
             hspmv_error e = {0, ""};
             int rc = create_shared(&A[m], HSPMV_FORMAT_AUTO, thr, &D, &e);
             CHECK(rc == 0, "create: %s", e.msg);
             if (rc) continue;
-            snprintf(w, sizeof(w), "%s, %s%s%s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
-                     share ? ", owned rows shared" : "", thr ? ", 2 threads" : "", v == 5 ? ", claimed one at a time" : "",
-                     all ? ", runs wait for the node" : "");
+            snprintf(w, sizeof(w), "%s, %s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
+                     share ? ", owned rows shared" : "", thr ? ", 2 threads" : "");
             hspmv_dist_info in;
             hspmv_dist_get_info(D, &in);
             int neighbours = in.node_ranks > 1, any = 0;
@@ -801,8 +829,8 @@ static void boundary_rows_folded_are_exact(void)
             CHECK(!!in.owned_share == share || !neighbours, "%s: owned rows shared %d", w, in.owned_share);
             const hspmv_node *N = D->node;
             if (N && N->nfold) { /* the runs wait for the ranks they read: the next (band), or one or both neighbours */
-                int most = m ? 1 : 2, src_ok = all ? !N->fold_src : N->nfold_src >= 1 && N->nfold_src <= most;
-                for (int i = 0; !all && i < N->nfold_src; i++) src_ok &= abs(N->fold_src[i] - N->rank) == 1;
+                int most = m ? 1 : 2, src_ok = N->nfold_src >= 1 && N->nfold_src <= most;
+                for (int i = 0; i < N->nfold_src; i++) src_ok &= abs(N->fold_src[i] - N->rank) == 1;
                 CHECK(src_ok, "%s: node rank %d waits for %d ranks", w, N->rank, N->nfold_src);
             }
             CHECK(chain_ok(D, &A[m], 1, w), "%s, window x", w);
@@ -832,7 +860,7 @@ static void cg_converges_on_pseudo_nodes(void)
         snprintf(ks, sizeof(ks), "%d", default_k());
         set_env(ks, NULL);
         hspmv_opts o;
-        hspmv_opts_default(&o);
+        t_opts(&o);
         o.halo = h ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
         o.partition = HSPMV_PART_METIS;
         hspmv_dist *D = NULL;
@@ -877,12 +905,12 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
         SKIP("matrices/lap2d_64.mtx missing");
         return;
     }
-    setenv("HSPMV_NODE_SLOTS", "3", 1);
+    tk("node_slots", "3");
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     hspmv_dist *D = NULL;
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
-    unsetenv("HSPMV_NODE_SLOTS");
+    tk("node_slots", NULL);
     CHECK(rc == 0, "create");
     if (rc) return;
     hspmv_dist_info in;
@@ -919,9 +947,9 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
     hspmv_csr_free(&A);
 }
 
-/* A node of one rank (every rank its own node, HSPMV_NODE_RANKS=1) lends
+/* A node of one rank (every rank its own node, opts.node_ranks = 1) lends
    no window vectors: nobody else reads its x, so its vectors are private
-   memory (huge pages) and the product is right; HSPMV_NODE_SLOTS still
+   memory (huge pages) and the product is right; HSPMV_TEST node_slots still
    asks for slots there. */
 static void a_node_of_one_rank_keeps_its_vectors_private(void)
 {
@@ -932,14 +960,14 @@ static void a_node_of_one_rank_keeps_its_vectors_private(void)
     }
     for (int ask = 0; ask <= 1; ask++) {
         hspmv_opts o;
-        hspmv_opts_default(&o);
-        o.halo = HSPMV_HALO_NODE;
         set_env("1", NULL);
-        if (ask) setenv("HSPMV_NODE_SLOTS", "2", 1);
+        t_opts(&o);
+        o.halo = HSPMV_HALO_NODE;
+        if (ask) tk("node_slots", "2");
         hspmv_dist *D = NULL;
         int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
         set_env(NULL, NULL);
-        unsetenv("HSPMV_NODE_SLOTS");
+        tk("node_slots", NULL);
         CHECK(rc == 0 && D, "create");
         if (rc || !D) continue;
         hspmv_dist_info in;
@@ -970,15 +998,15 @@ static void a_window_one_rank_cannot_map_is_every_ranks_smaller_window(void)
         return;
     }
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     o.halo = HSPMV_HALO_NODE;
-    setenv("HSPMV_NODE_SLOTS", "64", 1);
+    tk("node_slots", "64");
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
     CHECK(rc == 0 && D && D->node, "create: %s", e.msg);
     if (rc || !D || !D->node) {
-        unsetenv("HSPMV_NODE_SLOTS");
+        tk("node_slots", NULL);
         hspmv_csr_free(&A);
         return;
     }
@@ -1017,7 +1045,7 @@ static void a_window_one_rank_cannot_map_is_every_ranks_smaller_window(void)
         }
         hspmv_dist_destroy(&D);
     }
-    unsetenv("HSPMV_NODE_SLOTS");
+    tk("node_slots", NULL);
     hspmv_csr_free(&A);
 }
 
@@ -1031,10 +1059,10 @@ static void no_shared_windows_means_p2p(void)
         SKIP("matrices/lap2d_64.mtx missing");
         return;
     }
-    setenv("HSPMV_TEST_NO_WINDOW", "1", 1);
+    tk("no_window", "1");
     for (int h = 0; h < 2; h++) {
         hspmv_opts o;
-        hspmv_opts_default(&o);
+        t_opts(&o);
         o.halo = h ? HSPMV_HALO_NODE : HSPMV_HALO_AUTO;
         hspmv_dist *D = NULL;
         hspmv_error e = {0, ""};
@@ -1068,7 +1096,7 @@ static void no_shared_windows_means_p2p(void)
         hspmv_free(y);
         hspmv_dist_destroy(&D);
     }
-    unsetenv("HSPMV_TEST_NO_WINDOW");
+    tk("no_window", NULL);
     hspmv_csr_free(&A);
 }
 
@@ -1090,7 +1118,7 @@ static void bad_file_is_every_ranks_error(void)
     snprintf(ks, sizeof(ks), "%d", default_k());
     set_env(ks, NULL);
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     o.halo = HSPMV_HALO_NODE;
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
@@ -1117,12 +1145,12 @@ static void failed_allocation_on_the_node_path(void)
         int failures = 0, mismatches = 0, n;
         for (n = 1; n < 400; n++) {
             set_env(ks, pass == 3 ? "direct" : pass ? "share" : n % 2 ? "copy" : "direct");
-            if (pass) setenv("HSPMV_NODE_MERGE", pass < 3 ? "1" : "0", 1); /* shared rows need the owned columns in
+            if (pass) tk("merge", pass < 3 ? "1" : "0"); /* shared rows need the owned columns in
                                                                              the node block, owned rows shared not */
-            if (pass == 2) setenv("HSPMV_NODE_REPLICA", "1", 1);
-            if (pass == 3) setenv("HSPMV_OWNED_SHARE_TAIL", "20", 1);
+            if (pass == 2) tk("replica", "1");
+            if (pass == 3) tk("owned_share_tail", "20");
             hspmv_opts o;
-            hspmv_opts_default(&o);
+            t_opts(&o);
             o.partition = n % 3;
             o.halo = HSPMV_HALO_NODE;
             hspmv_dist *D = NULL;
@@ -1131,9 +1159,9 @@ static void failed_allocation_on_the_node_path(void)
             int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
             hspmv_alloc_fail_after(0);
             set_env(NULL, NULL);
-            unsetenv("HSPMV_NODE_MERGE");
-            unsetenv("HSPMV_NODE_REPLICA");
-            unsetenv("HSPMV_OWNED_SHARE_TAIL");
+            tk("merge", NULL);
+            tk("replica", NULL);
+            tk("owned_share_tail", NULL);
             mismatches += mt_errors_differ(rc, e.msg, D != NULL);
             if (rc == 0) { /* it works afterwards */
                 hspmv_dist_info in;
@@ -1168,10 +1196,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     if (me != 0 && !freopen("/dev/null", "w", stdout)) return 1;
-    set_env(NULL, NULL); /* the runner's choices would hide this program's */
-    unsetenv("HSPMV_HALO");
-    unsetenv("HSPMV_NODE_MERGE");
-    unsetenv("HSPMV_NODE_REPLICA");
+    set_env(NULL, NULL);
+    tk_clear(); /* the runner's choices would hide this program's */
     MRUN(node_matches_ref_on_bundled_matrices);
     MRUN(node_matches_ref_on_a_shared_matrix);
     MRUN(node_handles_odd_shapes);

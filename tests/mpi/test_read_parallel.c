@@ -1,7 +1,7 @@
 /* test_read_parallel.c — every rank reading a byte range against the root
    read: the same partition and the same rows bit for bit on every shared and
    generated matrix, with ranges cut anywhere (HSPMV_READ_CHUNK) and tiny
-   exchange rounds (HSPMV_READ_XCHG); the same status and message on every
+   exchange rounds (HSPMV_TEST read_xchg); the same status and message on every
    rank for bad files; the distributed matrix and its product the same. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,15 @@ static void set_env(const char *k, long v)
     } else {
         unsetenv(k);
     }
+}
+
+/* HSPMV_TEST=key=v (v <= 0: unset). */
+static void set_test(const char *k, long v)
+{
+    char s[64];
+    snprintf(s, sizeof(s), "%s=%ld", k, v);
+    if (v > 0) setenv("HSPMV_TEST", s, 1);
+    else unsetenv("HSPMV_TEST");
 }
 
 /* The root read's rows for this rank: the whole file read with one thread
@@ -76,14 +85,14 @@ static int reads_like_root(const char *path, int part, long chunk, long xchg, co
     hspmv_opts o;
     int64_t *rr = calloc((size_t)P + 1, sizeof(int64_t)), *rp = calloc((size_t)P + 1, sizeof(int64_t));
     int ok = 1;
-    hspmv_opts_default(&o);
+    mt_opts(&o);
     o.partition = part;
     int rcr = root_rows(path, part, &R, rr, &er);
     set_env("HSPMV_READ_CHUNK", chunk);
-    set_env("HSPMV_READ_XCHG", xchg);
+    set_test("read_xchg", xchg);
     int rcp = hspmv_dist_read_rows(path, MPI_COMM_WORLD, &o, &S, rp, &ep);
     set_env("HSPMV_READ_CHUNK", 0);
-    set_env("HSPMV_READ_XCHG", 0);
+    set_test("read_xchg", 0);
     if (rcr != rcp || (rcr && strcmp(er.msg, ep.msg) != 0)) {
         fprintf(stderr, "rank %d: %s (chunk %ld, xchg %ld):\n  root:     %d %s\n  parallel: %d %s\n", me, what, chunk,
                 xchg, rcr, rcr ? er.msg : "ok", rcp, rcp ? ep.msg : "ok");
@@ -275,7 +284,7 @@ static void dist_read_parallel_matches_root(void)
             hspmv_opts o;
             hspmv_dist *Dr = NULL, *Dp = NULL;
             hspmv_error e = {0, ""};
-            hspmv_opts_default(&o);
+            mt_opts(&o);
             o.partition = part;
             o.kernel = "scalar";
             if (hspmv_dist_read(files[f], MPI_COMM_WORLD, &o, &Dr, &e)) {
@@ -341,7 +350,7 @@ static void gzip_is_read_by_rank_0_and_said_so(void)
     hspmv_opts o;
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
-    hspmv_opts_default(&o);
+    mt_opts(&o);
     o.read = HSPMV_READ_PARALLEL;
     int rc = hspmv_dist_read(name, MPI_COMM_WORLD, &o, &D, &e);
     CHECK(rc == HSPMV_OK, "%s", e.msg);
