@@ -1100,6 +1100,47 @@ static void no_shared_windows_means_p2p(void)
     hspmv_csr_free(&A);
 }
 
+/* HSPMV_TEST and opts.node_ranks are rank 0's for every rank: a bad test
+   string or a negative node_ranks on rank 0 is one HSPMV_ERR_ARG with one
+   message on every rank; other ranks' strings and values are ignored (no
+   rank plans apart from the others, nothing hangs). */
+static void rank0s_settings_are_every_ranks(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    for (int c = 0; c < 4; c++) { /* bad string on rank 0; bad only elsewhere; node_ranks < 0 on rank 0; elsewhere */
+        int bad0 = c == 0 || c == 2;
+        if (c < 2 && (me == 0) == bad0) setenv("HSPMV_TEST", "gather=sideways", 1);
+        else if (c < 2) setenv("HSPMV_TEST", "gather=direct", 1);
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.halo = HSPMV_HALO_NODE;
+        if (c >= 2 && (me == 0) == bad0) o.node_ranks = -1;
+        hspmv_dist *D = NULL;
+        hspmv_error e = {0, ""};
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+        unsetenv("HSPMV_TEST");
+        char msg0[512];
+        memcpy(msg0, e.msg, sizeof(msg0));
+        MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (bad0)
+            CHECK(rc == HSPMV_ERR_ARG && !D && !strcmp(msg0, e.msg) && strstr(e.msg, c < 2 ? "sideways" : "node_ranks"),
+                  "case %d: rc %d: %s", c, rc, e.msg);
+        else
+            CHECK(rc == HSPMV_OK && D, "case %d: rc %d: %s", c, rc, e.msg);
+        if (D && c == 1) {
+            hspmv_dist_info in;
+            hspmv_dist_get_info(D, &in);
+            CHECK(in.gather == HSPMV_GATHER_DIRECT, "case 1: gather %d, not rank 0's direct", in.gather);
+        }
+        hspmv_dist_destroy(&D);
+    }
+    hspmv_csr_free(&A);
+}
+
 /* A bad file on the node path: every rank the same message. */
 static void bad_file_is_every_ranks_error(void)
 {
@@ -1213,6 +1254,7 @@ int main(int argc, char **argv)
     MRUN(no_shared_windows_means_p2p);
     MRUN(a_window_one_rank_cannot_map_is_every_ranks_smaller_window);
     MRUN(bad_file_is_every_ranks_error);
+    MRUN(rank0s_settings_are_every_ranks);
     MRUN(failed_allocation_on_the_node_path);
     int rc = check_failed ? 1 : 0;
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
