@@ -109,6 +109,9 @@ int hspmv_dist_read_root(const char *path, MPI_Comm comm, const hspmv_opts *o, h
 int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D,
                              hspmv_error *err);
 
+/* Peak resident memory of this process so far, in bytes (0 if unknown). */
+double hspmv_peak_rss(void);
+
 /* Allocates a zeroed hspmv_dist with comm duplicated; collective. */
 int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **D, hspmv_error *err);
 
@@ -117,8 +120,19 @@ int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **D, hspmv_error *err);
 int hspmv_dist_owner(const int64_t *cs, int P, int64_t c);
 
 /* Kernel "auto" on every rank at once for a group of blocks multiplied
-   together (see halo_plan.c). Collective. */
+   together (dist_kernels.c). Collective. */
 void hspmv_dist_agree_kernels(hspmv_dist *D, hspmv_local **all, int n, int64_t min_nnz);
+
+/* halo_p2p.c. The p2p plan from this rank's ghost columns g (D->nghost,
+   ascending): receive and send lists, buffers. Collective, agreed status. */
+int hspmv_halo_p2p_plan(hspmv_dist *D, const int32_t *g, hspmv_error *err);
+/* Keeps only the ghost block's non-empty rows (D->ghost_row, D->gy) when
+   they are at most half of the rows; sets D->nghost_rows. HSPMV_ERR_NOMEM. */
+int hspmv_halo_p2p_rows(hspmv_dist *D, hspmv_csr *Ag);
+
+/* dist_info.c. Fills D->info once the blocks and plans are made (global
+   fields agreed). Collective. */
+int hspmv_dist_fill_info(hspmv_dist *D, hspmv_error *err);
 
 /* Posts the halo receives and sends for x (begin) and waits for them (end). */
 int hspmv_halo_begin(hspmv_dist *D, const hspmv_real *x);

@@ -81,7 +81,5 @@ int hspmv_move_counts(MPI_Comm comm, const int64_t *from, const int64_t *to, con
    blocks `to`; S is replaced. */
 int hspmv_move_rows(MPI_Comm comm, const int64_t *from, const int64_t *to, hspmv_csr *S, hspmv_error *err);
 
-/* Peak resident memory of this process so far, in bytes (0 if unknown). */
-double hspmv_peak_rss(void);
 
 #endif

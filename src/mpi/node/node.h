@@ -1,49 +1,9 @@
 /* node.h — the node-aware halo (private to src/mpi and its tests): the node
    communicator, the MPI-3 shared window holding the node's x and the ghosts
    received for the node, the flags the ranks of a node synchronise with, and
-   the plan of what travels between nodes, once per node pair (Bienz, Gropp,
-   Olson, "Node aware sparse matrix-vector multiplication", JPDC 2019).
-
-   Per product (call n, parity b = n % 2), rank q of a node:
-     1. caller's x (not a window vector): copies the entries of its own part
-        that other ranks read (all of it, when they read most) into the
-        parity buffer b of the window; publishes ready = n and the slot its x
-        lives in;
-     2. posts the receives of the node pairs it receives for (into ghost area b);
-     3. (after the owned block when it sends nothing) waits until every rank
-        of the node has published ready >= n (one pass over the node's
-        flags); if the ranks' x vectors are not one window vector, those with
-        readers copy their part into buffer b as well (ready2);
-     4. packs what the node pairs it sends for need (its own entries from x,
-        others' from the window once their owner is ready; the sending rank
-        of a pair is the one that owns most of what it needs) and sends (one
-        message per node pair);
-     5. where its boundary rows are folded (node_fold.c), waits for the
-        ranks whose parts they read (as in 3 when their slots and its own
-        disagree) and multiplies them first, whole, from the node vector; then
-        multiplies its owned block (its own x, any pointer) in parts, letting
-        the messages progress in between (when most of its entries lie in
-        other ranks' columns, as with random columns, the owned columns are
-        part of the node block instead: one pass over the rows, not two);
-        with owned rows shared (node_share.c), in chunks, the last of which
-        other ranks of the node take once done with their own, reading
-        this rank's part of x in the window (so the caller's x is copied
-        there whole at step 1);
-     6. multiplies the node block: entries in columns of other ranks of the
-        node, gathered from the window itself (direct) or from a private copy
-        of the entries it needs (copy); the plan chose by timing both; with
-        a replica it first copies the node's x parts, whole, into a private
-        huge-page vector and gathers from that (node_gather.c);
-     7. waits for its receives, publishes recvd = n, waits for the ranks that
-        received what it reads, multiplies the off-node block;
-     8. publishes done = n; when its x was a window vector (zero copy),
-        waits until the ranks that read its part are done (every rank of
-        the node with shared rows or replicas), so that the caller
-        may overwrite it as soon as the call returns.
-   Why double buffering is safe: at step 3 of call n-1 every rank of the node
-   had entered call n-1, so it had finished call n-2, the last call that
-   used buffer b and ghost area b; ranks of a node are never more than one
-   call apart. */
+   the plan of what travels between nodes, once per node pair. What is
+   shared, who writes what and when, and why double buffering is safe:
+   docs/node-aware.md. */
 #ifndef HSPMV_NODE_H
 #define HSPMV_NODE_H
 
@@ -122,7 +82,7 @@ typedef struct hspmv_node {
     uint64_t calls;       /* products so far */
     int64_t copies;       /* products that copied the caller's x into the window (this rank) */
 
-    /* node_halo.c: what travels between nodes */
+    /* node_pairs.c: what travels between nodes */
     int nrecv;            /* node pairs this rank receives for */
     int *recv_src;        /* D rank that sends each */
     int64_t *recv_off;    /* where each lands in the ghost area */
@@ -192,7 +152,14 @@ static inline int hspmv_node_part_of(const hspmv_node *N, int64_t v)
 int hspmv_node_comm(struct hspmv_dist *D, int node_ranks, hspmv_node **N, hspmv_error *err);
 /* The x layout of node vectors (part_off, vec_len). */
 void hspmv_node_layout(struct hspmv_dist *D, hspmv_node *N);
-/* Frees everything of N (collective when it holds a window). */
+/* Node rank of D rank r on this node (member[] is ascending), -1 if none. */
+int hspmv_node_rank_of(const hspmv_node *N, int r);
+/* Node-vector offset of global column c, owned by a rank of this node. */
+int64_t hspmv_node_offset(const struct hspmv_dist *D, const hspmv_node *N, int64_t c);
+/* Frees what hspmv_node_comm made, and N. */
+void hspmv_node_layout_free(hspmv_node **N);
+
+/* node_plan.c. Frees everything of N (collective when it holds a window). */
 void hspmv_node_free(hspmv_node **N);
 
 /* node_window.c. Allocates the window (flags, vectors, ghost areas) on the
@@ -212,7 +179,7 @@ void hspmv_node_pause(unsigned it);
 /* Release store of n into *flag. */
 void hspmv_node_publish(uint64_t *flag, uint64_t n);
 
-/* node_halo.c. Builds the node and off-node blocks of this rank from its
+/* node_plan.c. Builds the node and off-node blocks of this rank from its
    ghost block Ag (its ng columns g, global, ascending; with N->merged the
    owned columns are among them), the plan between
    nodes, the readers of each part; then allocates the window and chooses
@@ -242,10 +209,16 @@ int hspmv_node_fold_prepare(hspmv_node *N, const hspmv_opts *o, const hspmv_loca
 void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *y);
 void hspmv_node_fold_free(hspmv_node *N); /* its arrays (hspmv_node_free, which then frees N) */
 
+/* node_pairs.c. The exchange between nodes for this rank's off-node
+   columns og[0..no) (global, ascending): receive and send jobs, the ghost
+   area and N->osrc. Collective. */
+int hspmv_node_offnode_plan(struct hspmv_dist *D, hspmv_node *N, const int32_t *og, int64_t no, hspmv_error *err);
+/* The runs of N->send_idx with one owner (seg_ptr, seg_owner); HSPMV_ERR_NOMEM. */
+int hspmv_node_send_segments(hspmv_node *N);
 /* Only the volumes between nodes (halo "p2p": for the report). Collective. */
 int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hspmv_error *err);
 
-/* node_spmv.c. y = A*x in halo "node" mode (the steps above). */
+/* node_spmv.c. y = A*x in halo "node" mode (the steps of docs/node-aware.md). */
 int hspmv_node_spmv(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
 /* hspmv_share_x for a block whose columns index one vector: ctx itself. */
 const hspmv_real *hspmv_node_same_x(void *ctx, int q);
@@ -317,6 +290,13 @@ int hspmv_node_share_long(const node_share *S, int *taken);
 /* Collective over the node when built. */
 void hspmv_node_share_free(node_share **S);
 
+/* node_block.c. A's rows as blk: blk->row and gy when its non-empty rows
+   are at most half (A compressed in place); HSPMV_ERR_NOMEM. */
+int hspmv_node_block_compress(hspmv_csr *A, node_block *blk);
+/* A's entries as row1/col1/val1 when each of its (compressed) rows holds one. */
+int hspmv_node_block_single(const hspmv_csr *A, node_block *blk);
+/* b gets a's row map (its own arrays). */
+int hspmv_node_block_copy(const node_block *a, node_block *b);
 /* dst[j] = src[idx[j]], j < n, with threads threads (when n is large). */
 void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_t *idx, int64_t n, int threads);
 

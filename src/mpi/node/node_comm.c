@@ -76,7 +76,7 @@ int hspmv_node_comm(hspmv_dist *D, int node_ranks, hspmv_node **Nout, hspmv_erro
     *Nout = N;
     return HSPMV_OK;
 fail:
-    hspmv_node_free(&N);
+    hspmv_node_layout_free(&N);
     return rc;
 }
 
@@ -94,37 +94,33 @@ void hspmv_node_layout(hspmv_dist *D, hspmv_node *N)
     N->vec_len = N->part_off[N->size];
 }
 
-void hspmv_node_free(hspmv_node **Np)
+/* Node rank of D rank r on this node (member[] is ascending), -1 if none. */
+int hspmv_node_rank_of(const hspmv_node *N, int r)
+{
+    int lo = 0, hi = N->size - 1;
+    while (lo <= hi) {
+        int m = (lo + hi) / 2;
+        if (N->member[m] == r) return m;
+        if (N->member[m] < r) lo = m + 1;
+        else hi = m - 1;
+    }
+    return -1;
+}
+
+/* Node-vector offset of global column c, owned by a rank of this node. */
+int64_t hspmv_node_offset(const hspmv_dist *D, const hspmv_node *N, int64_t c)
+{
+    int o = hspmv_dist_owner(D->col_start, D->size, c);
+    return N->part_off[hspmv_node_rank_of(N, o)] + c - D->col_start[o];
+}
+
+void hspmv_node_layout_free(hspmv_node **Np)
 {
     hspmv_node *N = Np ? *Np : NULL;
     if (!N) return;
-    hspmv_node_block_free(&N->nb);
-    hspmv_node_block_free(&N->ob);
-    hspmv_node_share_free(&N->share);
-    hspmv_node_share_free(&N->oshare);
-    hspmv_node_fold_free(N);
     hspmv_free(N->node_of);
     hspmv_free(N->member);
     hspmv_free(N->part_off);
-    hspmv_free(N->recv_src);
-    hspmv_free(N->recv_off);
-    hspmv_free(N->recv_cnt);
-    hspmv_free(N->send_dst);
-    hspmv_free(N->send_ptr);
-    hspmv_free(N->send_idx);
-    hspmv_free(N->seg_ptr);
-    hspmv_free(N->seg_owner);
-    hspmv_free(N->exp_idx);
-    hspmv_free(N->sendbuf);
-    hspmv_free(N->req);
-    hspmv_free(N->src_recv);
-    hspmv_free(N->readers);
-    hspmv_free(N->nsrc);
-    hspmv_free(N->osrc);
-    hspmv_free(N->xn);
-    hspmv_free(N->xo);
-    hspmv_free(N->xr);
-    hspmv_node_window_free(N);
     if (N->leaders != MPI_COMM_NULL) MPI_Comm_free(&N->leaders);
     if (N->comm != MPI_COMM_NULL) MPI_Comm_free(&N->comm);
     hspmv_free(N);

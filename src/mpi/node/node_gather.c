@@ -24,12 +24,6 @@
 
 enum { TIMED_REPS = 8 };
 
-void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_t *idx, int64_t n, int threads)
-{
-#pragma omp parallel for num_threads(threads) schedule(static) if (n > 32768)
-    for (int64_t j = 0; j < n; j++) dst[j] = src[idx[j]];
-}
-
 /* The x the plan times with: parity buffer 0, every rank's part set as a
    caller's x would be (collective over the node). */
 static hspmv_real *timing_x(hspmv_dist *D, hspmv_node *N)

@@ -1,5 +1,5 @@
 /* node_spmv.c — y = A*x with the node-aware halo: the steps listed in
-   node.h (own part into the window when a caller's x, flags, off-node
+   docs/node-aware.md (own part into the window when a caller's x, flags, off-node
    receives and sends, owned block, node block, off-node block). */
 #include <string.h>
 #include "dist.h"
