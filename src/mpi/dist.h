@@ -134,10 +134,15 @@ int hspmv_halo_p2p_rows(hspmv_dist *D, hspmv_csr *Ag);
    fields agreed). Collective. */
 int hspmv_dist_fill_info(hspmv_dist *D, hspmv_error *err);
 
-/* Posts the halo receives and sends for x (begin) and waits for them (end). */
-int hspmv_halo_begin(hspmv_dist *D, const hspmv_real *x);
+/* The halo exchange of x for the product into y, in either mode (as
+   PETSc's VecScatterBegin/End): begin starts it (p2p: posts the receives,
+   packs and sends; node: node.h's hspmv_node_begin; y may be NULL there:
+   the shared rows others take then go through the result buffers), end
+   finishes it (p2p: waits for the messages; node: hspmv_node_end). Each
+   adds its time to D->timing. */
+int hspmv_halo_begin(hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
 int hspmv_halo_end(hspmv_dist *D);
-/* Lets the posted messages progress without waiting (MPI_Testall). */
+/* p2p: lets the posted messages progress without waiting (MPI_Testall). */
 int hspmv_halo_progress(hspmv_dist *D);
 
 #endif

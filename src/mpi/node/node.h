@@ -53,6 +53,16 @@ typedef struct node_pool {
     int used[64];       /* 1 while lent out */
 } node_pool;
 
+/* The product under way, from hspmv_node_begin to hspmv_node_rest. */
+typedef struct node_call {
+    uint64_t n;             /* call number */
+    int b, slot, nreq, whole, rc; /* parity; x's window slot (-1: none, -2: nobody reads it); requests; the
+                                     node block writes every row of y; status */
+    const hspmv_real *x;
+    hspmv_real *par, *gh;   /* this call's parity buffer and ghost area */
+    double t0, t1, t2, t3, t4, t_fold, t_owned, sync, sync_before; /* for the timing */
+} node_call;
+
 typedef struct hspmv_node {
     /* node_comm.c */
     MPI_Comm comm;        /* the ranks of this node (or pseudo-node), ordered like D->comm */
@@ -80,6 +90,7 @@ typedef struct hspmv_node {
     int64_t gh_len, gh_stride;
     node_pool *pool;
     uint64_t calls;       /* products so far */
+    node_call cur;        /* node_spmv.c: the product under way */
     int64_t copies;       /* products that copied the caller's x into the window (this rank) */
 
     /* node_pairs.c: what travels between nodes */
@@ -218,8 +229,18 @@ int hspmv_node_send_segments(hspmv_node *N);
 /* Only the volumes between nodes (halo "p2p": for the report). Collective. */
 int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hspmv_error *err);
 
-/* node_spmv.c. y = A*x in halo "node" mode (the steps of docs/node-aware.md). */
-int hspmv_node_spmv(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
+/* node_spmv.c. y = A*x in halo "node" mode in the four steps of
+   hspmv_dist_spmv (docs/node-aware.md has them in detail). begin: x's part
+   into the window where others read it, the claims on shared rows opened
+   (y: where they may write; NULL: into the result buffers), ready
+   published, the receives posted, packing and sends; local: folded rows,
+   owned block or shared rows, the node block; end: the receives, recvd
+   published, the node's receivers waited for; rest: the off-node block,
+   done published, the readers of a window x waited for. */
+int hspmv_node_begin(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
+void hspmv_node_local(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
+int hspmv_node_end(struct hspmv_dist *D);
+void hspmv_node_rest(struct hspmv_dist *D, hspmv_real *y);
 /* hspmv_share_x for a block whose columns index one vector: ctx itself. */
 const hspmv_real *hspmv_node_same_x(void *ctx, int q);
 
