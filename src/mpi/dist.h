@@ -62,9 +62,8 @@ struct hspmv_dist {
     hspmv_real *work;           /* nrows_local entries (at least 1), for spmv_scaled */
     MPI_Request *req;           /* nrecv + nsend entries (at least 1) */
     int threads;                /* threads used by the blocks (packing too) */
-    hspmv_dist_info info;       /* filled at creation */
+    hspmv_dist_info info;       /* filled at creation (how it was read and set up too) */
     hspmv_dist_timing timing;   /* cumulative */
-    hspmv_dist_setup setup;     /* how it was read and set up */
 };
 
 /* One rank's rows before they are split: CSR with nrows local rows, ncols

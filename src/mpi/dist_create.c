@@ -119,7 +119,7 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     t1 = MPI_Wtime();
-    D->setup.partition_s = t1 - t0;
+    D->info.partition_s = t1 - t0;
     if (MPI_Bcast(hdr, 4, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
         MPI_Bcast(D->row_start, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
         MPI_Bcast(nnzs, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS)
@@ -176,10 +176,10 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     D->perm = perm;
     perm = NULL;
     t0 = MPI_Wtime();
-    D->setup.distribute_s = t0 - t1;
-    D->setup.peak_read_bytes = hspmv_peak_rss();
+    D->info.distribute_s = t0 - t1;
+    D->info.peak_read_bytes = hspmv_peak_rss();
     rc = hspmv_dist_build(D, &S, o, err);
-    D->setup.prepare_s = MPI_Wtime() - t0;
+    D->info.prepare_s = MPI_Wtime() - t0;
 out:
     hspmv_csr_free(&S);
     hspmv_free(perm);
@@ -214,9 +214,9 @@ int hspmv_dist_read_root(const char *path, MPI_Comm comm, const hspmv_opts *o, h
     rc = hspmv_dist_create_root(comm, me == 0 ? &A : NULL, o, Dout, err);
     hspmv_csr_free(&A);
     if (!rc) {
-        (*Dout)->setup.read = HSPMV_READ_ROOT;
-        (*Dout)->setup.read_s = t_read;
-        (*Dout)->setup.read_bytes = info.bytes;
+        (*Dout)->info.read = HSPMV_READ_ROOT;
+        (*Dout)->info.read_s = t_read;
+        (*Dout)->info.read_bytes = info.bytes;
     }
     return rc;
 }

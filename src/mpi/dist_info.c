@@ -4,7 +4,11 @@
 #include "node.h"
 #include "util.h"
 
-void hspmv_dist_get_info(const hspmv_dist *D, hspmv_dist_info *info) { *info = D->info; }
+void hspmv_dist_get_info(const hspmv_dist *D, hspmv_dist_info *info)
+{
+    *info = D->info;
+    if (!info->read_note) info->read_note = "";
+}
 
 void hspmv_dist_get_ranges(const hspmv_dist *D, int64_t *row_start, int64_t *col_start)
 {
@@ -23,9 +27,16 @@ void hspmv_dist_get_file_index(const hspmv_dist *D, int which, int64_t *index)
 
 MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D) { return D->comm; }
 
-void hspmv_dist_get_timing(const hspmv_dist *D, hspmv_dist_timing *t) { *t = D->timing; }
-
-void hspmv_dist_reset_timing(hspmv_dist *D) { memset(&D->timing, 0, sizeof(D->timing)); }
+void hspmv_dist_get_timing(hspmv_dist *D, hspmv_dist_timing *t, int reset)
+{
+    *t = D->timing;
+    if (!reset) return;
+    memset(&D->timing, 0, sizeof(D->timing));
+    if (D->node) {
+        memset(D->node->share_s, 0, sizeof(D->node->share_s));
+        memset(D->node->share_nnz, 0, sizeof(D->node->share_nnz));
+    }
+}
 
 static void empty_info(hspmv_local_info *li, int64_t nrows, int64_t ncols)
 {
@@ -71,7 +82,7 @@ int hspmv_dist_fill_info(hspmv_dist *D, hspmv_error *err)
     in->nnodes = N->nnodes;
     in->node = N->node;
     in->node_ranks = N->size;
-    in->node_ranks_env = N->env_ranks;
+    in->gather = "";
     if (D->halo == HSPMV_HALO_P2P) {
         in->nsend = D->send_ptr[D->nsend];
         in->nrecv_ranks = D->nrecv;
@@ -82,39 +93,20 @@ int hspmv_dist_fill_info(hspmv_dist *D, hspmv_error *err)
         in->nrecv_ranks = N->nrecv;
         in->nsend_ranks = N->nsend;
         empty_info_of(&in->ghost, N->nb.L, N->nb.nrows, N->gather == HSPMV_GATHER_COPY ? N->nn : N->vec_len);
-        in->gather = N->gather;
+        in->gather = N->gather == HSPMV_GATHER_COPY ? "copy" : N->gather == HSPMV_GATHER_SHARE ? "share" : "direct";
         in->owned_in_node = N->merged;
-        in->window_slots = N->nslots;
-        in->node_readers = N->nreaders;
-        in->gather_direct_ms = N->t_direct * 1e3;
-        in->gather_copy_ms = N->t_copy * 1e3;
-        in->gather_share_ms = N->t_share * 1e3;
-        in->gather_replica = N->replica;
-        in->gather_replica_ms = N->t_replica * 1e3;
+        in->replica = N->replica;
         in->owned_share = N->otail;
-        in->fold_rows = N->fold_rows;
-        in->nnz_node = N->fold_nnz_node; /* those in folded rows */
-        if (N->nb.L) {
-            hspmv_local_info li;
-            hspmv_local_get_info(N->nb.L, &li);
-            in->nnz_node += li.nnz;
-        }
-        if (N->ob.L) {
-            hspmv_local_info li;
-            hspmv_local_get_info(N->ob.L, &li);
-            in->nnz_offnode = li.nnz;
-        }
     }
     D->threads = in->owned.threads > 0 ? in->owned.threads : in->ghost.threads > 0 ? in->ghost.threads : 1;
     int64_t mx[2] = {in->nnz_local, in->nghost}, gmx[2];
     int64_t sm[7] = {in->nnz_local, in->nghost, N->inter_entries, N->inter_entries_p2p, N->inter_msgs,
-                     N->inter_msgs_p2p, in->fold_rows}, gsm[7];
+                     N->inter_msgs_p2p, D->halo == HSPMV_HALO_NODE ? N->fold_rows : 0}, gsm[7];
     int fc[HSPMV_NFORMATS] = {0}, gfc[HSPMV_NFORMATS];
     if (in->owned.nnz > 0 && in->owned.format >= 0 && in->owned.format < HSPMV_NFORMATS) fc[in->owned.format] = 1;
     if (MPI_Allreduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, D->comm) != MPI_SUCCESS ||
         MPI_Allreduce(sm, gsm, 7, MPI_INT64_T, MPI_SUM, D->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(fc, gfc, HSPMV_NFORMATS, MPI_INT, MPI_SUM, D->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, &in->gather, 1, MPI_INT, MPI_MAX, D->comm) != MPI_SUCCESS)
+        MPI_Allreduce(fc, gfc, HSPMV_NFORMATS, MPI_INT, MPI_SUM, D->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allreduce of the matrix info failed", me);
     else {
         in->nnz_max = gmx[0];

@@ -339,10 +339,10 @@ static int read_for_metis(const char *path, MPI_Comm comm, const hspmv_opts *o, 
     rc = hspmv_dist_create_root(comm, me == 0 ? &A : NULL, o, Dout, err);
     hspmv_csr_free(&A);
     if (!rc) {
-        (*Dout)->setup.read = HSPMV_READ_ROOT;
-        (*Dout)->setup.read_note = "PETSc binary, METIS: rank 0 reads it";
-        (*Dout)->setup.read_s = me == 0 ? t : 0;
-        (*Dout)->setup.read_bytes = me == 0 ? info.bytes : 0;
+        (*Dout)->info.read = HSPMV_READ_ROOT;
+        (*Dout)->info.read_note = "PETSc binary, METIS: rank 0 reads it";
+        (*Dout)->info.read_s = me == 0 ? t : 0;
+        (*Dout)->info.read_bytes = me == 0 ? info.bytes : 0;
     }
     return rc;
 }
@@ -390,14 +390,14 @@ int hspmv_dist_read_petsc(const char *path, MPI_Comm comm, const hspmv_opts *o, 
     if (D->nrows == D->ncols) memcpy(D->col_start, D->row_start, sizeof(int64_t) * (size_t)(D->size + 1));
     else hspmv_partition_rows(D->ncols, D->size, D->col_start);
     double t0 = MPI_Wtime();
-    D->setup.peak_read_bytes = hspmv_peak_rss();
+    D->info.peak_read_bytes = hspmv_peak_rss();
     rc = hspmv_dist_build(D, &S, o, err);
     if (!rc) { /* the partition is agreed inside the read (a walk along the ranks) */
-        D->setup.read = HSPMV_READ_PARALLEL;
-        D->setup.read_note = "PETSc binary, MPI-IO";
-        D->setup.read_s = st.read_s;
-        D->setup.read_bytes = st.bytes;
-        D->setup.prepare_s = MPI_Wtime() - t0;
+        D->info.read = HSPMV_READ_PARALLEL;
+        D->info.read_note = "PETSc binary, MPI-IO";
+        D->info.read_s = st.read_s;
+        D->info.read_bytes = st.bytes;
+        D->info.prepare_s = MPI_Wtime() - t0;
     }
 out:
     hspmv_csr_free(&S);

@@ -107,25 +107,25 @@ int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *
         hspmv_csr_free(&A);
         if (rc) return rc;
         D = *Dout;
-        D->setup.partition_s += st.partition_s;
-        D->setup.distribute_s += st.distribute_s + t_gather;
+        D->info.partition_s += st.partition_s;
+        D->info.distribute_s += st.distribute_s + t_gather;
         goto done;
     }
     D->nrows = D->row_start[D->size];
     D->ncols = S.ncols;
     D->partition = o->partition;
     hspmv_dist_column_layout(D);
-    D->setup.partition_s = st.partition_s;
-    D->setup.distribute_s = st.distribute_s;
-    D->setup.peak_read_bytes = st.peak_b;
+    D->info.partition_s = st.partition_s;
+    D->info.distribute_s = st.distribute_s;
+    D->info.peak_read_bytes = st.peak_b;
     double t0 = MPI_Wtime();
     rc = hspmv_dist_build(D, &S, o, err);
-    D->setup.prepare_s = MPI_Wtime() - t0;
+    D->info.prepare_s = MPI_Wtime() - t0;
 done:
-    D->setup.read = st.whole ? HSPMV_READ_ROOT : HSPMV_READ_PARALLEL;
-    D->setup.read_note = why_root(&st);
-    D->setup.read_s = st.read_s;
-    D->setup.read_bytes = st.bytes;
+    D->info.read = st.whole ? HSPMV_READ_ROOT : HSPMV_READ_PARALLEL;
+    D->info.read_note = why_root(&st);
+    D->info.read_s = st.read_s;
+    D->info.read_bytes = st.bytes;
 out:
     hspmv_csr_free(&S);
     if (rc) hspmv_dist_destroy(&D);

@@ -285,8 +285,8 @@ static int product_is_the_root_paths(const hspmv_csr *A, const char *name)
         hspmv_dist_get_ranges(D1, r1, NULL);
         hspmv_dist_get_ranges(D2, r2, NULL);
         ok &= !memcmp(r1, r2, sizeof(int64_t) * (size_t)(P + 1));
-        hspmv_dist_setup in;
-        hspmv_dist_get_setup(D1, &in);
+        hspmv_dist_info in;
+        hspmv_dist_get_info(D1, &in);
         long long bytes = in.read_bytes, sum = 0;
         MPI_Allreduce(&bytes, &sum, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
         struct stat st;

@@ -119,7 +119,22 @@ static int product_ok(hspmv_dist *D, const hspmv_csr *A, hspmv_real *x, hspmv_re
 static int layout_ok(const hspmv_dist_info *in, int k)
 {
     int node = me / k, size = P - node * k < k ? P - node * k : k;
-    return in->node == node && in->node_ranks == size && in->nnodes == (P + k - 1) / k && in->node_ranks_env == k;
+    return in->node == node && in->node_ranks == size && in->nnodes == (P + k - 1) / k;
+}
+
+/* hspmv_dist_info.gather as node.h's HSPMV_GATHER_* (0: p2p). */
+static int gather_of(const hspmv_dist_info *in)
+{
+    return !strcmp(in->gather, "direct") ? HSPMV_GATHER_DIRECT
+           : !strcmp(in->gather, "copy") ? HSPMV_GATHER_COPY
+           : !strcmp(in->gather, "share") ? HSPMV_GATHER_SHARE : 0;
+}
+
+/* The timing and the shared-rows counters started again. */
+static void reset_timing(hspmv_dist *D)
+{
+    hspmv_dist_timing t;
+    hspmv_dist_get_timing(D, &t, 1);
 }
 
 /* The most ranks any node has. */
@@ -162,18 +177,18 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     if (halo == HSPMV_HALO_NODE && merge >= 0) ok &= in.owned_in_node == merge;
     if (k > 0) ok &= layout_ok(&in, k);
     if (halo == HSPMV_HALO_NODE && gather && strcmp(gather, "share"))
-        ok &= in.gather == (!strcmp(gather, "copy") ? HSPMV_GATHER_COPY : HSPMV_GATHER_DIRECT);
+        ok &= gather_of(&in) == (!strcmp(gather, "copy") ? HSPMV_GATHER_COPY : HSPMV_GATHER_DIRECT);
     if (halo == HSPMV_HALO_NODE && gather && !strcmp(gather, "share")) /* shared where the blocks are the work */
     {
         int want = in.owned_in_node && node_ranks_max(&in) > 1 ? HSPMV_GATHER_SHARE : HSPMV_GATHER_DIRECT;
-        if (in.gather != want && me == 0) fprintf(stderr, "  %s: gather %d, not %d\n", w, in.gather, want);
-        ok &= in.gather == want;
+        if (gather_of(&in) != want && me == 0) fprintf(stderr, "  %s: gather %d, not %d\n", w, gather_of(&in), want);
+        ok &= gather_of(&in) == want;
     }
     if (halo == HSPMV_HALO_NODE && replica >= 0) { /* forced: where the node block gathers (not copy) */
-        int want = replica && in.gather != HSPMV_GATHER_COPY && in.ghost.nnz > 0, any; /* a node block (folded rows: none) */
+        int want = replica && gather_of(&in) != HSPMV_GATHER_COPY && in.ghost.nnz > 0, any; /* a node block (folded rows: none) */
         MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (in.gather_replica != any && me == 0) fprintf(stderr, "  %s: replica %d\n", w, in.gather_replica);
-        ok &= in.gather_replica == any;
+        if (in.replica != any && me == 0) fprintf(stderr, "  %s: replica %d\n", w, in.replica);
+        ok &= in.replica == any;
     }
     hspmv_real *xg = NULL, *yg = NULL;
     hspmv_real *xw = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *yw = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
@@ -186,7 +201,7 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     ok &= hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, xw, &e) == HSPMV_OK;
     ok &= hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, xc, &e) == HSPMV_OK;
     if (halo == HSPMV_HALO_NODE && in.ncols_local > 0)
-        ok &= (hspmv_node_slot_of(D->node, xw) >= 0) == (in.window_slots > 0) && hspmv_node_slot_of(D->node, xc) < 0;
+        ok &= (hspmv_node_slot_of(D->node, xw) >= 0) == (D->node->nslots > 0) && hspmv_node_slot_of(D->node, xc) < 0;
     for (int rep = 0; rep < 3; rep++) { /* both call parities, twice */
         ok &= hspmv_dist_spmv(D, xw, yw, &e) == HSPMV_OK;
         ok &= y_ok(D, A, xg, yw, yg, 2, w);
@@ -349,20 +364,20 @@ static void node_times_the_gathers(void)
     if (rc) return;
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
-    int timed = in.gather_direct_ms > 0 && in.gather_copy_ms > 0;
+    int timed = (D->node->t_direct * 1e3) > 0 && (D->node->t_copy * 1e3) > 0;
     CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
-    CHECK(P == 1 || timed, "not timed: %g %g", in.gather_direct_ms, in.gather_copy_ms);
+    CHECK(P == 1 || timed, "not timed: %g %g", (D->node->t_direct * 1e3), (D->node->t_copy * 1e3));
     int shares = in.owned_in_node && node_ranks_max(&in) > 1; /* shared rows are timed where they can be built */
-    CHECK((in.gather_share_ms > 0) == shares, "shared rows timed %g (owned in node %d)", in.gather_share_ms,
+    CHECK(((D->node->t_share * 1e3) > 0) == shares, "shared rows timed %g (owned in node %d)", (D->node->t_share * 1e3),
           in.owned_in_node);
     /* a replica is timed beside the kept gather where the node block reads most of x (here: merged blocks) */
-    CHECK(!shares || in.gather == HSPMV_GATHER_COPY || in.gather_replica_ms > 0, "replica not timed (gather %d)",
-          in.gather);
+    CHECK(!shares || gather_of(&in) == HSPMV_GATHER_COPY || (D->node->t_replica * 1e3) > 0, "replica not timed (gather %d)",
+          gather_of(&in));
     if (me == 0 && timed)
         printf("  random %lld x 10 at %d ranks: gathers %s (timed direct %.3f ms, copy %.3f ms, shared rows %.3f ms)\n",
                (long long)n, P,
-               in.gather == HSPMV_GATHER_COPY ? "copy" : in.gather == HSPMV_GATHER_SHARE ? "share" : "direct",
-               in.gather_direct_ms, in.gather_copy_ms, in.gather_share_ms);
+               gather_of(&in) == HSPMV_GATHER_COPY ? "copy" : gather_of(&in) == HSPMV_GATHER_SHARE ? "share" : "direct",
+               (D->node->t_direct * 1e3), (D->node->t_copy * 1e3), (D->node->t_share * 1e3));
     hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
     CHECK(product_ok(D, &A, x, y, 5, "random 24000*P"), "y");
     CHECK(node_plan_ok(D, "random 24000*P"), "plan");
@@ -466,15 +481,15 @@ static void counted_ok(hspmv_dist *D, const node_share *S, const hspmv_local *L,
 {
     hspmv_dist_timing t;
     hspmv_local_info li = {0};
-    hspmv_dist_get_timing(D, &t);
+    hspmv_dist_get_timing(D, &t, 0);
     if (L) hspmv_local_get_info(L, &li);
-    int64_t want = S ? t.calls * li.nnz : 0, got = t.share_nnz[0] + t.share_nnz[1];
+    int64_t want = S ? t.calls * li.nnz : 0, got = D->node->share_nnz[0] + D->node->share_nnz[1];
     CHECK(t.calls > 0 && got == want, "%s: rank %d counted %lld entries of its shared rows in %lld products, not %lld",
           w, me, (long long)got, (long long)t.calls, (long long)want);
-    double took = t.share_s[1], most = 0;
+    double took = D->node->share_s[1], most = 0;
     MPI_Allreduce(&took, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (late && S && me == 0) {
-        CHECK(t.share_nnz[1] > 0, "%s: others ran none of rank 0's entries", w);
+        CHECK(D->node->share_nnz[1] > 0, "%s: others ran none of rank 0's entries", w);
         CHECK(most > 0, "%s: no rank spent time in chunks it took", w);
     }
 }
@@ -529,7 +544,7 @@ static void chained_products_without_collectives_are_exact(void)
                 snprintf(w, sizeof(w), "lap2d_64, shared rows, rank 0 late, %s", f ? "bcoo" : "auto");
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
-                hspmv_dist_reset_timing(D);
+                reset_timing(D);
                 CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
                 taken_ok(D->node->share, in.node_ranks, 1, w);
                 counted_ok(D, D->node->share, D->node->nb.L, in.node_ranks > 1, w);
@@ -603,7 +618,7 @@ static void owned_rows_shared_are_exact(void)
                     CHECK(hspmv_node_share_copy_csrp(D->node->oshare) == want, "%s: the tail copy is %s", w,
                           hspmv_node_share_copy_csrp(D->node->oshare) ? "CSRP" : "CSR");
                 }
-                hspmv_dist_reset_timing(D);
+                reset_timing(D);
                 CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
                 if (late) taken_ok(D->node->oshare, in.node_ranks, 1, w);
                 counted_ok(D, D->node->oshare, D->Lo, late && in.node_ranks > 1, w);
@@ -915,7 +930,7 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
     if (rc) return;
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
-    CHECK(in.window_slots == 3, "slots %d", in.window_slots);
+    CHECK(D->node->nslots == 3, "slots %d", D->node->nslots);
     hspmv_real *v[5], *xg = NULL, *yg = NULL;
     int inwin = 0;
     for (int i = 0; i < 5; i++) {
@@ -972,8 +987,8 @@ static void a_node_of_one_rank_keeps_its_vectors_private(void)
         if (rc || !D) continue;
         hspmv_dist_info in;
         hspmv_dist_get_info(D, &in);
-        CHECK(in.window_slots == (ask ? 2 : 0), "%s: %d window slots on a node of one rank",
-              ask ? "2 asked for" : "default", in.window_slots);
+        CHECK(D->node->nslots == (ask ? 2 : 0), "%s: %d window slots on a node of one rank",
+              ask ? "2 asked for" : "default", D->node->nslots);
         hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
         CHECK(in.ncols_local == 0 || (hspmv_node_slot_of(D->node, x) >= 0) == ask, "x %s the window",
               ask ? "not in" : "in");
@@ -1034,7 +1049,7 @@ static void a_window_one_rank_cannot_map_is_every_ranks_smaller_window(void)
         if (all) {
             hspmv_dist_info in;
             hspmv_dist_get_info(D, &in);
-            int s[2] = {in.window_slots, -in.window_slots}, r[2];
+            int s[2] = {D->node->nslots, -D->node->nslots}, r[2];
             MPI_Allreduce(s, r, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
             CHECK(in.halo == HSPMV_HALO_NODE && r[0] == 2 && -r[1] == 2, "slots %d..%d (want 2 everywhere)", r[0],
                   -r[1]);
@@ -1100,6 +1115,42 @@ static void no_shared_windows_means_p2p(void)
     hspmv_csr_free(&A);
 }
 
+/* hspmv_dist_view: rank 0 writes a block for every rank (halo node: the
+   plan's choice and the window too), others write nothing. */
+static void view_prints_every_rank(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    for (int h = 0; h < 2; h++) {
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.halo = h ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
+        hspmv_dist *D = NULL;
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
+        CHECK(rc == 0, "create");
+        if (rc) continue;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        hspmv_dist_view(D, f);
+        fclose(f);
+        int ok = me == 0 ? strstr(buf, h ? "halo p2p" : "halo node") != NULL : len == 0;
+        for (int r = 0; me == 0 && r < P; r++) {
+            char w[32];
+            snprintf(w, sizeof(w), "rank %d:", r);
+            ok &= strstr(buf, w) != NULL;
+        }
+        if (me == 0 && !h) ok &= strstr(buf, "gather ") != NULL && strstr(buf, "window:") != NULL;
+        CHECK(ok, "%s: view on rank %d:\n%s", h ? "p2p" : "node", me, buf ? buf : "");
+        free(buf);
+        hspmv_dist_destroy(&D);
+    }
+    hspmv_csr_free(&A);
+}
+
 /* HSPMV_TEST and opts.node_ranks are rank 0's for every rank: a bad test
    string or a negative node_ranks on rank 0 is one HSPMV_ERR_ARG with one
    message on every rank; other ranks' strings and values are ignored (no
@@ -1134,7 +1185,7 @@ static void rank0s_settings_are_every_ranks(void)
         if (D && c == 1) {
             hspmv_dist_info in;
             hspmv_dist_get_info(D, &in);
-            CHECK(in.gather == HSPMV_GATHER_DIRECT, "case 1: gather %d, not rank 0's direct", in.gather);
+            CHECK(gather_of(&in) == HSPMV_GATHER_DIRECT, "case 1: gather %d, not rank 0's direct", gather_of(&in));
         }
         hspmv_dist_destroy(&D);
     }
@@ -1208,8 +1259,8 @@ static void failed_allocation_on_the_node_path(void)
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
                 CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
-                if (pass && pass < 3 && P > 1) CHECK(in.gather == HSPMV_GATHER_SHARE, "gather %d", in.gather);
-                if (pass == 2) CHECK(in.gather_replica == 1, "replica %d", in.gather_replica);
+                if (pass && pass < 3 && P > 1) CHECK(gather_of(&in) == HSPMV_GATHER_SHARE, "gather %d", gather_of(&in));
+                if (pass == 2) CHECK(in.replica == 1, "replica %d", in.replica);
                 if (pass == 3)
                     CHECK(in.owned_share == (in.node_ranks > 1 ? 20 : 0), "owned_share %d", in.owned_share);
             }
@@ -1255,6 +1306,7 @@ int main(int argc, char **argv)
     MRUN(a_window_one_rank_cannot_map_is_every_ranks_smaller_window);
     MRUN(bad_file_is_every_ranks_error);
     MRUN(rank0s_settings_are_every_ranks);
+    MRUN(view_prints_every_rank);
     MRUN(failed_allocation_on_the_node_path);
     int rc = check_failed ? 1 : 0;
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);

@@ -298,8 +298,8 @@ static void dist_read_parallel_matches_root(void)
                 hspmv_dist_destroy(&Dr);
                 return;
             }
-            hspmv_dist_setup su;
-            hspmv_dist_get_setup(Dp, &su);
+            hspmv_dist_info su;
+            hspmv_dist_get_info(Dp, &su);
             int64_t bytes = su.read_bytes, all_bytes = 0;
             MPI_Allreduce(&bytes, &all_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
             CHECK(su.read == HSPMV_READ_PARALLEL && all_bytes > 0, "setup read %d bytes %lld", su.read,
@@ -355,8 +355,8 @@ static void gzip_is_read_by_rank_0_and_said_so(void)
     int rc = hspmv_dist_read(name, MPI_COMM_WORLD, &o, &D, &e);
     CHECK(rc == HSPMV_OK, "%s", e.msg);
     if (!rc) {
-        hspmv_dist_setup su;
-        hspmv_dist_get_setup(D, &su);
+        hspmv_dist_info su;
+        hspmv_dist_get_info(D, &su);
         CHECK(su.read == HSPMV_READ_ROOT && strstr(su.read_note, "gzip"), "read %d note '%s'", su.read, su.read_note);
     }
     hspmv_dist_destroy(&D);

@@ -14,7 +14,15 @@
 #include "util.h"
 
 struct hspmv_dist;
-typedef struct node_share node_share; /* node_share.c */
+typedef struct node_share node_share; /* node_share.h */
+
+/* How the node block reads the x entries of other ranks of the node and the
+   off-node block the entries received for the node (docs/node-aware.md). */
+enum { HSPMV_GATHER_DIRECT = 1, /* the blocks gather from the shared window itself */
+       HSPMV_GATHER_COPY = 2,   /* each rank first copies the entries it needs into a private,
+                                   huge-page buffer (one pass), and its blocks gather from that */
+       HSPMV_GATHER_SHARE = 3 };/* direct, and the ranks of a node share the node block's rows
+                                   while a product runs (a rank out of work takes chunks of others) */
 enum { HSPMV_NODE_FOLD_RUNS = 2 };   /* node_fold.c: the first rows and the last */
 
 /* One rank's flags in the window (call numbers, written with release
@@ -92,6 +100,9 @@ typedef struct hspmv_node {
     uint64_t calls;       /* products so far */
     node_call cur;        /* node_spmv.c: the product under way */
     int64_t copies;       /* products that copied the caller's x into the window (this rank) */
+    double share_s[2];    /* shared rows since the last timing reset: thread-seconds in this rank's own chunks [0]
+                             and in chunks it took from other ranks [1] */
+    int64_t share_nnz[2]; /* entries of this rank's chunks that it ran [0] and that others ran [1] */
 
     /* node_pairs.c: what travels between nodes */
     int nrecv;            /* node pairs this rank receives for */

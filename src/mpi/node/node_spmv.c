@@ -257,8 +257,8 @@ void hspmv_node_rest(hspmv_dist *D, hspmv_real *y)
         for (int i = 0; i < N->nreaders; i++) c->sync += hspmv_node_wait(&F[N->readers[i]].done, n);
 
     hspmv_dist_timing *t = &D->timing;
-    hspmv_node_share_stats(N->share, t->share_s, t->share_nnz);
-    hspmv_node_share_stats(N->oshare, t->share_s, t->share_nnz);
+    hspmv_node_share_stats(N->share, N->share_s, N->share_nnz);
+    hspmv_node_share_stats(N->oshare, N->share_s, N->share_nnz);
     t->owned_s += c->t_owned;
     t->sync_s += c->sync;
     t->post_s += (c->t1 - c->t0) - c->t_owned - c->t_fold - c->sync_before; /* copies, receives, packing, sends */
