@@ -208,8 +208,8 @@ sanitize: build/.deps-build
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" test-one
 
 FUZZ_BIN := build/fuzz/fuzz_mtx
-# the reader and writer with the CSR pieces they call (validate, free)
-FUZZ_SRC := $(wildcard src/io/*.c src/util/*.c) src/csr/csr_validate.c src/csr/csr_from_coo.c src/csr/csr_sort.c
+# the reader and writer with what they stand on (src/util)
+FUZZ_SRC := $(wildcard src/io/*.c src/util/*.c)
 $(FUZZ_BIN): tests/fuzz/fuzz_mtx.c $(FUZZ_SRC) $(wildcard src/io/*.h src/util/*.h) include/hspmv.h
 	@mkdir -p build/fuzz/include && printf '#ifndef HSPMV_CONFIG_H\n#define HSPMV_CONFIG_H\n#endif\n' > build/fuzz/include/hspmv_config.h
 	clang -std=c11 -D_GNU_SOURCE -DHSPMV_NO_MPI -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ibuild/fuzz/include \
@@ -241,7 +241,8 @@ matrices: programs
 # make install: the library, headers, hspmv.pc (pkg-config), the CMake
 # package (lib/cmake/hspmv: find_package(hspmv), target hspmv::hspmv), the
 # programs (bin) and the scripts with the bundled matrices (share/hspmv,
-# laid out as here, so they find PREFIX/bin).
+# laid out as here, so they find PREFIX/bin). With CUDA=1 also the GPU
+# library (libhspmv_gpu.a) and its header, hspmv_gpu.h.
 HSPMV_VERSION := 0.1.0
 CMAKE_DIR = $(DESTDIR)$(PREFIX)/lib/cmake/hspmv
 SHARE_DIR = $(DESTDIR)$(PREFIX)/share/hspmv
@@ -249,6 +250,7 @@ install: lib programs
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	cp $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	cp include/hspmv.h $(BUILD)/include/hspmv_config.h $(DESTDIR)$(PREFIX)/include/
+	$(if $(CUDA),cp src/gpu/hspmv_gpu.h $(DESTDIR)$(PREFIX)/include/ && cp $(GPU_LIB) $(DESTDIR)$(PREFIX)/lib/)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(strip $(MPI_LDLIBS) $(LDLIBS))|' -e 's|@VERSION@|$(HSPMV_VERSION)|' \
 	  scripts/hspmv.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hspmv.pc
 	mkdir -p $(CMAKE_DIR)

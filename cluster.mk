@@ -1,7 +1,8 @@
 # cluster.mk — the suites `make test` runs once, on the double-precision
 # build, after every precision's unit, MPI and solver tests: the run_all
-# scripts and scripts/plot (tests/scripts), the PETSc example (tests/petsc)
-# and a real one-node Slurm (tests/slurm: root only, SKIPPED otherwise).
+# scripts, scripts/plot, the installed header's size and the sources' rules
+# (tests/scripts), the PETSc example (tests/petsc) and a real one-node Slurm
+# (tests/slurm: root only, SKIPPED otherwise).
 # Each records "P F S" in $(BUILD)/results-*.txt for the closing summary.
 # Included by the Makefile unless NO_MPI is set.
 #   SLURM_TEST_TIMEOUT  seconds for the whole Slurm suite (default 900)
@@ -17,7 +18,8 @@ test-cluster:
 
 test-scripts: programs
 	@HSPMV_BUILD=$(BUILD) sh tests/run.sh --record $(BUILD)/results-scripts.txt \
-	  tests/scripts/test_run_all.sh tests/scripts/test_plot.sh
+	  tests/scripts/test_run_all.sh tests/scripts/test_plot.sh tests/scripts/test_header.sh \
+	  tests/scripts/test_sources.sh
 
 test-petsc: programs
 	@HSPMV_MAKE="$(MAKE)" sh tests/petsc/run.sh --record $(BUILD)/results-petsc.txt $(BUILD)

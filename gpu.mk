@@ -2,6 +2,7 @@
 #   make CUDA=1                   also builds libhspmv_gpu.a and ./benchmark-light
 #   make CUDA=1 test-gpu          GPU tests, both precisions (skip cleanly without a GPU)
 #   make CUDA=1 gpu-build-check   compiles and links all GPU code, both precisions, runs nothing (CI)
+#   make CUDA=1 install           also installs libhspmv_gpu.a and hspmv_gpu.h
 # Compiled for sm_90 (H100/H200) with compute_90 PTX for the driver to JIT on later chips;
 # CUDA_GENCODE overrides, e.g. CUDA_GENCODE="-gencode=arch=compute_80,code=sm_80".
 
@@ -37,6 +38,8 @@ $(BUILD)/obj/bench/benchmark_light.o: CPPFLAGS += $(GPU_CPPFLAGS)
 $(BUILD)/obj/tests/gpu/%.o: CPPFLAGS += $(GPU_CPPFLAGS) -Itests
 
 gpu-lib: $(GPU_LIB)
+# make CUDA=1 install also installs the GPU library and hspmv_gpu.h (Makefile)
+install: $(GPU_LIB)
 $(GPU_LIB): $(GPU_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^

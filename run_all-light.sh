@@ -7,6 +7,8 @@
 # go to the program. Each run's output is shown, the key=value lines are
 # repeated at the end, and the exit status is 1 if any matrix failed its check.
 set -u
+# --help: the comment above, as usage
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 prog=${1:-$here/benchmark-light}
 [ $# -eq 0 ] && [ ! -x "$prog" ] && [ -x "$here/../../bin/benchmark-light" ] && prog=$here/../../bin/benchmark-light

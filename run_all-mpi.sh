@@ -20,11 +20,15 @@
 # (default 60 s): a step that cannot start fails with Slurm's reason instead
 # of waiting silently. Inside a job step (SLURM_STEP_ID set: under srun, or an
 # srun --pty shell) the steps are started with --overlap. Outside Slurm:
-# mpirun -n RANKS, with --oversubscribe when the ranks exceed the cores and
-# --allow-run-as-root as root. MPIRUN / SRUN replace the launcher command.
+# mpirun -n RANKS, each rank bound to OMP_NUM_THREADS cores of its own
+# (--map-by slot:PE=T --bind-to core) when RANKS x T fit the cores, else
+# --oversubscribe --bind-to none; --allow-run-as-root as root. MPIRUN / SRUN
+# replace the launcher command.
 # Exit status: 0 all matrices ran and passed their check, 1 some did not (or
 # the launcher failed: then it stops at once and says what to do), 2 bad usage.
 set -u
+# --help: the comment above, as usage
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 me=run_all-mpi.sh
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/csv.sh
@@ -128,7 +132,16 @@ if [ -n "$in_slurm" ]; then
 else
     launch="${MPIRUN:-mpirun} -n $ranks"
     if [ -z "${MPIRUN:-}" ]; then
-        [ "$ranks" -gt "$cores" ] && launch="$launch --oversubscribe"
+        # each rank gets OMP_NUM_THREADS cores of its own (mpirun binds a
+        # rank to one core by default: its threads would share it)
+        thr=${OMP_NUM_THREADS:-1}
+        case $thr in ''|*[!0-9]*|0) thr=1 ;; esac
+        if [ $((ranks * thr)) -gt "$cores" ]; then
+            launch="$launch --oversubscribe --bind-to none"
+        elif [ "$thr" -gt 1 ]; then
+            launch="$launch --map-by slot:PE=$thr --bind-to core"
+            export OMP_PLACES="${OMP_PLACES:-cores}" OMP_PROC_BIND="${OMP_PROC_BIND:-close}"
+        fi
         [ "$(id -u)" = 0 ] && launch="$launch --allow-run-as-root"
     fi
 fi

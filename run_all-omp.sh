@@ -2,6 +2,7 @@
 # run_all-omp.sh — benchmark-omp on every matrix of a folder, one table row per
 # matrix and thread count.
 #   sh run_all-omp.sh [PROGRAM] [THREADS] [FOLDER] [--csv FILE] [benchmark-omp options...]
+#   sh run_all-omp.sh 1,2 (a first argument of digits and commas is THREADS)
 # PROGRAM defaults to benchmark-omp (found beside this script, else in an
 # installed prefix's bin, PREFIX/share/hspmv/../../bin, else on PATH),
 # THREADS (a count or a list such as 1,2,4) to the program's default, FOLDER
@@ -19,13 +20,17 @@
 # Exit status: 0 all ran and passed, 1 a matrix failed its check or the CSV
 # could not be written, 2 bad usage.
 set -u
+# --help: the comment above, as usage
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 me=run_all-omp.sh
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/csv.sh
 . "$here/scripts/csv.sh"
 die() { echo "$me: $*" >&2; exit 2; }
-prog=${1:-benchmark-omp}
-[ $# -gt 0 ] && shift
+# the program is optional: a first argument that is a count or a list of
+# counts is THREADS (as run_all-mpi.sh takes RANKS)
+prog=benchmark-omp
+case ${1:-} in ''|-*|[0-9]*) ;; *) prog=$1; shift ;; esac
 threads=""
 # THREADS: digits and commas; a word that is not a folder is a bad THREADS
 case "${1:-}" in ''|-*) ;; *[!0-9,]*) [ -d "$1" ] || { threads=$1; shift; } ;; *) threads=$1; shift ;; esac

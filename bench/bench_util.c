@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "bench_util.h"
+#include "csr.h"
+#include "local_calls.h"
 
 double bu_now(void)
 {
@@ -245,14 +247,52 @@ long bu_parse_long(const char *prog, const char *opt, const char *s)
     return (long)bu_parse_int(opt, s, 1, LONG_MAX);
 }
 
-const char *const bu_format_names[HSPMV_NFORMATS] = {"auto",  "csr",  "csrl",  "bcoo",  "csr16",
-                                                     "csrvi", "csrp", "csrdu", "panels"};
+const bu_format bu_formats[HSPMV_NFORMATS] = {
+    {"auto", HSPMV_FORMAT_AUTO, "the library's choice for the matrix (CSRL when nzseg/nnz < threshold, ...)"},
+    {"csr", HSPMV_FORMAT_CSR, "compressed sparse rows"},
+    {"csrl", HSPMV_FORMAT_CSRL, "CSR with rows stored as segments of consecutive columns"},
+    {"bcoo", HSPMV_FORMAT_BCOO, "blocked coordinates: tiles with 8- or 16-bit row and column offsets"},
+    {"csr16", HSPMV_FORMAT_CSR16, "CSR with 16-bit column offsets from the row (every |col - row| <= 32767)"},
+    {"csrvi", HSPMV_FORMAT_CSRVI, "CSR with 8-bit indices into a table of at most 256 distinct values"},
+    {"csrp", HSPMV_FORMAT_CSRP, "rows as one of at most 256 column patterns (offsets from the row)"},
+    {"csrdu", HSPMV_FORMAT_CSRDU, "CSR with 1-byte column deltas and 1-byte row lengths"},
+    {"panels", HSPMV_FORMAT_PANELS, "CSR cut into column panels whose x fits in cache, x prefetched"},
+};
+
+const char *bu_format_name(int format)
+{
+    return format >= 0 && format < HSPMV_NFORMATS ? bu_formats[format].name : "?";
+}
 
 int bu_format_of(const char *name)
 {
     for (int f = 0; name && f < HSPMV_NFORMATS; f++)
-        if (!strcmp(name, bu_format_names[f])) return f;
+        if (!strcmp(name, bu_formats[f].name)) return bu_formats[f].format;
     return -1;
+}
+
+const char *bu_format_list(const char *sep)
+{
+    static char bar[160], words[160], *out;
+    out = sep ? bar : words;
+    out[0] = 0;
+    for (int f = 0; f < HSPMV_NFORMATS; f++) {
+        const char *s = f == 0 ? "" : sep ? sep : f == HSPMV_NFORMATS - 1 ? " or " : ", ";
+        snprintf(out + strlen(out), sizeof(bar) - strlen(out), "%s%s", s, bu_formats[f].name);
+    }
+    return out;
+}
+
+void bu_format_usage(FILE *f, const char *indent)
+{
+    for (int k = 0; k < HSPMV_NFORMATS; k++)
+        fprintf(f, "%s%-7s %s\n", indent, bu_formats[k].name, bu_formats[k].about);
+}
+
+void bu_format_refuse(const char *opt, const char *s)
+{
+    char c[48];
+    bu_fail("%s takes %s, not '%s'", opt, bu_format_list(NULL), clip(s, c, sizeof(c)));
 }
 
 int bu_partition_of(const char *name)

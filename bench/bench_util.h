@@ -4,7 +4,9 @@
 #define HSPMV_BENCH_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "hspmv.h"
+#include "csr.h"
 
 /* Seconds on a monotonic clock. */
 double bu_now(void);
@@ -45,11 +47,30 @@ void bu_ysums(const hspmv_real *y, int64_t n, double *ysum, double *ychk);
    indices + 64-bit row pointers + x read once + y written once. */
 double bu_csr_bytes(const hspmv_csr *A);
 
-/* Names of the HSPMV_FORMAT_* values, indexed by format ("auto", "csr", ...). */
-extern const char *const bu_format_names[HSPMV_NFORMATS];
+/* The storage formats the programs take by name: one table serves every
+   parser, usage text and refusal, so that none lists fewer than it takes. */
+typedef struct bu_format {
+    const char *name;  /* the word on the command line: "auto", "csr", ... */
+    int format;        /* its HSPMV_FORMAT_* value (the table is indexed by it) */
+    const char *about; /* one line for the usage text */
+} bu_format;
+extern const bu_format bu_formats[HSPMV_NFORMATS];
 
-/* HSPMV_FORMAT_* for a name in bu_format_names, or -1. */
+/* Name of an HSPMV_FORMAT_* value ("?" out of range). */
+const char *bu_format_name(int format);
+
+/* HSPMV_FORMAT_* for a name of the table, or -1. */
 int bu_format_of(const char *name);
+
+/* Every name of the table joined by sep ("auto|csr|...|panels" with "|"),
+   or with ", " and a last " or " when sep is NULL; a static string. */
+const char *bu_format_list(const char *sep);
+
+/* The table for a usage text: one line per format, "INDENTname  about". */
+void bu_format_usage(FILE *f, const char *indent);
+
+/* "--format takes auto, csr, ... or panels, not 'S'" (exit status 2). */
+void bu_format_refuse(const char *opt, const char *s) __attribute__((noreturn));
 
 /* HSPMV_PART_* for "nnz", "rows" or "metis", or -1. */
 int bu_partition_of(const char *name);

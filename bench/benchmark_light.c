@@ -17,7 +17,7 @@ static void usage(FILE *f)
         "       benchmark-light --gen KIND N [--k K] [--width W] [--alpha A] [--seed S] [options]\n"
         "  Times y = A*x on the GPU: CUDA events, median/min/max of --reps timed products\n"
         "  (default 50) after --warmup (default 5), each kernel checked against the CPU\n"
-        "  long-double reference (DESIGN.md bound).\n"
+        "  long-double reference (docs/design.md bound).\n"
         "options:\n"
         "  --kernel LIST   comma list of: auto naive stream light light2 light4 light8\n"
         "                  light16 light32 cusparse cusparse-alg2, or 'all'\n"

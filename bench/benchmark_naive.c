@@ -5,6 +5,7 @@
 #include <string.h>
 #include <omp.h>
 #include "bench_util.h"
+#include "alloc.h"
 
 static void usage(FILE *f)
 {

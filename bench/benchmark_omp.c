@@ -1,5 +1,5 @@
 /* benchmark_omp.c — node-level SpMV: read a Matrix Market file, prepare it in
-   each format (CSR, CSRL, blocked COO, CSR16, CSRVI) and in the automatic choice, time
+   each storage format (the table of bench_util) and in the automatic choice, time
    y = A*x with OpenMP threads, and quote every rate as a fraction of the
    STREAM-triad bandwidth measured in the same run on the same threads. */
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 #include "bench_stream.h"
 #include "bench_util.h"
+#include "local_calls.h"
 #ifdef _OPENMP
 #include <omp.h>
 #else /* a build without OpenMP runs one thread */
@@ -21,11 +22,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: benchmark-omp matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
-            "         [--format auto|csr|csrl|bcoo|csr16|csrvi|csrp|csrdu|panels|all[,...]] [--threshold T]\n"
+            "         [--format %s|all[,...]] [--threshold T]\n"
             "         [--kernel K]\n"
             "         [--bw | --no-bw] [--bw-mib M] [--csv FILE]\n"
-            "  Prepares the matrix in each format asked for (default all: csr, csrl, bcoo,\n"
-            "  csr16, csrvi, csrp, csrdu, panels, then the automatic choice; a format that\n"
+            "  Prepares the matrix in each format asked for (default all: every format below\n"
+            "  but auto, then the automatic choice; a format that\n"
             "  cannot hold the matrix is skipped) and times y = A*x with `threads` OpenMP threads\n"
             "  (default: OMP_NUM_THREADS or all cores; a list such as 1,2,4 reads the file\n"
             "  once and measures each count in turn): median/min/max of N timed calls\n"
@@ -36,7 +37,9 @@ static void usage(FILE *f)
             "  cache, at least 256 MiB) before and after the SpMV timings; every GB/s is\n"
             "  also given as a fraction of its median. --csv appends one row per format.\n"
             "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
-            "  (OVFL: the matrix's values, not the kernel) or input is bad.\n");
+            "  (OVFL: the matrix's values, not the kernel) or input is bad.\n"
+            "formats:\n", bu_format_list("|"));
+    bu_format_usage(f, "  ");
 }
 
 enum { MAXRUN = 10, MAXTHR = 32, ROUNDS = 5 };
@@ -54,30 +57,30 @@ typedef struct run {
     double ysum, ychk;
 } run;
 
-#define fmt_word bu_format_names
+#define fmt_word(f) bu_format_name(f)
 
-/* "all", or a comma list of format names; returns the count, 0 if bad. */
+/* "all" (every format, then auto), or a comma list of format names;
+   returns the count, 0 if bad. */
 static int parse_format(const char *s, int *list)
 {
     int n = 0;
+    char tok[16];
     if (!s) return 0;
     if (!strcmp(s, "all")) {
-        list[0] = HSPMV_FORMAT_CSR;
-        list[1] = HSPMV_FORMAT_CSRL;
-        list[2] = HSPMV_FORMAT_BCOO;
-        list[3] = HSPMV_FORMAT_CSR16;
-        list[4] = HSPMV_FORMAT_CSRVI;
-        list[5] = HSPMV_FORMAT_CSRP;
-        list[6] = HSPMV_FORMAT_CSRDU;
-        list[7] = HSPMV_FORMAT_PANELS;
-        list[8] = HSPMV_FORMAT_AUTO;
-        return 9;
+        for (int f = 0; f < HSPMV_NFORMATS; f++)
+            if (bu_formats[f].format != HSPMV_FORMAT_AUTO) list[n++] = bu_formats[f].format;
+        list[n++] = HSPMV_FORMAT_AUTO;
+        return n;
     }
     while (*s) {
         size_t len = strcspn(s, ",");
-        int f = 0;
-        while (f < HSPMV_NFORMATS && (strlen(fmt_word[f]) != len || strncmp(s, fmt_word[f], len))) f++;
-        if (f == HSPMV_NFORMATS || n == MAXRUN) return 0;
+        int f = -1;
+        if (len < sizeof(tok)) {
+            memcpy(tok, s, len);
+            tok[len] = 0;
+            f = bu_format_of(tok);
+        }
+        if (f < 0 || n == MAXRUN) return 0;
         list[n++] = f;
         s += len + (s[len] == ',');
     }
@@ -162,7 +165,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         t0 = bu_now();
         int rc = hspmv_local_create(A, &o, &r->L, &e);
         if (rc == HSPMV_ERR_UNSUPPORTED && r->asked != HSPMV_FORMAT_AUTO && nfmt > 1) {
-            printf("  %s: not applicable to this matrix (%s)\n", fmt_word[r->asked], e.msg);
+            printf("  %s: not applicable to this matrix (%s)\n", fmt_word(r->asked), e.msg);
             memmove(&copy.fmts[f], &copy.fmts[f + 1], (size_t)(nfmt - f - 1) * sizeof(int));
             copy.nfmt = --nfmt;
             f--;
@@ -170,7 +173,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         }
         if (rc) {
             char m[sizeof(e.msg)];
-            snprintf(m, sizeof(m), "%s (%s): %s", path, fmt_word[c->fmts[f]], e.msg);
+            snprintf(m, sizeof(m), "%s (%s): %s", path, fmt_word(c->fmts[f]), e.msg);
             strcpy(e.msg, m);
             bu_die(prog, &e);
         }
@@ -180,7 +183,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
             /* never time one format under another's name */
             e.code = HSPMV_ERR_UNSUPPORTED;
             snprintf(e.msg, sizeof(e.msg), "%s: asked for %s, the library prepared %s", path,
-                     fmt_word[r->asked], r->info.format_name);
+                     fmt_word(r->asked), r->info.format_name);
             bu_die(prog, &e);
         }
         r->t = malloc((size_t)reps * sizeof(double));
@@ -198,7 +201,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         }
         printf("  %s%s%s: nzseg/nnz=%.4f (nzseg=%lld) kernels=%s threads=%d prepared in %.3f s, "
                "%.2f bytes/nonzero%s\n",
-               fmt_word[c->fmts[f]], c->fmts[f] == HSPMV_FORMAT_AUTO ? " -> " : "",
+               fmt_word(c->fmts[f]), c->fmts[f] == HSPMV_FORMAT_AUTO ? " -> " : "",
                c->fmts[f] == HSPMV_FORMAT_AUTO ? r->info.format_name : "", r->info.seg_ratio,
                (long long)r->info.nseg, r->info.isa, r->info.threads, r->build_s,
                A->nnz > 0 ? r->info.bytes / (double)A->nnz : 0.0, format_note(&r->info));
@@ -229,7 +232,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         if (reported) k.overflows = 0;
         if (k.violations || k.overflows) {
             char what[600];
-            snprintf(what, sizeof(what), "%s (%s, %d threads)", path, fmt_word[r->asked], r->info.threads);
+            snprintf(what, sizeof(what), "%s (%s, %d threads)", path, fmt_word(r->asked), r->info.threads);
             bu_check_report(what, &k);
             reported |= k.overflows != 0;
         }
@@ -264,7 +267,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
                "frac_triad=%.4f build_s=%.3f max_rel=%.3e avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g "
                "ychk=%.10g\n",
                path, sizeof(hspmv_real) == 8 ? "double" : "single", r->info.threads,
-               r->info.format_name, fmt_word[r->asked], r->info.isa, (long long)A->nrows,
+               r->info.format_name, fmt_word(r->asked), r->info.isa, (long long)A->nrows,
                (long long)A->ncols, (long long)A->nnz, (long long)r->info.nseg, r->info.seg_ratio,
                c->threshold, r->nt, r->med * 1e3, r->mn * 1e3, r->mx * 1e3, gflops, gbs, r->info.bytes,
                triad, triad > 0 ? gbs / triad : 0.0, r->build_s, r->chk.max_rel, r->chk.avg_rel,
@@ -273,7 +276,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
             fprintf(cf, "%s,%lld,%lld,%lld,%s,%d,%s,%s,%s,%.4f,%d,%.6f,%.6f,%.6f,%.4f,%.3f,%.3f,%.4f,%.3e,%.3e,%lld\n",
                     path, (long long)A->nrows, (long long)A->ncols, (long long)A->nnz,
                     sizeof(hspmv_real) == 8 ? "double" : "single", r->info.threads, r->info.format_name,
-                    fmt_word[r->asked], r->info.isa, r->info.seg_ratio, r->nt, r->med * 1e3, r->mn * 1e3,
+                    fmt_word(r->asked), r->info.isa, r->info.seg_ratio, r->nt, r->med * 1e3, r->mn * 1e3,
                     r->mx * 1e3, gflops, gbs, triad, triad > 0 ? gbs / triad : 0.0, r->chk.max_rel,
                     r->chk.avg_rel, (long long)r->chk.violations);
     }
@@ -327,8 +330,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--warmup")) c.warmup = bu_parse_int(a, bu_value(argc, argv, &i), 0, BU_MAX_REPS);
         else if (!strcmp(a, "--format")) {
             if (!(c.nfmt = parse_format(v = bu_value(argc, argv, &i), c.fmts)))
-                bu_fail("--format takes all or a comma list of at most %d of auto, csr, csrl, bcoo, csr16, csrvi, "
-                        "csrp, csrdu, panels, not '%.40s'", MAXRUN, v);
+                bu_fail("--format takes all or a comma list of at most %d of %s, not '%.40s'", MAXRUN,
+                        bu_format_list(NULL), v);
         } else if (!strcmp(a, "--threshold")) c.threshold = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
         else if (!strcmp(a, "--kernel")) c.kernel = bu_parse_kernel(a, bu_value(argc, argv, &i));
         else if (!strcmp(a, "--bw")) c.bw = 1;

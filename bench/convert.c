@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     if (hspmv_csr_read(in, &A, NULL, NULL, &e)) bu_die(prog, &e);
     double t_read = bu_now() - t0;
     t0 = bu_now();
-    int rc = to_petsc ? hspmv_petsc_write(out, &A, isz, &e) : hspmv_mtx_write(out, &A, &e);
+    int rc = hspmv_csr_write(out, &A, to_petsc ? (isz == 8 ? HSPMV_FILE_PETSC64 : HSPMV_FILE_PETSC) : HSPMV_FILE_MTX, &e);
     double t_write = bu_now() - t0;
     if (rc) {
         hspmv_csr_free(&A);

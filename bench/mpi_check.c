@@ -4,6 +4,7 @@
 #include <string.h>
 #include <mpi.h>
 #include "mpi_check.h"
+#include "csr.h"
 
 int mc_rows_read(const char *path, int threads, mc_rows *R, hspmv_error *e)
 {

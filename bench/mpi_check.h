@@ -6,6 +6,7 @@
 #define HSPMV_MPI_CHECK_H
 
 #include "hspmv.h"
+#include "csr.h"
 
 typedef struct mc_rows {
     hspmv_csr rows;       /* this rank's rows, file ordering, global columns */

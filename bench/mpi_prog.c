@@ -1,4 +1,5 @@
 /* mpi_prog.c — leaving together and the common options of the MPI programs. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
@@ -7,6 +8,7 @@
 #endif
 #include "bench_util.h"
 #include "mpi_prog.h"
+#include "local_calls.h"
 
 static const char *prog_name = "?";
 static void (*prog_usage)(FILE *);
@@ -76,6 +78,22 @@ int mp_parse_threads(const char *opt, const char *s)
     return (int)bu_parse_int(opt, s, 1, 1 << 30);
 }
 
+/* Collective: rank 0 warns once when some rank's threads outnumber the
+   cores of its affinity mask (mpirun binds a rank to one core by default,
+   and its threads then take turns on it). */
+static void warn_binding(int threads)
+{
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : threads;
+    int v[2] = {threads > cores ? threads : 0, threads > cores ? -cores : -threads}; /* max: threads, fewest cores */
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (me == 0 && v[0] > 0)
+        fprintf(stderr,
+                "%s: warning: a rank runs %d OpenMP threads on %d core%s of its affinity mask, so they share cores; "
+                "give each rank %d cores: mpirun --map-by slot:PE=%d --bind-to core (Slurm: srun --cpus-per-task=%d)\n",
+                prog_name, v[0], -v[1], -v[1] == 1 ? "" : "s", v[0], v[0], v[0]);
+}
+
 void mp_check_threads(int threads)
 {
 #ifdef _OPENMP
@@ -92,4 +110,5 @@ void mp_check_threads(int threads)
         bu_fail("OMP_NUM_THREADS asks for %d threads, more than the %d allowed (8 per processor, at least 256); "
                 "set it lower or give --threads", most, lim);
     }
+    warn_binding(ask);
 }

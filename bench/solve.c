@@ -9,6 +9,7 @@
 #include "bench_util.h"
 #include "mpi_check.h"
 #include "mpi_prog.h"
+#include "alloc.h"
 
 static const char *prog = "solve";
 static int me, P;
@@ -166,7 +167,7 @@ int main(int argc, char **argv)
     if (chk.violations || chk.overflows) {
         char m[300];
         if (chk.violations)
-            snprintf(m, sizeof(m), "SpMV validation failed: y = A*1 violates the DESIGN.md bound in %lld rows (first row %lld)",
+            snprintf(m, sizeof(m), "SpMV validation failed: y = A*1 violates the docs/design.md bound in %lld rows (first row %lld)",
                      (long long)chk.violations, (long long)chk.first_bad + 1);
         else
             snprintf(m, sizeof(m), "y = A*1 overflows the %s range in %lld rows (first row %lld): the matrix's row sums "
@@ -216,7 +217,7 @@ int main(int argc, char **argv)
         const char *meth = bicg ? "bicgstab" : "cg";
         printf("matrix=%s rows=%lld nnz=%lld precision=%s ranks=%d threads=%d partition=%s\n", path,
                (long long)in.nrows, (long long)in.nnz, prec, P, thr, part_names[in.partition]);
-        printf("  spmv check y=A*1: ok (worst %.3g of the DESIGN.md bound)\n", chk.worst);
+        printf("  spmv check y=A*1: ok (worst %.3g of the docs/design.md bound)\n", chk.worst);
         printf("  method %s%s, b = %s, tol %.1e, maxit %lld\n", meth, jacobi ? " + jacobi" : "",
                rhs ? rhs : "A*1 (x* = 1)", so.tol, (long long)so.maxit);
         printf("  status: %s%s%s\n", status ? hspmv_strerror(status) : "converged", status ? ": " : "",

@@ -51,24 +51,9 @@ const char *hspmv_strerror(int code);
 
 /* ---- matrices in memory ------------------------------------------------ */
 
-enum { HSPMV_GENERAL = 0, HSPMV_SYMMETRIC, HSPMV_SKEW_SYMMETRIC };
-enum { HSPMV_FIELD_REAL = 0, HSPMV_FIELD_INTEGER, HSPMV_FIELD_PATTERN };
-
-/* Coordinate triplets as read from a file. Symmetric kinds hold the stored
-   triangle only (row >= col); hspmv_csr_from_coo mirrors them.
-   Dimensions are limited to 2^31-1 (32-bit indices); nnz is 64-bit. */
-typedef struct hspmv_coo {
-    int64_t nrows, ncols; /* matrix size */
-    int64_t nnz;          /* entries stored in row/col/val */
-    int32_t *row;         /* nnz entries, 0-based */
-    int32_t *col;         /* nnz entries, 0-based */
-    hspmv_real *val;      /* nnz entries; 1 for pattern files */
-    int symmetry;         /* HSPMV_GENERAL, HSPMV_SYMMETRIC, HSPMV_SKEW_SYMMETRIC */
-    int field;            /* HSPMV_FIELD_REAL, _INTEGER, _PATTERN */
-} hspmv_coo;
-
 /* Compressed sparse rows: the general (expanded) matrix, duplicates summed,
-   explicit zeros kept, columns ascending within each row. */
+   explicit zeros kept, columns ascending within each row. Dimensions are
+   limited to 2^31-1 (32-bit column indices); nnz is 64-bit. */
 typedef struct hspmv_csr {
     int64_t nrows, ncols; /* matrix size */
     int64_t nnz;          /* stored entries = rowptr[nrows] */
@@ -77,7 +62,7 @@ typedef struct hspmv_csr {
     hspmv_real *val;      /* nnz entries */
 } hspmv_csr;
 
-/* ---- reading Matrix Market files ---------------------------------------- */
+/* ---- reading and writing matrix files ------------------------------------ */
 
 /* Called now and then while a file is read; bytes_total is -1 when unknown
    (gzip). Use it to print progress; it must not call back into hspmv. */
@@ -86,136 +71,61 @@ typedef void (*hspmv_progress_fn)(int64_t bytes_done, int64_t bytes_total, void 
 typedef struct hspmv_read_opts {
     hspmv_progress_fn progress; /* NULL: no progress calls */
     void *progress_ctx;         /* passed to progress */
-    int threads;                /* hspmv_csr_read: threads that parse a plain file in byte ranges;
+    int threads;                /* threads that parse a plain file in byte ranges;
                                    0 (default) = omp_get_max_threads(), 1 = one thread */
 } hspmv_read_opts;
 
 /* What the reader saw besides the entries. */
 typedef struct hspmv_read_info {
-    int64_t bytes;       /* bytes of text parsed (uncompressed) */
-    int64_t lines;       /* lines read */
+    int64_t bytes;       /* bytes parsed (Matrix Market: uncompressed text; PETSc: file bytes) */
+    int64_t lines;       /* lines read (Matrix Market) */
     int gzip;            /* 1 when the file was gzip-compressed */
-    int array;           /* 1 for the array (dense) format */
+    int array;           /* 1 for a dense file (Matrix Market array format, PETSc native dense) */
 } hspmv_read_info;
 
-/* Reads a Matrix Market file, plain or gzip (detected by magic bytes), into
-   *coo. On failure *coo is empty, nothing is leaked, and err names the file,
-   the line and what was expected. A size line implying more memory (the
-   triplets, their CSR and the x and y of a product) than physical memory,
-   the cgroup limit or ulimit -v/-d leave is HSPMV_ERR_NOMEM before any
-   allocation. opts and info may be NULL. Not collective. */
-int hspmv_mtx_read(const char *path, hspmv_coo *coo, const hspmv_read_opts *opts,
-                   hspmv_read_info *info, hspmv_error *err);
-
-/* The same from a buffer in memory (plain text or gzip bytes); name is used
-   in messages. */
-int hspmv_mtx_read_mem(const char *name, const void *buf, size_t len, hspmv_coo *coo,
-                       hspmv_read_info *info, hspmv_error *err);
-
-/* Frees the arrays of *coo and zeroes it; accepts an empty or zeroed coo. */
-void hspmv_coo_free(hspmv_coo *coo);
-
-/* ---- CSR ---------------------------------------------------------------- */
-
-/* Builds the general CSR of *coo in O(nnz + nrows): counting sort by row,
-   columns sorted within rows, duplicates summed (in ascending order of their
-   values, so the bits do not depend on the order of the triplets),
-   symmetric and skew-symmetric triangles mirrored. *coo is left as it was.
-   Duplicates whose sum is not finite: HSPMV_ERR_FORMAT naming the entry. */
-int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *csr, hspmv_error *err);
-
-/* Reads a file straight to CSR, freeing the triplets as soon as they are
-   no longer needed (peak about 2.3x the CSR size). A PETSc binary matrix
-   (told by its class id, not its name) is read with hspmv_petsc_read
-   (info: bytes read, array = 1 for a dense file). A plain regular file is
-   parsed in byte ranges by opts->threads OpenMP threads (0 or NULL opts:
-   omp_get_max_threads()); gzip and pipes by one. The CSR and every message
-   are the one-thread read's. On failure *csr is zeroed (whatever it held is
-   not freed) and err names the file. */
+/* Reads a matrix file into *csr, whatever its name says:
+   - a PETSc binary matrix (told by its class id 1211216 in the first bytes):
+     the format MatView writes and MatLoad reads, 4- or 8-byte big-endian
+     integers, double values; PETSc's dense files too. Rows whose columns
+     are not ascending are sorted; a repeated column, a length or column
+     out of range, a non-finite value or a short file is an error naming the
+     row and the byte offset. Files of complex or single-precision values
+     are HSPMV_ERR_UNSUPPORTED.
+   - otherwise Matrix Market, plain or gzip (told by its magic bytes),
+     coordinate or array, real, integer or pattern, general, symmetric or
+     skew-symmetric (triangles mirrored). Duplicates are summed in ascending
+     order of their values, so the bits do not depend on the order of the
+     lines; a sum that is not finite is an error naming the entry. A plain
+     regular file is parsed in byte ranges by opts->threads OpenMP threads
+     (gzip and pipes by one); the CSR and every message are the one-thread
+     read's.
+   A size line or header implying more memory than physical memory, the
+   cgroup limit or ulimit -v/-d leave is HSPMV_ERR_NOMEM before any
+   allocation. On failure *csr is zeroed (whatever it held is not freed),
+   nothing is leaked, and err names the file, the line or offset and what
+   was expected. opts and info may be NULL. Not collective. */
 int hspmv_csr_read(const char *path, hspmv_csr *csr, const hspmv_read_opts *opts,
                    hspmv_read_info *info, hspmv_error *err);
 
-/* Checks the invariants of *csr (pointers monotone, columns in range and
-   ascending). Returns HSPMV_OK or HSPMV_ERR_FORMAT with the first offence. */
-int hspmv_csr_validate(const hspmv_csr *csr, hspmv_error *err);
+/* File formats hspmv_csr_write writes. */
+enum { HSPMV_FILE_AUTO = 0, /* by the name: ".mtx" Matrix Market, ".petsc" or ".bin" PETSc
+                               binary with 4-byte integers; any other name is HSPMV_ERR_ARG */
+       HSPMV_FILE_MTX,      /* Matrix Market, coordinate real general, each value in the fewest
+                               digits that read back to the same bits */
+       HSPMV_FILE_PETSC,    /* PETSc binary, 4-byte integers (default PETSc builds) */
+       HSPMV_FILE_PETSC64   /* PETSc binary, 8-byte integers (PETSc --with-64-bit-indices) */ };
 
-/* Frees the arrays of *csr and zeroes it. */
+/* Writes A (a valid CSR with finite values) to path in format
+   (HSPMV_FILE_*); hspmv_csr_read gives A back. Every write and the close
+   are checked; on failure the file is removed and err says why. */
+int hspmv_csr_write(const char *path, const hspmv_csr *A, int format, hspmv_error *err);
+
+/* Frees the arrays of *csr and zeroes it; accepts a zeroed csr. */
 void hspmv_csr_free(hspmv_csr *csr);
-
-/* y = A*x with the plain serial loop (the seed's naive kernel). */
-void hspmv_csr_spmv_naive(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y);
-
-/* ---- PETSc binary files, writing Matrix Market --------------------------
-   PETSc's binary matrix format, the one MatView writes and MatLoad reads:
-   class id 1211216, rows, columns, nonzero count, the row lengths, the
-   column indices (0-based) and the values, all big-endian; integers of 4
-   bytes (default PETSc builds, Debian's) or 8 (--with-64-bit-indices),
-   values IEEE doubles (real PETSc builds). Also read: dense files written in
-   PETSc's native format (count -1, values row by row: every entry kept, as
-   the Matrix Market array format), and the count 2^31-1 that PETSc writes
-   when a 32-bit file holds more entries than that. Rows whose columns are
-   not ascending are sorted; a column twice in a row, a row length or column
-   out of range, a non-finite value, a short file and a count that is not the
-   row lengths' sum are errors naming the file, the row and the byte offset.
-   Bytes after the matrix are ignored (PETSc files may hold more objects),
-   except exactly 8 more per value: a complex PETSc build's file, refused as
-   HSPMV_ERR_UNSUPPORTED like one of 4-byte (single-precision) values. */
-
-/* 1 when the file starts with PETSc's matrix class id (4- or 8-byte
-   integers); 0 when it does not or cannot be opened. Not collective. */
-int hspmv_petsc_is_matrix_file(const char *path);
-
-/* Reads a PETSc binary matrix into *A (any previous content is not freed).
-   On failure *A is empty and err names the file, row and byte offset. */
-int hspmv_petsc_read(const char *path, hspmv_csr *A, hspmv_error *err);
-
-/* Writes A as a PETSc binary matrix with index_bytes-byte integers (4, or 0
-   for 4: what Debian's PETSc reads; 8 for 64-bit-index builds) and double
-   values. A must be a valid CSR with finite values. Every write and the
-   close are checked; on failure the file is removed. */
-int hspmv_petsc_write(const char *path, const hspmv_csr *A, int index_bytes, hspmv_error *err);
-
-/* Writes A as a Matrix Market file, coordinate real general, each value in
-   the fewest digits (15-17 in double, 6-9 in float) that read back to the
-   same bits, so that hspmv_csr_read gives A again. */
-int hspmv_mtx_write(const char *path, const hspmv_csr *A, hspmv_error *err);
-
-/* ---- the correctness oracle (DESIGN.md) ---------------------------------- */
-
-/* y = A*x accumulated in long double; kept plain, never tuned. */
-void hspmv_ref_spmv(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y);
-
-/* Outcome of comparing a y with the reference. */
-typedef struct hspmv_check {
-    int64_t violations; /* rows with |y_i - ref_i| > c*k_i*eps*(|A||x|)_i + k_i*eta */
-    int64_t first_bad;  /* first such row, -1 when none */
-    double worst;       /* max over rows of |y_i - ref_i| / bound_i (0/0 = 0) */
-    double max_rel;     /* max over rows of |y_i-ref_i| / (|A||x|)_i (the seed divided
-                           by |ref_i|, meaningless where a row cancels to ~0) */
-    double avg_rel;     /* the same, averaged over rows */
-    int64_t overflows;  /* rows whose (|A||x|)_i exceeds the working precision's range: the
-                           product is not representable there (y_i may be inf); not checked,
-                           not violations: a fault of the data, not of the kernel */
-    int64_t first_overflow; /* first such row, -1 when none */
-} hspmv_check;
-
-/* Unit roundoff of the working precision. */
-double hspmv_eps(void);
-
-/* Smallest normal number of the working precision (DBL_MIN or FLT_MIN):
-   eta in the bound's absolute term, for products in the subnormal range. */
-double hspmv_eta(void);
-
-/* Compares y with the long double reference of A*x under the DESIGN.md bound
-   with constant c (2 is the project's default):
-   |y_i - ref_i| <= c*k_i*eps*(|A||x|)_i + k_i*eta. Returns the violation
-   count; rows whose product overflows are counted in out->overflows instead. */
-int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_real *y,
-                        double c, hspmv_check *out);
-
 
 /* ---- one rank's matrix: format choice, SIMD kernels, OpenMP threads ------ */
 
+/* Storage formats; docs/design.md tells how AUTO chooses among them. */
 enum { HSPMV_FORMAT_AUTO = 0, HSPMV_FORMAT_CSR, HSPMV_FORMAT_CSRL, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSR16,
        HSPMV_FORMAT_CSRVI, HSPMV_FORMAT_CSRP, HSPMV_FORMAT_CSRDU, HSPMV_FORMAT_PANELS, HSPMV_NFORMATS };
 enum { HSPMV_PART_NNZ = 0, HSPMV_PART_ROWS, HSPMV_PART_METIS };
@@ -238,11 +148,12 @@ typedef struct hspmv_opts {
                               CSR16 (every |col - row| <= 32767), CSRDU (any, counted 5% heavier
                               for its decoding) and CSR. CSR16, CSRVI or CSRP asked for on a
                               matrix they cannot hold: HSPMV_ERR_UNSUPPORTED */
-    double csrl_threshold; /* 0.3 (DESIGN.md) */
+    double csrl_threshold; /* 0.3 (docs/design.md) */
     const char *kernel;    /* "auto": on matrices of >= 2^20 nonzeros the fastest set timed at
                               creation, else the best the CPU runs; or "avx512", "avx2", "neon", "scalar" */
-    int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads(); at most
-                              hspmv_max_threads() */
+    int threads;           /* OpenMP threads per rank; 0 = omp_get_max_threads(); at most 8 per
+                              processor this process may run on (and 256 always): more is
+                              HSPMV_ERR_ARG, as the OpenMP runtime fails on absurd counts */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
     int halo;              /* HSPMV_HALO_AUTO (node-aware where possible), _NODE or _P2P */
     int read;              /* hspmv_dist_read: HSPMV_READ_ROOT (rank 0 reads the file and sends the
@@ -255,12 +166,6 @@ typedef struct hspmv_opts {
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
-
-/* The most OpenMP threads a call may be given (hspmv_opts.threads, or
-   omp_get_max_threads() when that is 0): 8 per processor this process may
-   run on (omp_get_num_procs()), and never fewer than 256. More is refused
-   with HSPMV_ERR_ARG: the OpenMP runtime crashes or exits on absurd counts. */
-int hspmv_max_threads(void);
 
 /* A matrix prepared for repeated y = A*x on one rank: converted to its
    format, arrays first-touched by the threads that use them, rows split
@@ -283,7 +188,7 @@ typedef struct hspmv_local_info {
     int npanels;             /* PANELS: column panels (else 1) */
     int xpf;                 /* PANELS: x prefetch distance in entries (else 0) */
     int stream_y;            /* CSRP: 1 when y = A*x goes out by streaming stores (a y larger
-                                than the cache is not read first; HSPMV_STREAM_Y=0|1 forces) */
+                                than the cache is not read first) */
 } hspmv_local_info;
 
 /* Prepares A (which the caller keeps and may free afterwards). Not collective. */
@@ -294,52 +199,8 @@ void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, 
 
 void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info);
 
-/* Sets v[0..n) to zero with the same static thread layout the kernels use,
-   so its pages are first touched where they will be read (x) or written (y),
-   after asking for transparent huge pages on it (4 MiB or more; not with
-   HSPMV_NO_THP=1): random gathers from an x of 32 MB on 4 KiB pages took
-   26-28 ms per product against 12-16 ms on huge pages (16-core Xeon, random
-   4M rows, 8 per row, 16 threads, one job). */
-void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n);
-
 /* Frees *L and sets it to NULL; accepts NULL. */
 void hspmv_local_destroy(hspmv_local **L);
-
-/* L's products run beside those of ranks-1 other processes of about its
-   size on the same last-level cache (the ranks of a node): its choice of
-   streaming stores for y (hspmv_local_info.stream_y) counts their bytes
-   too. Not thread-safe against products of L in flight; accepts NULL. */
-void hspmv_local_cache_sharers(hspmv_local *L, int ranks);
-
-/* Kernel "auto" for matrices always multiplied together (row pieces of one
-   block, a block and its ghost part), each created with kernel "auto":
-   when their nonzeros add up to 2^20 or more, times every kernel set on all
-   of them at once and gives every one the fastest (pieces under 2^20 are
-   not timed on their own, and one choice for all keeps them consistent).
-   NULL entries are skipped. */
-void hspmv_local_tune_group(hspmv_local **L, int n);
-
-/* The steps of hspmv_local_tune_group, for callers that combine timings
-   (e.g. the slowest rank's): t[s] = seconds of one product of the whole
-   group with kernel set s (the sets this CPU runs, best guess first, at
-   most max), the fastest of five rounds that each time every set once, in
-   turn, after one untimed round; returns how many sets, 0 when there is
-   nothing to time or no memory. */
-int hspmv_local_time_kernels(hspmv_local **L, int n, double *t, int max);
-/* The same with sync(ctx) called before every timed product (and the
-   untimed round's), for callers that run it on several processes at once
-   and keep them in step (an MPI barrier): each set is then timed while
-   every core runs that set, as in a product of them all. Called
-   (rounds x sets) times whatever happens, also where L has nothing to
-   time (n = 0) or memory ran out (t all 0 there): max must be the same
-   everywhere (no more than this CPU's sets). */
-int hspmv_local_time_kernels_in_step(hspmv_local **L, int n, double *t, int max, void (*sync)(void *), void *ctx);
-/* Gives every matrix of the group kernel set s (as numbered above). */
-void hspmv_local_use_kernels(hspmv_local **L, int n, int s);
-/* Index of the set to keep from times t[0..ns): the fastest, unless it beats
-   the narrowest vector set (set ns-2: AVX2 where AVX-512 is there too; the
-   scalar set is always last) by less than 3%, the timing noise. */
-int hspmv_local_pick_kernels(const double *t, int ns);
 
 /* ---- memory --------------------------------------------------------------- */
 
@@ -349,11 +210,7 @@ int hspmv_local_pick_kernels(const double *t, int ns);
    Free with hspmv_free (also for vectors of hspmv_dist_vec_alloc, which
    may live in a shared window); hspmv_free(NULL) is a no-op. */
 void *hspmv_malloc(size_t bytes);
-void *hspmv_calloc(size_t n, size_t size);
 void hspmv_free(void *p);
-
-/* Test hook: make the n-th allocation from now fail (0 = never). */
-void hspmv_alloc_fail_after(long n);
 
 /* ---- distributed matrices (MPI) -------------------------------------------
    A matrix whose rows are spread over the ranks of a communicator, PETSc

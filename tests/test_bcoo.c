@@ -1,11 +1,12 @@
 /* test_bcoo.c — blocked COO: conversion, chunking, and every kernel set this
-   CPU runs against the long double reference (DESIGN.md bound). */
+   CPU runs against the long double reference (docs/design.md bound). */
 #include <math.h>
 #include <string.h>
 #include "bcoo.h"
 #include "check.h"
 #include "kernel_select.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const int64_t row_lens[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33};
 #define NLENS ((int)(sizeof(row_lens) / sizeof(row_lens[0])))

@@ -2,6 +2,8 @@
 #include <string.h>
 #include "check.h"
 #include "testlib.h"
+#include "csr.h"
+#include "alloc.h"
 
 /* A COO built from literal triplets (1-based like a file, converted here). */
 static void coo_of(hspmv_coo *c, int64_t m, int64_t n, int sym, int64_t nz, const int *ij, const double *v)

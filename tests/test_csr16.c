@@ -1,7 +1,7 @@
 /* test_csr16.c — CSR16 (16-bit column offsets from the row): the conversion,
    hspmv_csr16_fits at the +-32767 edge, and every kernel set this CPU runs
    (hspmv_kernel_sets), in both row pointer widths, against the long-double
-   reference with the DESIGN.md bound: y = A*x (add = 0), y = y0 + A*x
+   reference with the docs/design.md bound: y = A*x (add = 0), y = y0 + A*x
    (add = 1), and sub-ranges of rows giving exactly what one call gives.
    ISA-agnostic: it names kernels only through the registry, so the same
    file tests NEON under qemu-aarch64. */
@@ -12,6 +12,7 @@
 #include "csr16.h"
 #include "kernel_select.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

@@ -1,6 +1,6 @@
 /* test_csrdu.c — CSRDU (1-byte column deltas and row lengths with escapes):
    the conversion at every escape edge, and every kernel set this CPU runs
-   (hspmv_kernel_sets) against the long-double reference with the DESIGN.md
+   (hspmv_kernel_sets) against the long-double reference with the docs/design.md
    bound: y = A*x (add = 0), y = y0 + A*x (add = 1), sub-ranges of rows cut
    anywhere (walks from every checkpoint) giving exactly what one call
    gives, no read past any array, a perturbed result caught. Matrices: jumps
@@ -18,6 +18,7 @@
 #include "csrdu.h"
 #include "kernel_select.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;
@@ -410,6 +411,29 @@ static int check_file(const hspmv_csr *A, const char *name, int i)
     return 1;
 }
 
+/* The decoder is the CPU's choice (the wide one on Intel x86, the byte
+   steps elsewhere) unless a test sets one; the environment plays no part
+   (HSPMV_CSRDU_DECODE is gone). */
+static void csrdu_decoder_is_the_cpus_choice_or_the_one_set(void)
+{
+    int cpu = HSPMV_CSRDU_STEPS;
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_is("intel")) cpu = HSPMV_CSRDU_WIDE;
+#endif
+    setenv("HSPMV_CSRDU_DECODE", cpu == HSPMV_CSRDU_WIDE ? "steps" : "wide", 1);
+    hspmv_csrdu_set_decoder(-1);
+    CHECK(hspmv_csrdu_decoder() == cpu, "decoder %d, expected the CPU's %d", hspmv_csrdu_decoder(), cpu);
+    unsetenv("HSPMV_CSRDU_DECODE");
+    for (int dec = HSPMV_CSRDU_STEPS; dec <= HSPMV_CSRDU_WIDE; dec++) {
+        hspmv_csrdu_set_decoder(dec);
+        CHECK(hspmv_csrdu_decoder() == dec, "decoder %d after setting %d", hspmv_csrdu_decoder(), dec);
+    }
+    hspmv_csrdu_set_decoder(7); /* out of range: back to the CPU's */
+    CHECK(hspmv_csrdu_decoder() == cpu, "decoder %d after an out-of-range mode", hspmv_csrdu_decoder());
+    hspmv_csrdu_set_decoder(-1);
+}
+
 static void check_folder(const char *dir, int shared) { CHECK_EACH_MTX(dir, shared, check_file); }
 
 static void every_csrdu_kernel_matches_ref_on_bundled_matrices(void) { check_folder("matrices", 0); }
@@ -424,8 +448,9 @@ int main(void)
     RUN(csrdu_conversion_fails_cleanly_when_out_of_memory);
     RUN(csrdu_walk_arithmetic_holds_past_2_to_the_32);
     RUN(ref_check_rejects_a_csrdu_y_off_by_three_bounds);
+    RUN(csrdu_decoder_is_the_cpus_choice_or_the_one_set);
     for (int dec = HSPMV_CSRDU_STEPS; dec <= HSPMV_CSRDU_WIDE; dec++) { /* every column decoder (kernels_csrdu.h) */
-        static const char *name[] = {"steps", "table", "wide"};
+        static const char *name[] = {"steps", "wide"};
         hspmv_csrdu_set_decoder(dec);
         printf("# csrdu column decoder: %s\n", name[dec]);
         RUN(every_csrdu_kernel_matches_ref_on_row_lengths_0_to_33_with_and_without_escapes);

@@ -1,7 +1,7 @@
 /* test_csrp.c — CSRP (rows as pattern ids, slices of G rows interleaved when
    uniform): the conversion and its limits, and every kernel set this CPU
    runs (hspmv_kernel_sets) against the long-double reference with the
-   DESIGN.md bound: y = A*x (add = 0), y = y0 + A*x (add = 1), sub-ranges of
+   docs/design.md bound: y = A*x (add = 0), y = y0 + A*x (add = 1), sub-ranges of
    rows cut anywhere (inside slices too) giving exactly what one call gives,
    no read past any array, and a perturbed result caught. Matrices: real-
    valued 2D/3D stencils, pattern runs of every length 0..33 and of 1000,
@@ -15,6 +15,7 @@
 #include "csrp.h"
 #include "kernel_select.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

@@ -3,7 +3,7 @@
    and parallel, with its early stop), the conversion and its refusal at 257
    values, bitwise told-apart values (-0.0 and 0.0, one ulp apart), and every
    kernel set this CPU runs (hspmv_kernel_sets), in both row pointer widths,
-   against the long-double reference with the DESIGN.md bound: y = A*x
+   against the long-double reference with the docs/design.md bound: y = A*x
    (add = 0), y = y0 + A*x (add = 1), sub-ranges of rows giving exactly what
    one call gives, and the same bits as the set's CSR16 kernel (same sums in
    the same order). Also the AUTO choice through hspmv_local_create.
@@ -19,6 +19,7 @@
 #include "kernel_select.h"
 #include "local.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

@@ -1,5 +1,5 @@
 /* test_kernels.c — every kernel set this CPU runs (hspmv_kernel_sets), CSR and
-   CSRL, checked against the long-double reference with the DESIGN.md bound:
+   CSRL, checked against the long-double reference with the docs/design.md bound:
    y = A*x (add = 0), y = y0 + A*x (add = 1), and sub-ranges of rows giving
    exactly what one call gives. ISA-agnostic: it names kernels only through
    the registry, so the same file tests NEON under qemu-aarch64. */
@@ -11,6 +11,8 @@
 #include "csrl.h"
 #include "kernel_select.h"
 #include "testlib.h"
+#include "csr.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

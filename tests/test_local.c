@@ -1,7 +1,7 @@
 /* test_local.c — the prepared one-rank matrix (hspmv_local): every format
    (CSRVI on matrices of at most 256 distinct values) x
    every kernel set this CPU runs x 1, 2, 3, 4, 7 threads against the
-   long-double reference with the DESIGN.md bound, y = A*x and y += A*x; the
+   long-double reference with the docs/design.md bound, y = A*x and y += A*x; the
    automatic format choice; thread row chunks; bad input. Reads plain .mtx
    only and names kernels only through the registry, so the same file runs
    under qemu-aarch64. */
@@ -15,6 +15,7 @@
 #include "local.h"
 #include "local_part.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;
@@ -397,7 +398,7 @@ static void local_auto_picks_csrp_on_a_real_valued_stencil(void)
 
 /* CSRP stores y with streaming stores only where the product's bytes, times
    the processes said to share the cache, exceed the last-level cache, or
-   where HSPMV_STREAM_Y forces it; the product stays exact either way. */
+   where HSPMV_TEST's stream_y forces it; the product stays exact either way. */
 static void local_streams_y_only_past_the_last_level_cache(void)
 {
     hspmv_csr A;
@@ -407,7 +408,7 @@ static void local_streams_y_only_past_the_last_level_cache(void)
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     CHECK(tl_read_csr("matrices/lap3d_12.mtx", &A) == HSPMV_OK, "read");
     tl_fill(A.val, A.nnz, 78);
-    unsetenv("HSPMV_STREAM_Y");
+    unsetenv("HSPMV_TEST");
     int rc = hspmv_local_create(&A, &o, &L, NULL);
     CHECK(rc == HSPMV_OK, "create");
     if (rc == HSPMV_OK) {
@@ -433,21 +434,21 @@ static void local_streams_y_only_past_the_last_level_cache(void)
         CHECK(!in.stream_y, "one sharer again: stream_y %d", in.stream_y);
         hspmv_local_destroy(&L);
     }
-    setenv("HSPMV_STREAM_Y", "1", 1); /* forced: even a small block */
+    setenv("HSPMV_TEST", "stream_y=1", 1); /* forced: even a small block */
     rc = hspmv_local_create(&A, &o, &L, NULL);
     if (rc == HSPMV_OK) hspmv_local_get_info(L, &in);
-    CHECK(rc == HSPMV_OK && in.stream_y, "HSPMV_STREAM_Y=1: not streaming");
+    CHECK(rc == HSPMV_OK && in.stream_y, "HSPMV_TEST=stream_y=1: not streaming");
     hspmv_local_destroy(&L);
-    setenv("HSPMV_STREAM_Y", "0", 1);
+    setenv("HSPMV_TEST", "stream_y=0", 1);
     hspmv_local_cache_sharers(NULL, 1); /* accepts NULL */
     rc = hspmv_local_create(&A, &o, &L, NULL);
     if (rc == HSPMV_OK) {
         hspmv_local_cache_sharers(L, 1 << 30);
         hspmv_local_get_info(L, &in);
     }
-    CHECK(rc == HSPMV_OK && !in.stream_y, "HSPMV_STREAM_Y=0: streaming anyway");
+    CHECK(rc == HSPMV_OK && !in.stream_y, "HSPMV_TEST=stream_y=0: streaming anyway");
     hspmv_local_destroy(&L);
-    unsetenv("HSPMV_STREAM_Y");
+    unsetenv("HSPMV_TEST");
     hspmv_csr_free(&A);
 }
 
@@ -571,8 +572,8 @@ static void local_auto_times_csrdu_against_csr16_on_a_big_matrix(void)
 }
 
 /* Random columns over 4M (32 MB of x in double) in short rows are
-   scattered: column panels, as many as HSPMV_PANELS says, x prefetched as
-   far as HSPMV_XPF says. */
+   scattered: column panels, as many as HSPMV_TEST's panels says, x
+   prefetched HSPMV_PANELS_XPF entries ahead. */
 static void local_auto_picks_panels_on_scattered_columns(void)
 {
     hspmv_csr A;
@@ -582,16 +583,11 @@ static void local_auto_picks_panels_on_scattered_columns(void)
     f = auto_of(&A, &info);
     CHECK(f == HSPMV_FORMAT_PANELS && info.npanels >= 1 && info.xpf == HSPMV_PANELS_XPF,
           "random over 4M columns: format %d, %d panels, x prefetched %d ahead", f, info.npanels, info.xpf);
-    setenv("HSPMV_PANELS", "3", 1);
-    setenv("HSPMV_XPF", "0", 1);
+    setenv("HSPMV_TEST", "panels=3", 1);
     f = auto_of(&A, &info);
-    CHECK(f == HSPMV_FORMAT_PANELS && info.npanels == 3 && info.xpf == 0,
-          "HSPMV_PANELS=3 HSPMV_XPF=0: format %d, %d panels, x prefetched %d ahead", f, info.npanels, info.xpf);
-    setenv("HSPMV_XPF", "100000", 1); /* clamped to what the padding allows */
-    f = auto_of(&A, &info);
-    CHECK(f == HSPMV_FORMAT_PANELS && info.xpf == HSPMV_PANELS_PAD - 64, "HSPMV_XPF=100000: %d", info.xpf);
-    unsetenv("HSPMV_PANELS");
-    unsetenv("HSPMV_XPF");
+    CHECK(f == HSPMV_FORMAT_PANELS && info.npanels == 3 && info.xpf == HSPMV_PANELS_XPF,
+          "HSPMV_TEST=panels=3: format %d, %d panels, x prefetched %d ahead", f, info.npanels, info.xpf);
+    unsetenv("HSPMV_TEST");
     hspmv_csr_free(&A);
     /* long rows (300 entries) over the same columns: the gathers of a row overlap anyway, no panels */
     CHECK(tl_csr_wide_random(&A, 200, 4000000, 300, 8) == HSPMV_OK, "generate");
@@ -930,16 +926,16 @@ static void local_pieces_match_the_static_split(void)
             for (int t = 0; t < 3; t++) {
                 hspmv_opts o = opts_of(formats[f], sets[s]->isa, thr[t]);
                 hspmv_local *L = NULL;
-                setenv("HSPMV_PIECES", "1", 1);
+                setenv("HSPMV_TEST", "pieces=1", 1);
                 int rc = hspmv_local_create(&A, &o, &L, NULL);
                 if (rc == HSPMV_OK) hspmv_local_spmv(L, x, y0, 0);
                 hspmv_local_destroy(&L);
                 for (int k = 0; k < 2 && rc == HSPMV_OK; k++) {
-                    char pc[16];
-                    snprintf(pc, sizeof(pc), "%d", piece_counts[k]);
-                    setenv("HSPMV_PIECES", pc, 1);
+                    char pc[24];
+                    snprintf(pc, sizeof(pc), "pieces=%d", piece_counts[k]);
+                    setenv("HSPMV_TEST", pc, 1);
                     rc = hspmv_local_create(&A, &o, &L, NULL);
-                    snprintf(what, sizeof(what), "%s/%s threads=%d pieces=%s", fmt_names[formats[f]], sets[s]->isa,
+                    snprintf(what, sizeof(what), "%s/%s threads=%d %s", fmt_names[formats[f]], sets[s]->isa,
                              thr[t], pc);
                     for (int rep = 0; rep < 20 && rc == HSPMV_OK; rep++) {
                         int nparts = rep % 2 ? 3 : 1;
@@ -954,7 +950,7 @@ static void local_pieces_match_the_static_split(void)
                 CHECK(rc == HSPMV_OK, "%s: create failed", what);
             }
     }
-    unsetenv("HSPMV_PIECES");
+    unsetenv("HSPMV_TEST");
     hspmv_free(x);
     hspmv_free(y0);
     hspmv_free(y);

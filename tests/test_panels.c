@@ -1,7 +1,7 @@
 /* test_panels.c — column panels with x prefetched ahead: the conversion, and
    every kernel set this CPU runs (hspmv_kernel_sets), with 1 to 5 panels
    and the prefetch on and off, against the long-double reference with the
-   DESIGN.md bound: y = A*x (add = 0), y = y0 + A*x (add = 1), sub-ranges of
+   docs/design.md bound: y = A*x (add = 0), y = y0 + A*x (add = 1), sub-ranges of
    rows giving exactly what one call gives, no read past any array (the
    prefetches ahead stay in the padding), a perturbed result caught. On
    random and power-law-like rows of every length 0..33, dense and empty
@@ -15,6 +15,7 @@
 #include "kernel_select.h"
 #include "panels.h"
 #include "testlib.h"
+#include "alloc.h"
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;

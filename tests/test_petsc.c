@@ -15,6 +15,7 @@
 #include "testlib.h"
 #include "petsc_bin.h"
 #include "petsc_files.h"
+#include "csr.h"
 
 static char tmpdir[256];
 
@@ -92,15 +93,15 @@ static void every_matrix_round_trips_through_petsc_and_matrix_market_bit_for_bit
 static void round_trips_hold_in_pieces_of_a_few_bytes(void)
 {
     /* every section crosses many pieces, and pieces end inside rows */
-    static const char *pieces[] = {"8", "16", "40"};
+    static const char *pieces[] = {"io_piece=8", "io_piece=16", "io_piece=40"};
     for (int t = 0; t < 3; t++) {
         hspmv_csr A;
         int64_t len[300];
         for (int i = 0; i < 300; i++) len[i] = i % 7 == 0 ? 0 : 1 + i % 13;
         CHECK(tl_csr_random(&A, 300, 97, len, 0, 0, 5 + t) == HSPMV_OK, "generator");
-        setenv("HSPMV_IO_PIECE", pieces[t], 1);
+        setenv("HSPMV_TEST", pieces[t], 1);
         round_trips(&A, pieces[t], 0);
-        unsetenv("HSPMV_IO_PIECE");
+        unsetenv("HSPMV_TEST");
         hspmv_csr_free(&A);
     }
 }
@@ -377,10 +378,10 @@ static void csr_read_of_a_petsc_file_reports_progress_and_bytes(void)
     hspmv_error e;
     CHECK(tl_csr_random(&A, 500, 500, NULL, 9, 0, 8) == HSPMV_OK, "generator");
     CHECK(hspmv_petsc_write(tpath("progress.petsc"), &A, 4, &e) == HSPMV_OK, "%s", e.msg);
-    setenv("HSPMV_IO_PIECE", "1024", 1);
+    setenv("HSPMV_TEST", "io_piece=1024", 1);
     progress_calls = 0;
     CHECK(hspmv_csr_read(tpath("progress.petsc"), &B, &o, &in, &e) == HSPMV_OK && same_csr(&A, &B), "%s", e.msg);
-    unsetenv("HSPMV_IO_PIECE");
+    unsetenv("HSPMV_TEST");
     CHECK(progress_calls > 10 && in.bytes == file_size(tpath("progress.petsc")) && !in.gzip && !in.array,
           "%d progress calls, %lld bytes", progress_calls, (long long)in.bytes);
     hspmv_csr_free(&A);

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "testlib.h"
 #include "io.h" /* hspmv_io_chunk_bytes */
+#include "csr.h"
 
 #define BAN "%%MatrixMarket matrix coordinate real general\n"
 
@@ -23,16 +24,16 @@ typedef struct outcome {
 static void read_with(const char *path, int threads, long chunk, outcome *o)
 {
     hspmv_read_opts ro = {NULL, NULL, threads};
-    char c[32];
+    char c[48];
     if (chunk > 0) {
-        snprintf(c, sizeof(c), "%ld", chunk);
-        setenv("HSPMV_READ_CHUNK", c, 1);
+        snprintf(c, sizeof(c), "read_chunk=%ld", chunk);
+        setenv("HSPMV_TEST", c, 1);
     } else {
-        unsetenv("HSPMV_READ_CHUNK");
+        unsetenv("HSPMV_TEST");
     }
     memset(o, 0, sizeof(*o));
     o->rc = hspmv_csr_read(path, &o->A, &ro, &o->info, &o->e);
-    unsetenv("HSPMV_READ_CHUNK");
+    unsetenv("HSPMV_TEST");
 }
 
 static int same_csr(const hspmv_csr *a, const hspmv_csr *b)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "check.h"
 #include "testlib.h"
+#include "csr.h"
 
 /* Runs the naive kernel on each .mtx in dir and checks it with the oracle. */
 static int naive_matches_ref_in(const char *dir, int *files)

@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include "kernel_select.h"
 #include "testlib.h"
+#include "csr.h"
+#include "alloc.h"
 
 uint64_t tl_next(uint64_t *s)
 {

@@ -34,14 +34,14 @@ int tl_csr_wide_random(hspmv_csr *A, int64_t nrows, int64_t ncols, int64_t len, 
 /* x[i] in [-1, 1) from the seed. */
 void tl_fill(hspmv_real *x, int64_t n, uint64_t seed);
 
-/* Checks y against the reference of A*x with the DESIGN.md bound (c = 2,
+/* Checks y against the reference of A*x with the docs/design.md bound (c = 2,
    with its absolute term k_i*eta); returns 1 when every row is within bound
    and no product overflows, else prints the first offence to stderr with
    `what` and returns 0. */
 int tl_matches_ref(const hspmv_csr *A, const hspmv_real *x, const hspmv_real *y, const char *what);
 
 /* B = [A | I], so that B*[x; y0] = y0 + A*x: an add=1 result checked against
-   B's reference gets the DESIGN.md bound with k_i+1 terms and |y0|_i +
+   B's reference gets the docs/design.md bound with k_i+1 terms and |y0|_i +
    (|A||x|)_i. Returns HSPMV_OK or HSPMV_ERR_NOMEM (free B with hspmv_csr_free). */
 int tl_csr_augment(const hspmv_csr *A, hspmv_csr *B);
 
@@ -86,7 +86,7 @@ typedef struct tl_kcheck {
 int tl_kcheck_init(tl_kcheck *T, const hspmv_csr *A, uint64_t seed);
 void tl_kcheck_free(tl_kcheck *T);
 
-/* k on T's A: add = 0 (from NaN) and add = 1 within the DESIGN.md bound;
+/* k on T's A: add = 0 (from NaN) and add = 1 within the docs/design.md bound;
    calls on [b,n) [0,a) [a,b) give bit for bit what one call gives, for
    add 0 and 1; a call on [a,b) leaves the rows outside it alone. Returns the
    number of failed checks, each printed to stderr. */
@@ -124,7 +124,7 @@ void tl_guard_free(tl_guard *G);
 int tl_check_guarded(const hspmv_csr *A, const tl_kernel *g, const hspmv_real *gx,
                      const tl_kernel *k, const hspmv_real *x);
 
-/* Row i's bound by DESIGN.md (c = 2): 2 k_i eps sum_j |a_ij x_j| + k_i eta. */
+/* Row i's bound by docs/design.md (c = 2): 2 k_i eps sum_j |a_ij x_j| + k_i eta. */
 long double tl_row_bound(const hspmv_csr *A, const hspmv_real *x, int64_t i);
 
 /* The check can fail: k's y is accepted, then with row i moved by three

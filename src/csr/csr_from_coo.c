@@ -3,6 +3,7 @@
    symmetric and skew-symmetric triangles mirrored, explicit zeros kept. */
 #include <string.h>
 #include "csr_build.h"
+#include "csr.h"
 
 int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *A, hspmv_error *err)
 {
@@ -60,13 +61,4 @@ nomem:
     hspmv_csr_free(A);
     return hspmv_err(err, HSPMV_ERR_NOMEM, "CSR build: out of memory for %lld x %lld matrix with %lld entries",
                      (long long)n, (long long)coo->ncols, (long long)nz);
-}
-
-void hspmv_csr_free(hspmv_csr *A)
-{
-    if (!A) return;
-    hspmv_free(A->rowptr);
-    hspmv_free(A->colind);
-    hspmv_free(A->val);
-    memset(A, 0, sizeof(*A));
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "csr_read_threads.h"
 #include "petsc_bin.h"
+#include "csr.h"
 
 int hspmv_csr_read(const char *path, hspmv_csr *A, const hspmv_read_opts *opts,
                    hspmv_read_info *info, hspmv_error *err)
@@ -18,10 +19,12 @@ int hspmv_csr_read(const char *path, hspmv_csr *A, const hspmv_read_opts *opts,
     if (!path) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_csr_read: path must not be NULL");
     if (hspmv_petsc_is_matrix_file(path)) return hspmv_petsc_read_opts(path, A, opts, info, err);
     int threads = opts && opts->threads > 0 ? opts->threads : omp_get_max_threads();
+    int rc = hspmv_test_check(hspmv_test_spec(), err); /* a bad test switch is refused, not ignored */
+    if (rc != HSPMV_OK) return rc;
     int64_t chunk = hspmv_mtx_read_chunk_env();
     if (threads > 1 || chunk > 0) {
         mtx_prologue pr;
-        int rc = hspmv_mtx_read_prologue(path, &pr, err);
+        rc = hspmv_mtx_read_prologue(path, &pr, err);
         if (rc == HSPMV_OK && pr.splittable) { /* the whole-file reader's memory refusal, before any allocation */
             int64_t most = (pr.file_size - pr.data_offset + 1) / hspmv_mtx_min_entry_bytes(&pr.h);
             rc = hspmv_mtx_check_memory(&pr.h, most < pr.h.nnz ? most : pr.h.nnz, path, pr.lines, err);
@@ -32,7 +35,7 @@ int hspmv_csr_read(const char *path, hspmv_csr *A, const hspmv_read_opts *opts,
         }
         if (pr.splittable) return hspmv_csr_read_ranges(path, &pr, threads, chunk, A, opts, info, err);
     }
-    int rc = hspmv_mtx_read(path, &coo, opts, info, err);
+    rc = hspmv_mtx_read(path, &coo, opts, info, err);
     if (rc != HSPMV_OK) return rc;
     rc = hspmv_csr_from_coo(&coo, A, err);
     hspmv_coo_free(&coo);

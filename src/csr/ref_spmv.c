@@ -1,11 +1,12 @@
 /* ref_spmv.c — the correctness oracle: a plain serial product accumulated in
-   long double, and the DESIGN.md bound
+   long double, and the docs/design.md bound
    |y_i - ref_i| <= c*k_i*eps*(|A||x|)_i + k_i*eta (eta: smallest normal),
    rows whose |A||x| leaves the working precision's range set apart as
    overflows. Kept simple on purpose: never tune this file. */
 #include <float.h>
 #include <math.h>
 #include "util.h"
+#include "csr.h"
 
 double hspmv_eps(void)
 {
@@ -68,7 +69,7 @@ int64_t hspmv_ref_check(const hspmv_csr *A, const hspmv_real *x, const hspmv_rea
         }
         long double d = fabsl((long double)y[i] - s);
         /* the absolute term covers products and sums in the subnormal
-           range, whose error is absolute, not relative (DESIGN.md) */
+           range, whose error is absolute, not relative (docs/design.md) */
         long double bound = (long double)c * k_i * eps * a + k_i * eta;
         int bad = !(d <= bound); /* NaN in y is a violation */
         if (bad) {

@@ -23,9 +23,9 @@
    the byte streams from there without multiplying.
 
    Bytes per product (hspmv_csrdu_bytes): nnz*(real+1) + rows*1 + nesc*4 +
-   checkpoints*24 + cols*real + rows*real: about 9.1-9.5 B per nonzero on
-   the FEM matrices of ../shared/matrices against CSR16's 10.1-10.3 and
-   CSR's 12.2-12.5 (double). */
+   checkpoints*24 + cols*real + rows*real: a little over real+1 B per
+   nonzero where few steps escape (FEM matrices), against CSR16's real+2
+   and CSR's real+4. */
 #ifndef HSPMV_CSRDU_H
 #define HSPMV_CSRDU_H
 
@@ -34,9 +34,9 @@
 #define HSPMV_CSRDU_CP 128     /* rows per checkpoint */
 #define HSPMV_CSRDU_ESC1 0x80  /* d of a first entry whose difference is in esc */
 #define HSPMV_CSRDU_LENESC 255 /* len of a row whose length is in esc */
-#define HSPMV_CSRDU_ESC_SPARE 8 /* zeroed entries after esc[nesc - 1]: the SIMD kernels read
-                                   the next two (steps decoder) or eight (table decoder)
-                                   escapes of every group, used or not */
+#define HSPMV_CSRDU_ESC_SPARE 8 /* zeroed entries after esc[nesc - 1]: the SIMD kernels'
+                                   byte steps read the next two escapes of every group,
+                                   used or not */
 
 /* Where a walk stands at row b*CP. */
 typedef struct hspmv_csrdu_cp {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include <stdlib.h>
-#include "io.h"
+#include "mtx_number.h"
 
 /* Eisel-Lemire, as in Lemire's fast_float (Software: Practice and Experience
    51(8), 2021; Mushtak & Lemire 2023 prove the 128-bit product suffices for

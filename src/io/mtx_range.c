@@ -52,9 +52,7 @@ void hspmv_mtx_split(int64_t lo, int64_t hi, int64_t chunk, int i, int n, int64_
 
 int64_t hspmv_mtx_read_chunk_env(void)
 {
-    const char *s = getenv("HSPMV_READ_CHUNK");
-    long long v = s ? atoll(s) : 0;
-    return v > 0 ? (int64_t)v : 0;
+    return hspmv_test_int(hspmv_test_spec(), "read_chunk", 0);
 }
 
 int hspmv_mtx_read_range(const char *name, int fd, const mtx_prologue *pr, int64_t begin, int64_t end,

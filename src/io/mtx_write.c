@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "util.h"
+#include "csr.h"
 
 /* Decimal digits of v >= 0 into p; returns the end. */
 static char *put_uint(char *p, uint64_t v)

@@ -25,7 +25,7 @@
 #define PETSC_VAL_BYTES 8 /* values are IEEE doubles (PetscScalar of a real double build) */
 
 /* Bytes staged per read or write call by default; every call moves less
-   than 2^31 bytes. HSPMV_IO_PIECE (environment, bytes) lowers it for tests. */
+   than 2^31 bytes. HSPMV_TEST's io_piece=BYTES lowers it for tests. */
 #define PETSC_PIECE_DEFAULT ((int64_t)8 << 20)
 
 /* What the header says, and the file's size. */
@@ -90,7 +90,8 @@ int hspmv_petsc_check_memory(const petsc_file *f, int64_t piece, hspmv_error *er
 /* Ranges of rows [r0, r1) with entries [k0, k1); 64-bit arithmetic throughout. */
 void hspmv_petsc_ranges_of(const petsc_file *f, int64_t r0, int64_t r1, int64_t k0, int64_t k1, petsc_ranges *out);
 
-/* Largest piece moved by one call (bytes, a multiple of 8, below 2^31). */
+/* Largest piece moved by one call (bytes, a multiple of 8, below 2^31):
+   PETSC_PIECE_DEFAULT, or HSPMV_TEST's io_piece rounded down to 8. */
 int64_t hspmv_petsc_piece_bytes(void);
 
 /* Row lengths of rows [row0, row0+n) from b into len, each checked to lie in 0..ncols. */

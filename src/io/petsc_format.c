@@ -202,12 +202,8 @@ void hspmv_petsc_ranges_of(const petsc_file *f, int64_t r0, int64_t r1, int64_t 
 
 int64_t hspmv_petsc_piece_bytes(void)
 {
-    const char *s = getenv("HSPMV_IO_PIECE"); /* test hook: small pieces */
-    long long v = s ? atoll(s) : 0;
-    if (v <= 0) return PETSC_PIECE_DEFAULT;
-    if (v < 8) v = 8;
-    if (v > ((long long)1 << 30)) v = (long long)1 << 30;
-    return (int64_t)v & ~(int64_t)7;
+    int64_t v = hspmv_test_int(hspmv_test_spec(), "io_piece", PETSC_PIECE_DEFAULT); /* 8..2^30 (settings.c) */
+    return v & ~(int64_t)7;
 }
 
 /* The file row of entry k (the row whose entries hold it). */

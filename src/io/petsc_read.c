@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "petsc_bin.h"
+#include "matrix_files.h"
 
 typedef struct reader {
     petsc_file f;
@@ -152,6 +153,7 @@ int hspmv_petsc_read_opts(const char *path, hspmv_csr *A, const hspmv_read_opts 
     if (!A) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_petsc_read: A is NULL");
     memset(A, 0, sizeof(*A));
     memset(&r, 0, sizeof(r));
+    if ((rc = hspmv_test_check(hspmv_test_spec(), err))) return rc; /* a bad test switch is refused */
     if ((rc = hspmv_petsc_open(path, &r.f, &r.fd, err))) return rc;
     r.opts = opts;
     r.piece = hspmv_petsc_piece_bytes();

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "petsc_bin.h"
+#include "matrix_files.h"
 
 typedef struct writer {
     const char *name;

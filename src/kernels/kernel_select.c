@@ -1,5 +1,4 @@
 /* kernel_select.c — the kernels this CPU can run, best first, and lookup by name. */
-#include <stdlib.h>
 #include <string.h>
 #include "kernel_select.h"
 
@@ -55,8 +54,8 @@ const hspmv_kernel_set *hspmv_kernel_find(const char *isa)
     return NULL;
 }
 
-static int csrdu_decoder = -1; /* set by hspmv_csrdu_set_decoder; -1: the default */
-static int csrdu_default = -1; /* -1: not looked up yet */
+static int csrdu_decoder = -1; /* set by hspmv_csrdu_set_decoder; -1: the CPU's choice */
+static int csrdu_default = -1; /* the CPU's choice; -1: not looked up yet */
 
 void hspmv_csrdu_set_decoder(int mode)
 {
@@ -69,18 +68,12 @@ int hspmv_csrdu_decoder(void)
     if (m >= 0) return m;
     m = __atomic_load_n(&csrdu_default, __ATOMIC_RELAXED);
     if (m < 0) { /* every thread that gets here finds the same */
-        const char *s = getenv("HSPMV_CSRDU_DECODE");
-        if (s && !strcmp(s, "table")) m = HSPMV_CSRDU_TABLE;
-        else if (s && !strcmp(s, "wide")) m = HSPMV_CSRDU_WIDE;
-        else if (s && !strcmp(s, "steps")) m = HSPMV_CSRDU_STEPS;
-        else {
 #if defined(__x86_64__)
-            __builtin_cpu_init();
-            m = __builtin_cpu_is("intel") ? HSPMV_CSRDU_WIDE : HSPMV_CSRDU_STEPS;
+        __builtin_cpu_init();
+        m = __builtin_cpu_is("intel") ? HSPMV_CSRDU_WIDE : HSPMV_CSRDU_STEPS;
 #else
-            m = HSPMV_CSRDU_STEPS;
+        m = HSPMV_CSRDU_STEPS;
 #endif
-        }
         __atomic_store_n(&csrdu_default, m, __ATOMIC_RELAXED);
     }
     return m;

@@ -21,22 +21,17 @@ hspmv_csrdu_kernel hspmv_k_csrdu_avx512;
 hspmv_csrdu_kernel hspmv_k_csrdu_neon;
 #endif
 
-/* The column decoder of the sets that have several (AVX-512 in double):
+/* The column decoder of the sets that have two (AVX-512 in double):
    HSPMV_CSRDU_STEPS the byte-step decoder (escapes added after the prefix
-   sum), HSPMV_CSRDU_TABLE the table decoder (escaped steps placed in their
-   lanes before it), HSPMV_CSRDU_WIDE two groups decoded at once in 16
-   lanes (escapes placed by an expanding load). A set without the one named
-   runs the byte steps. By default the wide decoder on Intel CPUs and the
-   steps elsewhere:
-   - 16-core Xeon, 16 threads, medians of 4 interleaved rounds, CSRDU time
-     over CSR16's: real-valued 27-point stencil 150^3 1.14 table, 1.01
-     wide; fem3d 80 1.08 table, 1.03 wide (earlier: steps 1.22);
-   - one Zen 4 core, in cache, the table 14% slower than the steps, and an
-     8-lane vpexpandd about 17 cycles a group.
-   HSPMV_CSRDU_DECODE=steps|table|wide overrides the default,
-   hspmv_csrdu_set_decoder(mode) both (-1: back to the default; the tests
-   run every decoder this way). */
-enum { HSPMV_CSRDU_STEPS = 0, HSPMV_CSRDU_TABLE = 1, HSPMV_CSRDU_WIDE = 2 };
+   sum), HSPMV_CSRDU_WIDE two groups decoded at once in 16 lanes (escapes
+   placed by an expanding load). A set without the wide one runs the byte
+   steps. The CPU decides: the wide decoder on Intel CPUs, where it
+   removes the steps' scalar chain from group to group; the steps
+   elsewhere, since AMD's expanding load is microcoded and slow
+   (docs/results has the timings). hspmv_csrdu_set_decoder(mode) overrides
+   that for the whole process (-1: back to the CPU's choice; the tests run
+   every decoder this way). Nothing here reads the environment. */
+enum { HSPMV_CSRDU_STEPS = 0, HSPMV_CSRDU_WIDE = 1 };
 int hspmv_csrdu_decoder(void);
 void hspmv_csrdu_set_decoder(int mode);
 

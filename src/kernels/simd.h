@@ -55,14 +55,12 @@
 #error "simd.h: compile with -DHSPMV_ISA_AVX2, -DHSPMV_ISA_AVX512 or -DHSPMV_ISA_NEON (see the Makefile)"
 #endif
 
-/* CSRDU's table decoder: a set may define SIMD_HAS_ESC_TABLE and
-   isteps_esc(p, keep, esc, &used) (isteps with each escaped lane's 0
-   replaced by the next number of esc, reading at most W of them), iset1(c),
-   iaddv(a, b) and ilast_all(i) (the last lane in every lane); its CSRDU
-   kernel then has both decoders (kernels_csrdu.h). The wide decoder: a set
-   may define SIMD_HAS_ESC_WIDE and widx (2W 32-bit indices), wsteps_esc
-   (isteps_esc over 2W lanes, reading only the escapes used), wscan, wset1,
-   waddv, wlast_all and wlo/whi (the two halves as vidx). */
+/* CSRDU's wide decoder: a set may define SIMD_HAS_ESC_WIDE and widx (2W
+   32-bit indices), wsteps_esc(p, keep, esc, &used) (the 2W kept lanes'
+   steps, each escaped lane's 0 replaced by the next number of esc, reading
+   only the escapes used), wscan (prefix sum), wset1, waddv, wlast_all (the
+   last lane in every lane) and wlo/whi (the two halves as vidx); its CSRDU
+   kernel then has both decoders (kernels_csrdu.h). */
 
 /* CSRDU's column vectors: a set may define SIMD_HAS_VCOL and its own vcol
    (AVX-512 and AVX2 in double: 64-bit lanes summed by vpsadbw); the others

@@ -10,12 +10,13 @@
 #include "hspmv.h"
 
 /* Rows shorter than this take a scalar FMA loop: for them a masked gather
-   and a horizontal sum cost more than they save. 5-point Laplacian, double,
-   Zen 4: 15.2 ms with 8, 31.4 ms with 4 (a gather of 4 plus a masked gather
-   of 1 per row). Must be >= W: the tail loads the row's last W entries. */
+   and a horizontal sum cost more than they save (a 5-entry row would take
+   a gather of 4 plus a masked gather of 1; docs/results has the timings).
+   Must be >= W: the tail loads the row's last W entries. */
 #define SIMD_SHORT 8
-/* Software prefetch distance in entries (0: off): 5-point Laplacian, Zen 4,
-   double: 10.6 ms with 256 vs 15.6 ms without; 64-wide band, Xeon: 68 vs 83 ms. */
+/* Software prefetch distance in entries (0: off): far enough ahead that
+   the value and index streams arrive before the gathers need them, on
+   short rows and on wide bands alike. */
 #define SIMD_PF 256
 /* The tail of a row (its last 1..W-1 entries) is computed on the row's last
    W entries with the lanes already done masked off: AVX2 has no masked
@@ -51,8 +52,8 @@ static inline void vstream(float *p, vreal a) { _mm256_stream_ps(p, a); }
 /* Gathers merge into their destination register, so reusing one register
    chains every gather to the previous one. The empty asm hides that z is
    zero and m all ones, which keeps the compiler from dropping z: each gather
-   then starts from a fresh copy of z and the gathers overlap (64-wide band,
-   double, Zen 4: 48 ms vs 61 ms with the chained gathers). */
+   then starts from a fresh copy of z and the gathers overlap instead of
+   waiting for each other. */
 static inline vreal vgather(vidx i, const float *x)
 {
     __m256 z = _mm256_setzero_ps(), m = _mm256_castsi256_ps(_mm256_set1_epi32(-1));

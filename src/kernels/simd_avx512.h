@@ -9,13 +9,13 @@
 #include "hspmv.h"
 
 /* Rows shorter than this take a scalar FMA loop: for them one masked gather
-   plus a horizontal sum costs more than it saves. Measured, one core, 4M-row
-   5-point Laplacian (5 nnz/row), double: AMD EPYC Zen 4 15.1 ms with the
-   scalar loop vs 42 ms all-vector; Intel Xeon (H100 host) 23.9 vs 24.7 ms.
-   Random 16 nnz/row, Xeon: vectorised 19-26% faster than scalar. */
+   plus a horizontal sum costs more than it saves (much more on AMD, where
+   a gather is slow; a little on Intel), while rows of 16 and more gain
+   from the vectors (docs/results has the timings). */
 #define SIMD_SHORT 8
-/* Software prefetch distance in entries (0: off): 5-point Laplacian, Zen 4,
-   double: 10.6 ms with 256 vs 15.6 ms without; 64-wide band, Xeon: 68 vs 83 ms. */
+/* Software prefetch distance in entries (0: off): far enough ahead that
+   the value and index streams arrive before the gathers need them, on
+   short rows and on wide bands alike. */
 #define SIMD_PF 256
 /* The tail of a row (its last 1..W-1 entries) is read with masked loads
    from where it starts: masked lanes are neither loaded nor gathered, so a
@@ -52,9 +52,8 @@ static inline vreal vmload(vmask m, const float *p) { return _mm512_maskz_loadu_
 /* Gathers merge into their destination register, so reusing one register
    chains every gather to the previous one. The empty asm hides that z is
    zero and m all ones, which keeps the compiler from dropping z: each gather
-   then starts from a fresh copy of z and the gathers overlap. 64-wide band,
-   double, Zen 4: 45 ms vs 67 ms with the chained gathers; no change on the
-   Xeon. */
+   then starts from a fresh copy of z and the gathers overlap instead of
+   waiting for each other (it matters on AMD; Intel does not chain them). */
 static inline vreal vgather(vidx i, const float *x)
 {
     __m512 z = _mm512_setzero_ps();
@@ -147,36 +146,6 @@ static inline vidx iadd_lanes(vidx a, unsigned m, int32_t b)
 {
     return _mm256_mask_add_epi32(a, (__mmask8)m, a, _mm256_set1_epi32(b));
 }
-/* CSRDU with each escaped step placed in its lane before the prefix sum
-   (simd.h: SIMD_HAS_ESC_TABLE). The placing is a table lookup and one
-   vpermd, not vpexpandd: on Zen 4 vpexpandd took about 17 cycles a group
-   (fem3d 16, one core: 1.12 ms against 0.61 without it). esc_lane[z][j]
-   is how many lanes below j are in z: lane j's place among the escapes. */
-#define SIMD_HAS_ESC_TABLE 1
-#define ESC_B_(z, j) (((z) >> (j)) & 1)
-#define ESC_L_(z, j) ((j) > 0 ? ESC_B_(z, 0) : 0) + ((j) > 1 ? ESC_B_(z, 1) : 0) + ((j) > 2 ? ESC_B_(z, 2) : 0) + \
-        ((j) > 3 ? ESC_B_(z, 3) : 0) + ((j) > 4 ? ESC_B_(z, 4) : 0) + ((j) > 5 ? ESC_B_(z, 5) : 0) +       \
-        ((j) > 6 ? ESC_B_(z, 6) : 0)
-#define ESC_R1_(z) {ESC_L_(z, 0), ESC_L_(z, 1), ESC_L_(z, 2), ESC_L_(z, 3), ESC_L_(z, 4), ESC_L_(z, 5), ESC_L_(z, 6), ESC_L_(z, 7)}
-#define ESC_R4_(z) ESC_R1_(z), ESC_R1_((z) + 1), ESC_R1_((z) + 2), ESC_R1_((z) + 3)
-#define ESC_R16_(z) ESC_R4_(z), ESC_R4_((z) + 4), ESC_R4_((z) + 8), ESC_R4_((z) + 12)
-#define ESC_R64_(z) ESC_R16_(z), ESC_R16_((z) + 16), ESC_R16_((z) + 32), ESC_R16_((z) + 48)
-static const uint8_t esc_lane[256][8] __attribute__((aligned(64))) = {ESC_R64_(0), ESC_R64_(64), ESC_R64_(128),
-                                                                       ESC_R64_(192)};
-/* The kept lanes' steps (bytes at p), each 0 byte replaced by the next of
-   esc (*used of them); reads at most W numbers of esc (HSPMV_CSRDU_ESC_SPARE). */
-static inline vidx isteps_esc(const uint8_t *p, unsigned keep, const int32_t *esc, unsigned *used)
-{
-    __m256i b = _mm256_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)keep, p));
-    __mmask8 z = _mm256_mask_testn_epi32_mask((__mmask8)keep, b, b);
-    __m256i at = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)esc_lane[z]));
-    *used = (unsigned)__builtin_popcount(z);
-    return _mm256_add_epi32(b, _mm256_maskz_permutexvar_epi32(z, at, _mm256_loadu_si256((const __m256i *)esc)));
-}
-static inline vidx iset1(int32_t a) { return _mm256_set1_epi32(a); }
-static inline vidx iaddv(vidx a, vidx b) { return _mm256_add_epi32(a, b); }
-static inline vidx ilast_all(vidx a) { return _mm256_permutexvar_epi32(_mm256_set1_epi32(7), a); }
-
 /* CSRDU's wide decoder (SIMD_HAS_ESC_WIDE): 2W columns at once in 16 32-bit
    lanes, each escaped step put in its lane by an expanding load of esc
    (which reads only the escapes used), one 16-lane prefix sum, and the

@@ -10,12 +10,11 @@
    entries are one masked group. Two FMA accumulators, scalar rows shorter
    than SIMD_SHORT, one horizontal sum per row, and a software prefetch
    that keeps the value and byte streams SIMD_PF entries ahead. Sets with
-   SIMD_HAS_ESC_TABLE (AVX-512 in double) also have a second decoder that
-   puts each escaped step into its lane before a 32-bit prefix sum, and
-   with SIMD_HAS_ESC_WIDE a third that does so for two groups at once in 16
-   lanes; which one runs is hspmv_csrdu_decoder()'s choice
+   SIMD_HAS_ESC_WIDE (AVX-512 in double) also have a second decoder that
+   puts each escaped step into its lane and decodes two groups at once in
+   16 lanes; which one runs is hspmv_csrdu_decoder()'s choice
    (kernels_csrdu.h). The row loop is written once (spmv_csrdu_rows.h) and
-   included per decoder, with the long rows of the first two from
+   included per decoder, with the byte steps' long rows from
    spmv_csrdu_groups.h and the wide one's own. */
 #include "simd.h"
 #include "kernels_csrdu.h"
@@ -59,33 +58,6 @@ static inline int32_t steps_start(int32_t c) { return c; }
 #include "spmv_csrdu_groups.h"
 #define CSRDU_ROWS steps_rows
 #include "spmv_csrdu_rows.h"
-
-#if SIMD_HAS_ESC_TABLE
-/* The table decoder (simd.h: SIMD_HAS_ESC_TABLE): the same columns, with
-   each escaped step placed in its lane before the prefix sum (any number
-   of escapes, no branch), and the column carried to the next group kept in
-   every lane of a vector: no move to or from a general register. */
-static inline vidx table_columns(const uint8_t *d, unsigned keep, vidx *col, int64_t *e, const int32_t *esc)
-{
-    unsigned used;
-    vidx ix = iaddv(iscan(isteps_esc(d, keep, esc + *e, &used)), *col);
-    *e += used;
-    *col = ilast_all(ix);
-    return ix;
-}
-static inline vidx table_start(int32_t c) { return iset1(c); }
-
-#define CSRDU_LONG table_long
-#define CSRDU_CCOL vidx
-#define CSRDU_GCOL vidx
-#define CSRDU_COLUMNS table_columns
-#define CSRDU_START table_start
-#define CSRDU_GATHER vgather
-#define CSRDU_MGATHER vmgather
-#include "spmv_csrdu_groups.h"
-#define CSRDU_ROWS table_rows
-#include "spmv_csrdu_rows.h"
-#endif
 
 #if SIMD_HAS_ESC_WIDE
 /* The 2W columns of the lanes in keep (16 bits) whose steps are the bytes
@@ -136,18 +108,9 @@ static inline hspmv_real wide_long(const uint8_t *d, const hspmv_real *v, const 
 void HSPMV_KERNEL(csrdu)(int64_t r0, int64_t r1, const hspmv_csrdu *D, const hspmv_real *x, hspmv_real *y,
                          int add)
 {
-#if SIMD_HAS_ESC_WIDE || SIMD_HAS_ESC_TABLE
-    int dec = hspmv_csrdu_decoder();
-#endif
 #if SIMD_HAS_ESC_WIDE
-    if (dec == HSPMV_CSRDU_WIDE) {
+    if (hspmv_csrdu_decoder() == HSPMV_CSRDU_WIDE) {
         wide_rows(r0, r1, D, x, y, add);
-        return;
-    }
-#endif
-#if SIMD_HAS_ESC_TABLE
-    if (dec == HSPMV_CSRDU_TABLE) {
-        table_rows(r0, r1, D, x, y, add);
         return;
     }
 #endif

@@ -11,6 +11,7 @@
 #include "csrp.h"
 #include "panels.h"
 #include "kernel_select.h"
+#include "local_calls.h" /* hspmv_local_touch, the kernel timing of groups */
 
 /* OpenMP queries that also build without -fopenmp (then one thread does
    every chunk, in order). */
@@ -53,6 +54,7 @@ struct hspmv_local {
     hspmv_csrp_set *pats;        /* during create only: the row patterns, when collected */
     int fitsp;                   /* pats holds every row's pattern (CSRP possible) */
     int64_t *esc;                /* during create only, threads+1 entries: CSRDU escapes before each chunk */
+    int stream_y_forced;         /* HSPMV_TEST's stream_y at create (0 or 1), -1: the rule decides */
 };
 
 /* Kernel "auto" times the kernel sets on matrices with at least this many
@@ -113,28 +115,25 @@ void hspmv_local_csrdu_escapes(const hspmv_csr *A, int nchunks, const int64_t *s
 /* Builds L->csrdu from A and the escape counts in L->esc, each chunk's rows written by its thread. */
 int hspmv_local_build_csrdu(hspmv_local *L, const hspmv_csr *A, hspmv_error *err);
 
-/* Builds L->panels (npanels panels, x prefetch xpf) from A, each chunk's
-   rows of every panel written by its thread. */
-int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, int xpf, hspmv_error *err);
+/* Builds L->panels (npanels panels, x prefetched HSPMV_PANELS_XPF entries
+   ahead) from A, each chunk's rows of every panel written by its thread. */
+int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, hspmv_error *err);
 
-/* Panels for AUTO and --format panels: HSPMV_PANELS in the environment, or
-   the fewest that cut x (ncols values) into pieces of at most half the
-   last-level cache (all threads read the same panel's piece at about the
-   same time; 1 when the cache size is unknown); clamped to
-   1..HSPMV_PANELS_MAX. The x prefetch distance: HSPMV_XPF, or
-   HSPMV_PANELS_XPF. */
-int hspmv_local_panel_count(int64_t ncols, int threads);
-int hspmv_local_xpf(void);
+/* Panels for AUTO and --format panels: the fewest that cut x (ncols
+   values) into pieces of at most half the last-level cache (all threads
+   read the same panel's piece at about the same time; 1 when the cache
+   size is unknown), clamped to 1..HSPMV_PANELS_MAX; test (an HSPMV_TEST
+   string, checked) may force the count with panels=N. */
+int hspmv_local_panel_count(int64_t ncols, int threads, const char *test);
 /* 1 when a product that streams `bytes` should store y with streaming
-   stores: more than the last-level cache holds (HSPMV_STREAM_Y=0|1 forces). */
-int hspmv_local_stream_y(double bytes);
+   stores: more than the last-level cache holds; forced 0 or 1 decides
+   instead (HSPMV_TEST's stream_y), -1 leaves it to the rule. */
+int hspmv_local_stream_y(double bytes, int forced);
 
-/* A positive whole number from the environment variable name, else 0. */
-long hspmv_local_env_count(const char *name);
-
-/* local_pieces.c. Pieces per chunk: HSPMV_PIECES when set, else one per
-   16384 nonzeros of a chunk, at most 16 (1 with one thread). */
-int hspmv_local_piece_count(const hspmv_local *L);
+/* local_pieces.c. Pieces per chunk: one per 16384 nonzeros of a chunk, at
+   most 16 (1 with one thread); test (an HSPMV_TEST string, checked) may
+   force the count with pieces=N. */
+int hspmv_local_piece_count(const hspmv_local *L, const char *test);
 /* Part `part` of `nparts` of y = A*x (add: y += A*x) with the chunks'
    parts cut into pieces that idle threads take; the same y, bit for bit,
    as the static split (each row's sum is made by one kernel call). */

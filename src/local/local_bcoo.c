@@ -62,10 +62,8 @@ int hspmv_local_build_bcoo(hspmv_local *L, const hspmv_csr *A, hspmv_error *err)
     /* scattered columns: x prefetched ahead of the gathers, as in PANELS (and
        a tile's gathers stay within its column block's pages, so 4 KiB pages
        under x cost little: the MPI layer's window) */
-    if (hspmv_panels_scattered(A)) {
-        int d = hspmv_local_xpf();
-        L->bcoo.xpf = d > HSPMV_BCOO_MAX_XPF ? HSPMV_BCOO_MAX_XPF : d;
-    }
+    _Static_assert(HSPMV_PANELS_XPF <= HSPMV_BCOO_MAX_XPF, "BCOO's prefetch distance");
+    if (hspmv_panels_scattered(A)) L->bcoo.xpf = HSPMV_PANELS_XPF;
 #pragma omp parallel num_threads(T)
     HSPMV_FOR_MY_CHUNKS(c, T)
         copy_tile_rows(&L->bcoo, &S, L->tiles[c], L->tiles[c + 1], c == T - 1);

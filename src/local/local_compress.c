@@ -64,7 +64,7 @@ int hspmv_local_build_csrp(hspmv_local *L, const hspmv_csr *A, hspmv_error *err)
         if (st[c + 1] > st[c]) hspmv_csrp_fill_slices(A, L->pats, P, s0, s1);
     }
     hspmv_csrp_count_mixed(P);
-    P->stream_y = hspmv_local_stream_y(hspmv_csrp_bytes(P));
+    P->stream_y = hspmv_local_stream_y(hspmv_csrp_bytes(P), L->stream_y_forced);
     return hspmv_ok(err);
 }
 
@@ -90,25 +90,14 @@ int hspmv_local_build_csrdu(hspmv_local *L, const hspmv_csr *A, hspmv_error *err
     return hspmv_ok(err);
 }
 
-long hspmv_local_env_count(const char *name)
-{
-    const char *s = getenv(name);
-    char *end;
-    long v;
-    if (!s || !*s) return 0;
-    v = strtol(s, &end, 10);
-    return *end || v < 0 ? 0 : v;
-}
-
-int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, int xpf, hspmv_error *err)
+int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, hspmv_error *err)
 {
     hspmv_panels *P = &L->panels;
     const int64_t *st = L->rows;
     int T = L->threads;
     int64_t *cnt;
-    int rc = hspmv_panels_alloc(A, npanels, xpf, P, err);
+    int rc = hspmv_panels_alloc(A, npanels, HSPMV_PANELS_XPF, P, err);
     if (rc != HSPMV_OK) return rc;
-    if (npanels > 1 && hspmv_local_env_count("HSPMV_PANELS_RB") > 0) P->rblock = hspmv_local_env_count("HSPMV_PANELS_RB");
     cnt = hspmv_calloc((size_t)T * (size_t)npanels, sizeof(int64_t)); /* chunk c, panel p: cnt[c*P + p] */
     if (!cnt) {
         hspmv_panels_free(P);
@@ -132,9 +121,9 @@ int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, in
     return hspmv_ok(err);
 }
 
-int hspmv_local_panel_count(int64_t ncols, int threads)
+int hspmv_local_panel_count(int64_t ncols, int threads, const char *test)
 {
-    long forced = hspmv_local_env_count("HSPMV_PANELS"), llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    long forced = hspmv_test_int(test, "panels", 0), llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     double share, x = (double)ncols * sizeof(hspmv_real);
     int64_t p;
     (void)threads; /* every thread reads the same panel's piece at about the same time */
@@ -149,22 +138,16 @@ int hspmv_local_panel_count(int64_t ncols, int threads)
    written without reading its lines first: 16-thread Xeon, real-valued
    lap3d 200 (585 MB a product) in CSRP, 10 interleaved launches: median
    4.45 ms with streaming stores against 4.66 without. */
-int hspmv_local_stream_y(double bytes)
+int hspmv_local_stream_y(double bytes, int forced)
 {
-    const char *s = getenv("HSPMV_STREAM_Y");
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (s && *s) return strcmp(s, "0") != 0;
+    if (forced >= 0) return forced;
     return llc > 0 && bytes > (double)llc;
 }
 
 void hspmv_local_cache_sharers(hspmv_local *L, int ranks)
 {
     if (L && L->format == HSPMV_FORMAT_CSRP)
-        L->csrp.stream_y = hspmv_local_stream_y(hspmv_csrp_bytes(&L->csrp) * (ranks > 1 ? ranks : 1));
-}
-
-int hspmv_local_xpf(void)
-{
-    const char *s = getenv("HSPMV_XPF");
-    return s && *s ? (int)hspmv_local_env_count("HSPMV_XPF") : HSPMV_PANELS_XPF;
+        L->csrp.stream_y =
+            hspmv_local_stream_y(hspmv_csrp_bytes(&L->csrp) * (ranks > 1 ? ranks : 1), L->stream_y_forced);
 }

@@ -5,8 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "local.h"
+#include "local_part.h"
 #include "rowptr.h"
 #include "util.h"
+#include "csr.h"
 
 static int check_input(const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
 {
@@ -151,7 +153,7 @@ static int choose_format(const hspmv_local *L, const hspmv_csr *A, const hspmv_o
    Zen 4 VM, 2 threads, double, three runs of 30 products: genmat fem3d 70
    --values random CSR16 22.0-23.6 ms, CSRDU 30.8-31.7 (README "CSRDU's
    kernels"). Nothing changes when the other cannot be built. */
-static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o)
+static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *o, const char *test)
 {
     static const int rival[2] = {HSPMV_FORMAT_CSR16, HSPMV_FORMAT_CSR};
     hspmv_opts o2 = *o;
@@ -161,7 +163,7 @@ static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *
         hspmv_local *L2 = NULL;
         if (rival[i] == HSPMV_FORMAT_CSR16 && !(*pL)->fits16) continue;
         o2.format = rival[i];
-        if (hspmv_local_create(A, &o2, &L2, NULL) != HSPMV_OK) continue;
+        if (hspmv_local_create_test(A, &o2, test, &L2, NULL) != HSPMV_OK) continue;
         if (hspmv_local_time_pair(*pL, L2, t) && t[1] < t[0]) {
             hspmv_local_destroy(pL);
             *pL = L2;
@@ -212,6 +214,12 @@ static void drop_counts(hspmv_local *L)
 
 int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local **out, hspmv_error *err)
 {
+    return hspmv_local_create_test(A, opts, hspmv_test_spec(), out, err);
+}
+
+int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *opts, const char *test, hspmv_local **out,
+                            hspmv_error *err)
+{
     static int64_t no_rows[1] = {0}; /* rowptr of a 0-row matrix given without one */
     hspmv_opts o;
     hspmv_csr A0;
@@ -223,6 +231,7 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
     if (opts) o = *opts;
     else hspmv_opts_default(&o);
     if ((rc = check_input(A, &o, err)) != HSPMV_OK) return rc;
+    if ((rc = hspmv_test_check(test, err)) != HSPMV_OK) return rc;
     if (A->nrows == 0 && !A->rowptr) {
         A0 = *A;
         A0.rowptr = no_rows;
@@ -241,7 +250,8 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
         goto fail;
     }
     hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows);
-    L->pieces = hspmv_local_piece_count(L);
+    L->pieces = hspmv_local_piece_count(L, test);
+    L->stream_y_forced = (int)hspmv_test_int(test, "stream_y", -1);
     L->nseg = hspmv_local_count_segments(A, L->threads, L->rows);
     L->fits16 = hspmv_local_fits_csr16(A, L->threads, L->rows);
     if ((rc = count_for_choice(L, A, &o, err)) != HSPMV_OK) goto fail;
@@ -271,7 +281,7 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
     case HSPMV_FORMAT_CSRP: rc = hspmv_local_build_csrp(L, A, err); break;
     case HSPMV_FORMAT_CSRDU: rc = hspmv_local_build_csrdu(L, A, err); break;
     case HSPMV_FORMAT_PANELS:
-        rc = hspmv_local_build_panels(L, A, hspmv_local_panel_count(A->ncols, L->threads), hspmv_local_xpf(), err);
+        rc = hspmv_local_build_panels(L, A, hspmv_local_panel_count(A->ncols, L->threads, test), err);
         break;
     default: rc = hspmv_local_build_bcoo(L, A, err); break;
     }
@@ -279,7 +289,7 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
     if (rc != HSPMV_OK) goto fail;
     if (!o.kernel || !strcmp(o.kernel, "auto")) {
         hspmv_local_tune_kernels(L);
-        if (o.format == HSPMV_FORMAT_AUTO && L->format == HSPMV_FORMAT_CSRDU) keep_faster(&L, A, &o);
+        if (o.format == HSPMV_FORMAT_AUTO && L->format == HSPMV_FORMAT_CSRDU) keep_faster(&L, A, &o, test);
     }
     *out = L;
     return hspmv_ok(err);

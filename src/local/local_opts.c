@@ -1,5 +1,6 @@
 /* local_opts.c — the default run-time knobs (hspmv_opts) and their bounds. */
 #include "hspmv.h"
+#include "local_calls.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif

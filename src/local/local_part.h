@@ -1,10 +1,19 @@
-/* local_part.h — one part of a prepared matrix's product (private: the MPI
-   layer multiplies its owned block part by part, with message progress in
-   between, without splitting the matrix into separately allocated pieces). */
+/* local_part.h — what the MPI layer needs of a prepared matrix beyond
+   hspmv.h (private): one part of its product (the owned block is
+   multiplied part by part, with message progress in between, without
+   splitting the matrix into separately allocated pieces), and its creation
+   under a given HSPMV_TEST string. */
 #ifndef HSPMV_LOCAL_PART_H
 #define HSPMV_LOCAL_PART_H
 
 #include "hspmv.h"
+
+/* hspmv_local_create under the HSPMV_TEST string test (settings.h) instead
+   of this process's: a distributed matrix passes rank 0's, so that every
+   rank plans alike. A bad string is refused (HSPMV_ERR_ARG naming the
+   pair); hspmv_local_create is this with hspmv_test_spec(). */
+int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *o, const char *test, hspmv_local **L,
+                            hspmv_error *err);
 
 /* Part `part` of `nparts` of y = A*x (add: y += A*x): in each thread's row
    chunk, the rows [r0 + len*part/nparts, r0 + len*(part+1)/nparts). Calling

@@ -11,15 +11,16 @@
 #include <stdint.h>
 #include "local.h"
 #include "local_part.h"
+#include "settings.h"
 
 enum { MAX_PIECES = 16 };
 #define PIECE_MIN_NNZ 16384 /* a piece's claim (one compare-and-swap) is noise beside this */
 
-int hspmv_local_piece_count(const hspmv_local *L)
+int hspmv_local_piece_count(const hspmv_local *L, const char *test)
 {
-    long env = hspmv_local_env_count("HSPMV_PIECES");
+    long forced = hspmv_test_int(test, "pieces", 0); /* 1..4096 (settings.c) */
     int64_t per = L->nnz / (L->threads > 0 ? L->threads : 1) / PIECE_MIN_NNZ;
-    if (env > 0) return env > 4096 ? 4096 : (int)env;
+    if (forced > 0) return (int)forced;
     if (L->threads <= 1) return 1;
     return per < 1 ? 1 : per > MAX_PIECES ? MAX_PIECES : (int)per;
 }

@@ -1,6 +1,9 @@
-/* local_spmv.c — y = A*x (or y += A*x) on a prepared matrix: one parallel
-   region, each thread runs the kernel on the rows it was given at creation
-   (in pieces that idle threads take, local_pieces.c, when it has them). */
+/* local_spmv.c — y = A*x (or y += A*x) on a prepared matrix, whole or one
+   part of every thread chunk at a time (local_part.h): one parallel region,
+   each thread runs the kernel on the rows it was given at creation (in
+   pieces that idle threads take, local_pieces.c, when it has them); and the
+   first touch of a vector by the threads that will use it. Calls go down
+   only: to local_pieces.c and local_rows.c. */
 #include <string.h>
 #include "local.h"
 #include "local_part.h"
@@ -27,6 +30,35 @@ void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, 
     HSPMV_FOR_MY_CHUNKS(c, T) run_chunk(L, c, x, y, add);
 }
 
+/* Part `part` of `nparts` of chunk c (local_part.h). */
+static void chunk_part(const hspmv_local *L, int c, int part, int nparts, const hspmv_real *x, hspmv_real *y,
+                       int add)
+{
+    int64_t r0 = L->rows[c], len = L->rows[c + 1] - r0;
+    int64_t a = r0 + len * part / nparts, b = r0 + len * (part + 1) / nparts;
+    hspmv_local_spmv_rows(L, a, b, x, y, add);
+}
+
+void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
+                           int add)
+{
+    int T = L->threads;
+    if (nparts <= 1 || L->nrows == 0) {
+        if (part == 0) hspmv_local_spmv(L, x, y, add);
+        return;
+    }
+    if (T == 1) {
+        chunk_part(L, 0, part, nparts, x, y, add);
+        return;
+    }
+    if (L->pieces > 1) {
+        hspmv_local_run_pieces(L, part, nparts, x, y, add);
+        return;
+    }
+#pragma omp parallel num_threads(T)
+    HSPMV_FOR_MY_CHUNKS(c, T) chunk_part(L, c, part, nparts, x, y, add);
+}
+
 void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n)
 {
     int T = L->threads;
@@ -47,65 +79,5 @@ void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n)
             b = n / T * (c + 1) + n % T * (c + 1) / T;
         }
         if (b > a) memset(v + a, 0, (size_t)(b - a) * sizeof(*v));
-    }
-}
-
-void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
-{
-    static const char *names[] = {"auto", "csr", "csrl", "bcoo", "csr16", "csrvi", "csrp", "csrdu", "panels"};
-    double r = sizeof(hspmv_real), xy = (double)L->ncols * r + (double)L->nrows * r;
-    memset(info, 0, sizeof(*info));
-    info->format = L->format;
-    info->format_name = names[L->format];
-    info->isa = L->ks->isa;
-    info->threads = L->threads;
-    info->nrows = L->nrows;
-    info->ncols = L->ncols;
-    info->nnz = L->nnz;
-    info->nseg = L->nseg;
-    info->seg_ratio = L->nnz > 0 ? (double)L->nseg / (double)L->nnz : 0;
-    info->npanels = L->format == HSPMV_FORMAT_PANELS ? L->panels.npanels : 1;
-    info->stream_y = L->format == HSPMV_FORMAT_CSRP && L->csrp.stream_y;
-    info->xpf = L->format == HSPMV_FORMAT_PANELS ? L->panels.xpf : L->format == HSPMV_FORMAT_BCOO ? L->bcoo.xpf : 0;
-    switch (L->format) {
-    case HSPMV_FORMAT_CSR:
-        info->bytes = (double)L->nnz * (r + 4) + (double)(L->nrows + 1) * 8 + xy;
-        info->bytes_formula = "nnz*(real+4) + (rows+1)*8 + cols*real + rows*real";
-        break;
-    case HSPMV_FORMAT_CSRL:
-        info->bytes = (double)L->nnz * r + (double)L->nseg * 8 + (double)(L->nrows + 1) * 16 + xy;
-        info->bytes_formula = "nnz*real + nseg*(4+4) + (rows+1)*(8+8) + cols*real + rows*real";
-        break;
-    case HSPMV_FORMAT_CSR16:
-        info->bytes = hspmv_csr16_bytes(&L->csr16);
-        info->bytes_formula = L->csr16.rowptr32 ? "nnz*(real+2) + (rows+1)*4 + cols*real + rows*real"
-                                                : "nnz*(real+2) + (rows+1)*8 + cols*real + rows*real";
-        break;
-    case HSPMV_FORMAT_CSRVI:
-        info->bytes = hspmv_csrvi_bytes(&L->csrvi);
-        info->bytes_formula = L->csrvi.rowptr32
-                                  ? "nnz*(4+1) + (rows+1)*4 + ntab*real + cols*real + rows*real"
-                                  : "nnz*(4+1) + (rows+1)*8 + ntab*real + cols*real + rows*real";
-        break;
-    case HSPMV_FORMAT_CSRP:
-        info->bytes = hspmv_csrp_bytes(&L->csrp);
-        info->bytes_formula = "nnz*real + (rows of mixed slices)*1 + slices*(8+2) + 4*(offsets+patterns) "
-                              "+ cols*real + rows*real";
-        break;
-    case HSPMV_FORMAT_CSRDU:
-        info->bytes = hspmv_csrdu_bytes(&L->csrdu);
-        info->bytes_formula = "nnz*(real+1) + rows*1 + escapes*4 + (rows/128)*24 + cols*real + rows*real";
-        break;
-    case HSPMV_FORMAT_PANELS:
-        info->bytes = hspmv_panels_bytes(&L->panels);
-        info->bytes_formula = L->panels.rowptr32
-                                  ? "nnz*(real+4) + panels*(rows+1)*4 + cols*real + rows*real*(2*panels-1)"
-                                  : "nnz*(real+4) + panels*(rows+1)*8 + cols*real + rows*real*(2*panels-1)";
-        break;
-    default:
-        info->bytes = (double)L->nnz * r + (double)hspmv_bcoo_index_bytes(&L->bcoo) + xy;
-        info->bytes_formula = "nnz*real + index (2 or 4 per entry, 25 per tile, 8 per tile row) "
-                              "+ cols*real + rows*real";
-        break;
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "dist.h"
 #include "util.h"
+#include "csr.h"
 
 enum { TAG_ROWPTR = 1, TAG_COLIND, TAG_VAL, TAG_PERM };
 

@@ -1,6 +1,7 @@
 /* dist_kernels.c — kernel "auto" agreed over the ranks for blocks multiplied together. */
 #include "dist.h"
 #include "kernel_select.h"
+#include "local_calls.h"
 #include "util.h"
 
 /* Kernel "auto" on every rank at once, for a group of blocks multiplied

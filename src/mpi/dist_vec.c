@@ -4,6 +4,7 @@
 #include "dist.h"
 #include "node.h"
 #include "util.h"
+#include "local_calls.h"
 
 /* The split and, on rank 0, the permutation that applies to a vector kind. */
 static const int64_t *layout(const hspmv_dist *D, int which, const int64_t **perm)

@@ -9,6 +9,7 @@
 #include "kernel_select.h"
 #include "node.h"
 #include "util.h"
+#include "local_calls.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -4,6 +4,7 @@
 #include <math.h>
 #include "solver.h"
 #include "util.h"
+#include "csr.h"
 
 static const char *who = "hspmv_bicgstab_solve";
 

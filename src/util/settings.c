@@ -31,7 +31,7 @@ static const test_key keys[] = {
     {"dist_chunk", 1, (long)1 << 30, NULL},  /* elements per MPI message piece */
     {"read_xchg", 1, (long)1 << 30, NULL},   /* records per parallel-read exchange round */
     {"read_chunk", 1, (long)1 << 40, NULL},  /* bytes per byte range of a threaded read */
-    {"io_piece", 8, (long)1 << 30, NULL},    /* bytes per MPI-IO piece of a PETSc read */
+    {"io_piece", 8, (long)1 << 30, NULL},    /* bytes per read or write call on a PETSc file */
     /* local plan choices forced */
     {"panels", 1, 256, NULL},                /* column panels of PANELS */
     {"pieces", 1, 4096, NULL},               /* pieces per thread chunk */
@@ -74,7 +74,7 @@ static int parse_value(const test_key *K, const char *v, size_t n, long *out)
     if (K->names) return (*out = name_place(K->names, v, n)) > 0;
     if (K->lo > K->hi) return n > 0; /* free string: its reader checks it */
     char buf[32], *end;
-    if (n == 0 || n >= sizeof(buf)) return 0;
+    if (n == 0 || n >= sizeof(buf) || !(*v == '-' || (*v >= '0' && *v <= '9'))) return 0; /* no space, no '+' */
     memcpy(buf, v, n);
     buf[n] = 0;
     errno = 0;
@@ -102,9 +102,12 @@ static int check_pair(const char *k, size_t kn, const char *v, size_t vn, void *
     hspmv_error *err = ctx;
     const test_key *K = find_key(k, kn);
     long x;
+    int pn = v ? (int)(v + vn - k) : (int)kn; /* the whole pair */
     if (!K)
-        return hspmv_err(err, HSPMV_ERR_ARG, "HSPMV_TEST (a test-only setting): unknown key '%.*s'", (int)kn, k);
-    if (!v || !parse_value(K, v, vn, &x)) {
+        return hspmv_err(err, HSPMV_ERR_ARG, "HSPMV_TEST (a test-only setting): '%.*s': unknown key '%.*s'", pn, k,
+                         (int)kn, k);
+    if (!v) return hspmv_err(err, HSPMV_ERR_ARG, "HSPMV_TEST: '%.*s': expected key=value", pn, k);
+    if (!parse_value(K, v, vn, &x)) {
         if (K->names)
             return hspmv_err(err, HSPMV_ERR_ARG, "HSPMV_TEST: '%.*s=%.*s': expected %s", (int)kn, k, (int)vn,
                              v ? v : "", K->names);

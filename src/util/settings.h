@@ -1,5 +1,6 @@
 /* settings.h — the environment variables the library reads; settings.c is
-   the only file of src/ that calls getenv (a test checks it).
+   the only file of src/ that reads the environment (a test checks it:
+   tests/scripts/test_sources.sh).
 
    HSPMV_NO_THP=1   no transparent huge pages: neither for the library's own
                     arrays nor for the MPI shared windows (default: asked

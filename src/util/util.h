@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "hspmv.h"
 #include "settings.h" /* hspmv_thp_off */
+#include "alloc.h"    /* hspmv_calloc, hspmv_alloc_fail_after */
 
 /* Records code and a printf-style message in *err (if not NULL); returns code. */
 int hspmv_err(hspmv_error *err, int code, const char *fmt, ...)
@@ -66,7 +67,7 @@ void *hspmv_alloc_pages(size_t n, size_t size);
    window) a second time, at an address congruent with its file offset
    modulo 2 MiB, where the kernel can map it 2 MiB at a time; returns 1 and
    fills A, or 0 (A->to NULL) where not needed (already congruent), not
-   possible or not wanted (HSPMV_SHM_HUGE=0, HSPMV_NO_THP=1). */
+   possible or not wanted (HSPMV_NO_THP=1). */
 typedef struct hspmv_alias {
     char *from, *to; /* the aliased page range and its second mapping */
     size_t len;
@@ -85,7 +86,7 @@ void hspmv_shared_unalias(hspmv_alias *A);
    shmem_enabled says; returns the bytes now on huge pages (0 where the
    kernel cannot, or p's mapping is not congruent: see hspmv_shared_alias). */
 size_t hspmv_shared_huge(void *p, size_t len, int part, int nparts);
-/* 1 when HSPMV_SHM_HUGE=0 or HSPMV_NO_THP=1 leave shared pages alone. */
+/* 1 when HSPMV_NO_THP=1 leaves shared pages alone. */
 int hspmv_shared_huge_off(void);
 
 /* Memory another layer lends out as if allocated (vectors in a shared

@@ -1,6 +1,6 @@
 /* test_gpu_spmv.c — every GPU kernel (naive, stream, LightSpMV V=2..32, the
    hybrid with and without the long-row split, cuSPARSE) against the
-   long-double reference with the DESIGN.md bound. Without a usable GPU every
+   long-double reference with the docs/design.md bound. Without a usable GPU every
    test is skipped with the reason. */
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include "check.h"
 #include "testlib.h"
 #include "hspmv_gpu.h"
+#include "csr.h"
 
 static int have_gpu;
 static char no_gpu_why[600];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "hspmv.h"
+#include "mpitest.h"
 
 int main(int argc, char **argv)
 {
@@ -15,7 +16,7 @@ int main(int argc, char **argv)
     hspmv_opts o;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    hspmv_opts_default(&o);
+    mt_opts(&o);
     if (argc > 2 && !strcmp(argv[2], "parallel")) o.read = HSPMV_READ_PARALLEL;
     int rc = hspmv_dist_read(argc > 1 ? argv[1] : NULL, MPI_COMM_WORLD, &o, &D, &e);
     printf("rank %d: status %d: %s\n", me, rc, rc ? e.msg : "ok");

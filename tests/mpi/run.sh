@@ -49,20 +49,21 @@ for t in $threads; do
         for bin in "$bindir"/test_*; do
             [ -x "$bin" ] || continue
             name=$(basename "$bin")
-            # every other run sends the slices in small pieces (the > 2^31 path),
-            # multiplies the owned block in 3 parts (MPI_Testall between them)
-            # and cuts the machine into pseudo-nodes of 2 ranks (the off-node
-            # path of halo "node", the default); test_dist also runs once with
-            # halo "p2p" (test_node sets its own modes)
-            chunk=""; pieces=""; noder=""; halos="default"
-            [ "$t" = 2 ] && chunk=1000 && pieces=3 && noder=2
+            # every other run sends the slices in small pieces (the > 2^31 path)
+            # and multiplies the owned block in 3 parts (MPI_Testall between
+            # them): the library's test switch HSPMV_TEST; and cuts the machine
+            # into pseudo-nodes of 2 ranks (the off-node path of halo "node",
+            # the default). test_dist also runs once with halo "p2p". MT_HALO
+            # and MT_NODE_RANKS are the tests' own variables (mt_opts in
+            # mpitest.h puts them in the options; test_node sets its own modes)
+            test=""; noder=""; halos="default"
+            [ "$t" = 2 ] && test=dist_chunk=1000,dist_pieces=3 && noder=2
             [ "$t" = 1 ] && [ "$name" = test_dist ] && halos="default p2p"
             for halo in $halos; do
                 h=""; [ "$halo" = p2p ] && h=p2p
                 start=$(date +%s)
-                tst=""; [ -n "$chunk" ] && tst="dist_chunk=$chunk,dist_pieces=$pieces"
-                OMP_NUM_THREADS=$t HSPMV_TEST=$tst MT_NODE_RANKS=$noder \
-                    MT_HALO=$h timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
+                OMP_NUM_THREADS=$t HSPMV_TEST=$test MT_NODE_RANKS=$noder MT_HALO=$h \
+                    timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
                 rc=$?
                 secs=$(( $(date +%s) - start ))
                 tally "$name at $p ranks" "$rc" "$out"

@@ -10,24 +10,13 @@
 
 static int me, P;
 
-/* 1 on every rank when rc and msg are the same on all ranks (rank 0's). */
-static int same_everywhere(int rc, const char *msg)
-{
-    char m0[512];
-    int rc0 = rc, bad, any;
-    snprintf(m0, sizeof(m0), "%s", msg);
-    MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(m0, sizeof(m0), MPI_CHAR, 0, MPI_COMM_WORLD);
-    bad = rc != rc0 || strcmp(m0, msg) != 0;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return !any;
-}
-
-/* This rank's rows of a small random matrix, global columns in int64. */
+/* This rank's rows of a small random matrix, global columns in int64, and
+   the run's options (mt_opts). */
 typedef struct rows {
     hspmv_csr A;
     int64_t nl, *rp, *ci;
     const hspmv_real *v;
+    hspmv_opts o;
 } rows;
 
 static void rows_make(rows *R)
@@ -40,6 +29,7 @@ static void rows_make(rows *R)
     for (int64_t i = b; i <= e; i++) R->rp[i - b] = R->A.rowptr[i] - R->A.rowptr[b];
     for (int64_t k = 0; k < z; k++) R->ci[k] = R->A.colind[R->A.rowptr[b] + k];
     R->v = R->A.val + R->A.rowptr[b];
+    mt_opts(&R->o);
 }
 
 static void rows_free(rows *R)
@@ -60,7 +50,7 @@ static void ranks_that_disagree_on_ncols_get_one_message(void)
         int64_t nc = R.A.ncols + (me == odd && P > 1);
         hspmv_dist *D = NULL;
         hspmv_error e = {0, ""};
-        int rc = hspmv_dist_create(MPI_COMM_WORLD, R.nl, nc, -1, R.rp, R.ci, R.v, NULL, &D, &e);
+        int rc = hspmv_dist_create(MPI_COMM_WORLD, R.nl, nc, -1, R.rp, R.ci, R.v, &R.o, &D, &e);
         char want[128];
         if (odd == 0) snprintf(want, sizeof(want), "rank 0 has %lld, rank 1 has %lld", (long long)R.A.ncols + 1,
                                (long long)R.A.ncols);
@@ -69,10 +59,11 @@ static void ranks_that_disagree_on_ncols_get_one_message(void)
         if (P == 1) CHECK(rc == HSPMV_OK && D, "one rank: %s", e.msg);
         else CHECK(rc == HSPMV_ERR_ARG && !D && strstr(e.msg, want), "rank %d: rc %d: '%s', want '%s'", me, rc, e.msg,
                    want);
-        CHECK(same_everywhere(rc, e.msg), "rank %d: a message of its own: %s", me, e.msg);
+        CHECK(!mt_errors_differ(rc, e.msg, D != NULL), "rank %d: a message of its own: %s", me, e.msg);
         hspmv_dist_destroy(&D);
         if (P == 1) break;
     }
+    if (P == 1) SKIP("one rank cannot disagree with itself (its create checked)");
     rows_free(&R);
 }
 
@@ -85,18 +76,26 @@ static void create_from_rows_beyond_memory_is_every_ranks_error(void)
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
     if (me == P - 1) hspmv_mem_test_bytes = 64; /* this rank "has" 64 bytes */
-    int rc = hspmv_dist_create(MPI_COMM_WORLD, R.nl, R.A.ncols, -1, R.rp, R.ci, R.v, NULL, &D, &e);
+    int rc = hspmv_dist_create(MPI_COMM_WORLD, R.nl, R.A.ncols, -1, R.rp, R.ci, R.v, &R.o, &D, &e);
     hspmv_mem_test_bytes = 0;
     char want[64];
     snprintf(want, sizeof(want), "rank %d: a copy of its", P - 1);
     CHECK(rc == HSPMV_ERR_NOMEM && !D && strstr(e.msg, want) && strstr(e.msg, "GB, more than"), "rank %d: rc %d: %s",
           me, rc, e.msg);
-    CHECK(same_everywhere(rc, e.msg), "rank %d: a message of its own: %s", me, e.msg);
+    CHECK(!mt_errors_differ(rc, e.msg, D != NULL), "rank %d: a message of its own: %s", me, e.msg);
     hspmv_dist_destroy(&D);
-    rc = hspmv_dist_create(MPI_COMM_WORLD, R.nl, R.A.ncols, -1, R.rp, R.ci, R.v, NULL, &D, &e);
+    rc = hspmv_dist_create(MPI_COMM_WORLD, R.nl, R.A.ncols, -1, R.rp, R.ci, R.v, &R.o, &D, &e);
     CHECK(rc == HSPMV_OK, "then: %s", e.msg);
     hspmv_dist_destroy(&D);
     rows_free(&R);
+}
+
+/* A create from this rank's rows (ctx), the n-th in a sweep. */
+static int create_nth(void *ctx, int n, hspmv_dist **D, hspmv_error *e)
+{
+    const rows *R = ctx;
+    (void)n;
+    return hspmv_dist_create(MPI_COMM_WORLD, R->nl, R->A.ncols, -1, R->rp, R->ci, R->v, &R->o, D, e);
 }
 
 /* The n-th allocation of hspmv_dist_create fails on the last rank: the same
@@ -105,36 +104,9 @@ static void create_from_rows_failed_allocation_is_every_ranks_error(void)
 {
     rows R;
     rows_make(&R);
-    int failures = 0, mismatches = 0, n;
-    for (n = 1; n < 300; n++) {
-        hspmv_dist *D = NULL;
-        hspmv_error e = {0, ""};
-        if (me == P - 1) hspmv_alloc_fail_after(n);
-        int rc = hspmv_dist_create(MPI_COMM_WORLD, R.nl, R.A.ncols, -1, R.rp, R.ci, R.v, NULL, &D, &e);
-        hspmv_alloc_fail_after(0);
-        mismatches += !same_everywhere(rc, rc ? e.msg : "") || (rc != 0) != (D == NULL);
-        hspmv_dist_destroy(&D);
-        if (rc == 0) break;
-        failures++;
-        CHECK(rc == HSPMV_ERR_NOMEM, "rc %d: %s", rc, e.msg);
-    }
-    CHECK(mismatches == 0 && failures > 5 && n < 300, "mismatches %d failures %d", mismatches, failures);
+    mt_alloc_sweep("create from rows", create_nth, &R, 300, 6);
     rows_free(&R);
 }
 
-int main(int argc, char **argv)
-{
-    int prov;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &prov);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    if (me != 0 && !freopen("/dev/null", "w", stdout)) return 1;
-    MRUN(ranks_that_disagree_on_ncols_get_one_message);
-    MRUN(create_from_rows_beyond_memory_is_every_ranks_error);
-    MRUN(create_from_rows_failed_allocation_is_every_ranks_error);
-    int rc = check_failed ? 1 : 0;
-    printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
-    fflush(stdout);
-    MPI_Finalize();
-    return rc;
-}
+MT_MAIN(NULL, ranks_that_disagree_on_ncols_get_one_message, create_from_rows_beyond_memory_is_every_ranks_error,
+        create_from_rows_failed_allocation_is_every_ranks_error)

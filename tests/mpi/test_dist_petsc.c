@@ -202,7 +202,9 @@ static int rows_are_the_serial_rows(const hspmv_csr *A, const char *name)
             break;
         }
         /* pieces of a few bytes on small matrices, of a few entries on the others */
-        if (configs[c].piece) setenv("HSPMV_IO_PIECE", A->nnz <= 5000 ? configs[c].piece : "8000", 1);
+        char pc[32];
+        snprintf(pc, sizeof(pc), "io_piece=%s", configs[c].piece && A->nnz <= 5000 ? configs[c].piece : "8000");
+        if (configs[c].piece) setenv("HSPMV_TEST", pc, 1);
         for (int part = HSPMV_PART_NNZ; part <= HSPMV_PART_ROWS; part++) {
             hspmv_csr S;
             hspmv_error e;
@@ -228,7 +230,7 @@ static int rows_are_the_serial_rows(const hspmv_csr *A, const char *name)
             ok &= same;
             hspmv_csr_free(&S);
         }
-        unsetenv("HSPMV_IO_PIECE");
+        unsetenv("HSPMV_TEST");
     }
     free(rs);
     free(ref);
@@ -514,40 +516,34 @@ static void refused_writes_give_every_rank_the_same_message_and_no_file(void)
     hspmv_csr_free(&A);
 }
 
-int main(int argc, char **argv)
+/* The tests' files go in a fresh folder of $TMPDIR (default /tmp), made by
+   rank 0 before the tests and removed after them. */
+static int make_tmpdir(void)
 {
-    int prov;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &prov);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    if (me != 0 && !freopen("/dev/null", "w", stdout)) return 1;
     if (me == 0) {
         const char *t = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
         snprintf(tmpdir, sizeof(tmpdir), "%s/hspmv_dpetsc_XXXXXX", t);
         if (!mkdtemp(tmpdir)) tmpdir[0] = 0;
     }
     MPI_Bcast(tmpdir, (int)sizeof(tmpdir), MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (!tmpdir[0]) {
-        printf("no temp folder\n0 passed, 1 failed\n");
-        MPI_Finalize();
-        return 1;
-    }
-    MRUN(the_walk_along_the_ranks_gives_the_alternating_shrink);
-    MRUN(each_rank_reads_the_rows_of_the_serial_read_bit_for_bit);
-    MRUN(product_of_the_mpiio_read_is_the_root_paths_bit_for_bit);
-    MRUN(the_parallel_write_gives_the_serial_writers_bytes);
-    MRUN(every_spoiled_file_gives_every_rank_the_serial_message);
-    MRUN(offences_in_any_ranks_rows_give_the_serial_message);
-    MRUN(refused_writes_give_every_rank_the_same_message_and_no_file);
+    if (!tmpdir[0]) printf("no temp folder\n");
+    return tmpdir[0] ? 0 : 1;
+}
+
+static void drop_tmpdir(void)
+{
     MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 0) {
+    if (me == 0 && tmpdir[0]) {
         char cmd[300];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
         if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
     }
-    int rc = check_failed ? 1 : 0;
-    printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
-    fflush(stdout);
-    MPI_Finalize();
-    return rc;
 }
+
+static const mt_hooks hooks = {make_tmpdir, drop_tmpdir};
+
+MT_MAIN(&hooks, the_walk_along_the_ranks_gives_the_alternating_shrink,
+        each_rank_reads_the_rows_of_the_serial_read_bit_for_bit,
+        product_of_the_mpiio_read_is_the_root_paths_bit_for_bit, the_parallel_write_gives_the_serial_writers_bytes,
+        every_spoiled_file_gives_every_rank_the_serial_message, offences_in_any_ranks_rows_give_the_serial_message,
+        refused_writes_give_every_rank_the_same_message_and_no_file)

@@ -1,6 +1,6 @@
 /* test_read_parallel.c — every rank reading a byte range against the root
    read: the same partition and the same rows bit for bit on every shared and
-   generated matrix, with ranges cut anywhere (HSPMV_READ_CHUNK) and tiny
+   generated matrix, with ranges cut anywhere (HSPMV_TEST read_chunk) and tiny
    exchange rounds (HSPMV_TEST read_xchg); the same status and message on every
    rank for bad files; the distributed matrix and its product the same. */
 #include <stdio.h>
@@ -13,23 +13,14 @@
 
 static int me, P;
 
-static void set_env(const char *k, long v)
+/* HSPMV_TEST with the byte-range size read_chunk and the exchange-round
+   size read_xchg (each left out when 0; unset when both are). */
+static void set_sizes(long chunk, long xchg)
 {
-    char s[32];
-    if (v > 0) {
-        snprintf(s, sizeof(s), "%ld", v);
-        setenv(k, s, 1);
-    } else {
-        unsetenv(k);
-    }
-}
-
-/* HSPMV_TEST=key=v (v <= 0: unset). */
-static void set_test(const char *k, long v)
-{
-    char s[64];
-    snprintf(s, sizeof(s), "%s=%ld", k, v);
-    if (v > 0) setenv("HSPMV_TEST", s, 1);
+    char s[96] = "";
+    if (chunk > 0) snprintf(s, sizeof(s), "read_chunk=%ld", chunk);
+    if (xchg > 0) snprintf(s + strlen(s), sizeof(s) - strlen(s), "%sread_xchg=%ld", *s ? "," : "", xchg);
+    if (*s) setenv("HSPMV_TEST", s, 1);
     else unsetenv("HSPMV_TEST");
 }
 
@@ -88,11 +79,9 @@ static int reads_like_root(const char *path, int part, long chunk, long xchg, co
     mt_opts(&o);
     o.partition = part;
     int rcr = root_rows(path, part, &R, rr, &er);
-    set_env("HSPMV_READ_CHUNK", chunk);
-    set_test("read_xchg", xchg);
+    set_sizes(chunk, xchg);
     int rcp = hspmv_dist_read_rows(path, MPI_COMM_WORLD, &o, &S, rp, &ep);
-    set_env("HSPMV_READ_CHUNK", 0);
-    set_test("read_xchg", 0);
+    set_sizes(0, 0);
     if (rcr != rcp || (rcr && strcmp(er.msg, ep.msg) != 0)) {
         fprintf(stderr, "rank %d: %s (chunk %ld, xchg %ld):\n  root:     %d %s\n  parallel: %d %s\n", me, what, chunk,
                 xchg, rcr, rcr ? er.msg : "ok", rcp, rcp ? ep.msg : "ok");
@@ -365,24 +354,7 @@ static void gzip_is_read_by_rank_0_and_said_so(void)
     if (me == 0) unlink(name);
 }
 
-int main(int argc, char **argv)
-{
-    int prov;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &prov);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    if (me != 0 && !freopen("/dev/null", "w", stdout)) return 1;
-    MRUN(every_shared_matrix_reads_like_root);
-    MRUN(every_generated_matrix_reads_like_root);
-    MRUN(small_texts_cut_everywhere_read_like_root);
-    MRUN(bad_files_give_the_root_message_on_every_rank);
-    MRUN(fuzz_corpus_reads_like_root);
-    MRUN(mutated_files_read_like_root);
-    MRUN(dist_read_parallel_matches_root);
-    MRUN(gzip_is_read_by_rank_0_and_said_so);
-    int rc = check_failed ? 1 : 0;
-    printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
-    fflush(stdout);
-    MPI_Finalize();
-    return rc;
-}
+MT_MAIN(NULL, every_shared_matrix_reads_like_root, every_generated_matrix_reads_like_root,
+        small_texts_cut_everywhere_read_like_root, bad_files_give_the_root_message_on_every_rank,
+        fuzz_corpus_reads_like_root, mutated_files_read_like_root, dist_read_parallel_matches_root,
+        gzip_is_read_by_rank_0_and_said_so)

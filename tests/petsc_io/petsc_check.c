@@ -2,7 +2,7 @@
    petsc-dev): a file MatView writes (AIJ, and dense in both layouts) reads in
    hspmv as the Matrix Market file did, serially and with MPI-IO; a file
    hspmv writes loads with MatLoad holding the same entries, and MatMult on
-   it meets the DESIGN.md bound; both write the same bytes.
+   it meets the docs/design.md bound; both write the same bytes.
      mpirun -n P petsc_check TMPDIR matrix.mtx...   (tests/petsc_io/run.sh) */
 #include <petscmat.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 #include "hspmv.h"
 #include "testlib.h"
+#include "matrix_files.h"
 
 static int me, P, passed, failed;
 static MPI_Comm comm;

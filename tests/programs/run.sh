@@ -357,6 +357,22 @@ if [ "$have_mpi" = 1 ] && timeout "$tmo" $MPIRUN -n 2 "$bin/solve" matrices/bloc
    grep -q '^  status: converged' "$out"; then pass "cg_converges_on_the_bundled_blocks_matrix"
 elif [ "$have_mpi" = 1 ]; then fail "cg_converges_on_the_bundled_blocks_matrix" "$out"; fi
 
+# a rank whose threads outnumber the cores of its affinity mask: one warning
+# from rank 0 saying what to pass; none where each thread has a core
+if [ "$have_mpi" = 1 ]; then
+    for p in benchmark-mpi solve; do
+        for bind in core none; do
+            timeout "$tmo" mpirun --allow-run-as-root --oversubscribe --bind-to $bind -n 2 "$bin/$p" \
+                matrices/lap2d_64.mtx --threads 2 > "$out" 2>&1
+            n=$(grep -c "warning: a rank runs 2 OpenMP threads on 1 core .*--map-by slot:PE=2 --bind-to core" "$out")
+            want=1; [ $bind = none ] && want=0
+            [ $bind = none ] && [ "$(nproc)" -lt 2 ] && want=$n # one core: sharing is real, the warning right
+            if [ "$n" = "$want" ]; then pass "${p}_binding_warning_bind_to_${bind}_is_${want}_line"
+            else fail "${p}_binding_warning_bind_to_${bind}_is_${want}_line (got $n)" "$out"; fi
+        done
+    done
+fi
+
 if [ -n "$record" ]; then mkdir -p "$(dirname "$record")"; echo "$P $F $S" > "$record"; fi
 echo "programs: $P passed, $F failed, $S skipped"
 [ -n "$record" ] || [ "$F" -eq 0 ]

@@ -58,6 +58,16 @@ sh "$root/run_all-mpi.sh" ./prog $((64 * cores + 1)) mats > out 2>&1
 check "run_all-mpi refuses more than 64 ranks per core with plain mpirun" test $? = 2 -a -n "$(grep 'per core' out)"
 mpi ./prog auto mats
 check "run_all-mpi auto outside Slurm is one rank per core" grep -q -- "-n $cores " calls
+# plain mpirun (a fake one first on PATH): a hybrid rank gets T cores of its own
+mkdir fakebin && cp launcher fakebin/mpirun
+rm -f fakebin/calls
+PATH="$t/fakebin:$PATH" OMP_NUM_THREADS=$cores sh "$root/run_all-mpi.sh" ./prog 1 mats > out 2>&1
+check "run_all-mpi 1 rank x $cores threads outside Slurm: mpirun --map-by slot:PE=$cores --bind-to core" \
+    grep -q -- "-n 1 --map-by slot:PE=$cores --bind-to core" fakebin/calls
+rm -f fakebin/calls
+PATH="$t/fakebin:$PATH" OMP_NUM_THREADS=2 sh "$root/run_all-mpi.sh" ./prog $cores mats > out 2>&1
+check "run_all-mpi $cores ranks x 2 threads on $cores cores: --oversubscribe --bind-to none" \
+    grep -q -- "-n $cores --oversubscribe --bind-to none" fakebin/calls
 
 # --- run_all-mpi.sh: CSV files that cannot be written -----------------------
 mkdir ro
@@ -135,6 +145,13 @@ R=2; srun_ env FAKE_OUT="srun: error: Unable to create step for job 7: Requested
 check "in Slurm: a step that cannot start says why, exit 1, one launch" \
     test "$(grep -c 'prog' calls)" = 1 -a -n "$(grep 'could not start a job step' out)"
 
+# --- every script answers --help: its usage on stdout, exit 0 ---------------
+for f in run_all-omp.sh run_all-mpi.sh run_all-light.sh slurm/hspmv-flat.sbatch slurm/hspmv-hybrid.sbatch \
+         slurm/hspmv-scaling.sbatch; do
+    sh "$root/$f" --help > out 2>&1
+    check "sh $f --help: exit 0 and its usage" test $? = 0 -a -n "$(grep -m1 "^$(basename "$f") — " out)"
+done
+
 # --- run_all-omp.sh with a fake benchmark-omp -------------------------------
 # FAKE_LINES is printed as the program's output; it records each call.
 cat > fakeomp <<'EOF'
@@ -155,6 +172,11 @@ $(line 1 csrl csrl 1.0)
 $(line 1 bcoo bcoo 3.0)
 $(line 1 csr16 csr16 1.5)" omp 1 mats
 r=$(row lap2d_64.mtx)
+# (a first argument of digits is THREADS, as run_all-mpi.sh takes RANKS)
+if [ -x "$root/benchmark-omp" ]; then
+    sh "$root/run_all-omp.sh" 2 mats --no-bw --reps 2 > out 2>&1
+    check "run_all-omp 2: THREADS 2 with the default program" grep -q "^lap2d_64.mtx .* 2 auto" out
+else skip "run_all-omp 2 (no benchmark-omp built)"; fi
 check "run_all-omp without an auto line: no 'auto' label, the row is the fastest format's (csrl 1.0)" \
     test -n "$(echo "$r" | grep ' csrl  *1.0000 .* csrl  *1.0000 ')" -a -z "$(echo "$r" | grep auto)"
 FAKE_LINES="$(line 2 csr csr 2.0)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "mpitest.h"
 #include "testlib.h"
+#include "csr.h"
 
 static int me, P;
 static const char *part_name[] = {"nnz", "rows", "metis"};
@@ -584,7 +585,7 @@ static void bicgstab_on_own_rows_convdiff_same_iterations(void)
 
 /* The same rows through hspmv_dist_create (each rank its own rows, global
    columns) and through the file path give the same y (bit for bit here,
-   the DESIGN.md bound at least) and the same CG iterations. */
+   the docs/design.md bound at least) and the same CG iterations. */
 static void own_rows_matches_file_path(void)
 {
     const char *path = "matrices/lap2d_64.mtx";
@@ -626,7 +627,7 @@ static void own_rows_matches_file_path(void)
             hspmv_dist_gather(M, HSPMV_VEC_ROWS, y2, yg, &e);
             int ok = me != 0 || tl_matches_ref(&A, xg, yg, "own rows");
             MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-            CHECK(ok, "own-rows y outside the DESIGN.md bound (%s)", part_name[part]);
+            CHECK(ok, "own-rows y outside the docs/design.md bound (%s)", part_name[part]);
             if (me == 0 && diff) fprintf(stderr, "  own rows vs file (%s): %lld entries differ in the last bits\n",
                                          part_name[part], (long long)diff);
             run a = solve_dist(F, CG, NULL, TOL, 1000, 0, NULL, NULL, 0), b = solve_dist(M, CG, NULL, TOL, 1000, 0, NULL, NULL, 0);

@@ -1,4 +1,7 @@
-/* local_part.c — y = A*x of one row part of every thread chunk (see local_part.h). */
+/* local_rows.c — y = A*x on a row range of a prepared matrix, in the
+   calling thread: the one place that picks the format's kernel. Every
+   product (local_spmv.c, local_pieces.c, the MPI layer's shared rows)
+   comes down to these calls. */
 #include "local.h"
 #include "local_part.h"
 
@@ -22,34 +25,6 @@ static void run_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_r
     case HSPMV_FORMAT_PANELS: L->ks->panels(r0, r1, &L->panels, x, y, add); break;
     default: L->ks->bcoo(r0, r1, &L->bcoo, x, y, add); break;
     }
-}
-
-static void chunk_part(const hspmv_local *L, int c, int part, int nparts, const hspmv_real *x, hspmv_real *y,
-                       int add)
-{
-    int64_t r0 = L->rows[c], len = L->rows[c + 1] - r0;
-    int64_t a = r0 + len * part / nparts, b = r0 + len * (part + 1) / nparts;
-    if (b > a) run_rows(L, a, b, x, y, add);
-}
-
-void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
-                           int add)
-{
-    int T = L->threads;
-    if (nparts <= 1 || L->nrows == 0) {
-        if (part == 0) hspmv_local_spmv(L, x, y, add);
-        return;
-    }
-    if (T == 1) {
-        chunk_part(L, 0, part, nparts, x, y, add);
-        return;
-    }
-    if (L->pieces > 1) {
-        hspmv_local_run_pieces(L, part, nparts, x, y, add);
-        return;
-    }
-#pragma omp parallel num_threads(T)
-    HSPMV_FOR_MY_CHUNKS(c, T) chunk_part(L, c, part, nparts, x, y, add);
 }
 
 void hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y,

@@ -1,5 +1,7 @@
-/* csr_spmv_naive.c — y = A*x with the seed's plain serial loop (benchmark-naive). */
+/* spmv_csr_naive.c — y = A*x with the seed's plain serial loop
+   (benchmark-naive): the portable CSR kernel over every row. */
 #include "kernels.h"
+#include "csr.h"
 
 void hspmv_csr_spmv_naive(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y)
 {

@@ -1,5 +1,9 @@
-/* csr_validate.c — checks the CSR invariants every kernel relies on. */
+/* csr_basic.c — the CSR type's own check (the invariants every kernel
+   relies on) and free: in util, below every layer that makes, reads,
+   writes or multiplies a CSR (io, csr, local, mpi) and so callable by all. */
+#include <string.h>
 #include "util.h"
+#include "csr.h"
 
 int hspmv_csr_validate(const hspmv_csr *A, hspmv_error *err)
 {
@@ -26,4 +30,13 @@ int hspmv_csr_validate(const hspmv_csr *A, hspmv_error *err)
         return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: rowptr[nrows] = %lld but nnz = %lld",
                          (long long)A->rowptr[A->nrows], (long long)A->nnz);
     return hspmv_ok(err);
+}
+
+void hspmv_csr_free(hspmv_csr *A)
+{
+    if (!A) return;
+    hspmv_free(A->rowptr);
+    hspmv_free(A->colind);
+    hspmv_free(A->val);
+    memset(A, 0, sizeof(*A));
 }
