@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "dist.h"
+#include "local_part.h"
 #include "kernel_select.h"
 #include "node.h"
 #include "util.h"
@@ -115,7 +116,7 @@ static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o
     if (np > HSPMV_DIST_PIECES_MAX) np = HSPMV_DIST_PIECES_MAX;
     D->npieces = np;
     if (Ao->nnz == 0) return HSPMV_OK;
-    int rc = hspmv_local_create(Ao, o, &D->Lo, err);
+    int rc = hspmv_local_create_test(Ao, o, D->test, &D->Lo, err);
     if (!rc && D->node) hspmv_local_cache_sharers(D->Lo, D->node->shared_ranks); /* the node's ranks stream together */
     return rc;
 }
@@ -330,7 +331,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     /* the owned block (and the p2p ghost block) for the node-level kernels */
     int messages = D->halo == HSPMV_HALO_P2P ? D->nrecv + D->nsend > 0 : D->node->nrecv + D->node->nsend > 0;
     rc = prepare_owned(D, &Ao, &ob, messages, T, err);
-    if (!rc && D->halo == HSPMV_HALO_P2P && Ag.nnz > 0) rc = hspmv_local_create(&Ag, &ob, &D->Lg, err);
+    if (!rc && D->halo == HSPMV_HALO_P2P && Ag.nnz > 0) rc = hspmv_local_create_test(&Ag, &ob, D->test, &D->Lg, err);
     name_rank(me, rc, err);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if (D->halo == HSPMV_HALO_NODE) {

@@ -78,6 +78,7 @@ typedef struct hspmv_node {
     int rank, size;       /* in comm */
     int node, nnodes;     /* this node's number; nodes in all */
     int env_ranks;        /* opts.node_ranks (ranks per pseudo-node, rank 0's), 0 for real nodes */
+    const char *test;     /* the matrix's agreed HSPMV_TEST string (D->test) */
     int shared_ranks;     /* ranks on the real node (sharing its memory and last-level cache) */
     int *node_of;         /* D->size entries: node of each rank of D->comm */
     int *member;          /* size entries: D->comm rank of each node rank */

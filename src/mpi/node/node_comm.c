@@ -31,6 +31,7 @@ int hspmv_node_comm(hspmv_dist *D, int node_ranks, hspmv_node **Nout, hspmv_erro
         goto fail;
     }
     N->env_ranks = k;
+    N->test = D->test;
 
     if (MPI_Comm_split_type(D->comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Comm_split_type(SHARED) failed", me);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist.h"
+#include "local_part.h"
 #include "node.h"
 #include "util.h"
 
@@ -232,16 +233,16 @@ int hspmv_node_fold_prepare(hspmv_node *N, const hspmv_opts *o, const hspmv_loca
     hspmv_opts of = *o;
     if (Lo) of.format = format_of(Lo);
     for (int r = 0; !rc && r < N->nfold; r++) {
-        rc = hspmv_local_create(&N->fold_csr[r], &of, &N->fold_L[r], err);
+        rc = hspmv_local_create_test(&N->fold_csr[r], &of, N->test, &N->fold_L[r], err);
         if (rc == HSPMV_ERR_UNSUPPORTED && of.format != o->format) { /* CSR16's offsets, say */
             hspmv_ok(err);
-            rc = hspmv_local_create(&N->fold_csr[r], o, &N->fold_L[r], err);
+            rc = hspmv_local_create_test(&N->fold_csr[r], o, N->test, &N->fold_L[r], err);
         }
         if (!rc && format_of(N->fold_L[r]) == HSPMV_FORMAT_PANELS) {
             hspmv_opts oc = *o; /* the rows read near their own columns: no panels */
             oc.format = HSPMV_FORMAT_CSR;
             hspmv_local_destroy(&N->fold_L[r]);
-            rc = hspmv_local_create(&N->fold_csr[r], &oc, &N->fold_L[r], err);
+            rc = hspmv_local_create_test(&N->fold_csr[r], &oc, N->test, &N->fold_L[r], err);
         }
         hspmv_csr_free(&N->fold_csr[r]);
     }

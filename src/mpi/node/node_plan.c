@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist.h"
+#include "local_part.h"
 #include "node.h"
 #include "util.h"
 
@@ -199,8 +200,8 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
         hspmv_node_block_copy(&cpy[1], &dir[1]))
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the node blocks", me);
     if (!rc && want != HSPMV_GATHER_DIRECT && want != HSPMV_GATHER_SHARE) {
-        if (Bn.nnz > 0) rc = hspmv_local_create(&Bn, o, &cpy[0].L, err);
-        if (!rc && Bo.nnz > 0) rc = hspmv_local_create(&Bo, o, &cpy[1].L, err);
+        if (Bn.nnz > 0) rc = hspmv_local_create_test(&Bn, o, D->test, &cpy[0].L, err);
+        if (!rc && Bo.nnz > 0) rc = hspmv_local_create_test(&Bo, o, D->test, &cpy[1].L, err);
         if (!rc && (hspmv_node_block_single(&Bn, &cpy[0]) || hspmv_node_block_single(&Bo, &cpy[1])))
             rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the node blocks", me);
         N->xn = hspmv_alloc_pages((size_t)(N->nn ? N->nn : 1), sizeof(hspmv_real));
@@ -212,8 +213,8 @@ int hspmv_node_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ag, const int
         for (int64_t k = 0; k < Bo.nnz; k++) Bo.colind[k] = (int32_t)N->osrc[Bo.colind[k]];
         Bn.ncols = N->vec_len;
         Bo.ncols = N->gh_len;
-        if (Bn.nnz > 0) rc = hspmv_local_create(&Bn, o, &dir[0].L, err);
-        if (!rc && Bo.nnz > 0) rc = hspmv_local_create(&Bo, o, &dir[1].L, err);
+        if (Bn.nnz > 0) rc = hspmv_local_create_test(&Bn, o, D->test, &dir[0].L, err);
+        if (!rc && Bo.nnz > 0) rc = hspmv_local_create_test(&Bo, o, D->test, &dir[1].L, err);
         if (!rc && (hspmv_node_block_single(&Bn, &dir[0]) || hspmv_node_block_single(&Bo, &dir[1])))
             rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the node blocks", me);
     }
