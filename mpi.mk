@@ -7,7 +7,7 @@
 #   MPI_BAD_RANKS     rank counts of the bad-file loop (default 1 2 3 4 8; single 1 3 8)
 
 MPI_LDLIBS := -lmetis
-MPI_SRC    := $(wildcard src/mpi/*.c)
+MPI_SRC    := $(wildcard src/mpi/*.c src/mpi/node/*.c)
 MPI_OBJ    := $(MPI_SRC:%.c=$(BUILD)/mpiobj/%.o)
 LIB_OBJ    += $(MPI_OBJ)
 PROGS      += benchmark-mpi
@@ -15,7 +15,7 @@ PROG_BIN   += $(BUILD)/bin/benchmark-mpi
 
 $(BUILD)/mpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
-	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/mpi -Itests $(CFLAGS) -c $< -o $@
+	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/mpi -Isrc/mpi/node -Itests $(CFLAGS) -c $< -o $@
 
 # the same, -fPIC, for the shared library (built only when it is asked for)
 $(BUILD)/picmpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h

@@ -98,10 +98,10 @@ typedef struct reference {
 
 /* One rank's line of --verbose, gathered on rank 0. */
 typedef struct rank_row {
-    int64_t rows, nnz, nghost, nsend, nnode, noff;
+    int64_t rows, nnz, nghost, nsend;
     int nrecv, nsendr;
     char fo[8], fg[8]; /* owned and ghost formats */
-    double seg, t[6], mb[2], sh[4];
+    double seg, t[6], mb[2];
 } rank_row;
 
 /* One variant's results as rank 0 prints them. */
@@ -113,9 +113,6 @@ typedef struct summary {
     long nt;                 /* timed products: reps * passes */
     double med, mn, mx;      /* seconds per product, max over ranks */
     double tmax[6], tsum[6]; /* per call: post, owned, wait, ghost, all, sync; max and sum over ranks */
-    double shsum[4];         /* rows shared in the node per call, summed over ranks: thread-seconds in
-                                own chunks, in taken chunks; entries of own chunks, of taken ones */
-    double own_rate, taken_rate, taken_frac;
     int node_ranks_max;
     rank_row *all;           /* every rank's row (rank 0) */
     double ysum, ychk, bytes, flops, rs, imb, halo_b, halo_mx, wait_share, read_gbs;
@@ -239,8 +236,8 @@ static double rss0; /* peak resident memory at the start */
    above each rank's start, against the CSR bytes of its own rows. */
 static void record_setup(variant *v, const input *in, double dt)
 {
-    hspmv_dist_setup su;
-    hspmv_dist_get_setup(v->D, &su);
+    hspmv_dist_info su; /* its setup facts */
+    hspmv_dist_get_info(v->D, &su);
     if (!in->lib_reads) { /* this program read the file itself */
         su.read = HSPMV_READ_ROOT;
         su.read_s = me == 0 ? in->t_read : 0;
@@ -369,10 +366,6 @@ static void add_timing(hspmv_dist_timing *t, const hspmv_dist_timing *now)
     t->wait_s += now->wait_s;
     t->ghost_s += now->ghost_s;
     t->sync_s += now->sync_s;
-    for (int k = 0; k < 2; k++) {
-        t->share_s[k] += now->share_s[k];
-        t->share_nnz[k] += now->share_nnz[k];
-    }
 }
 
 /* One pass: warm-up, then reps products, each barrier-separated, max over ranks. */
@@ -382,8 +375,8 @@ static void time_variant(variant *v, int pass, long reps, long warmup)
     double *t = v->t + (size_t)pass * (size_t)reps, tmp[4096];
     for (long r = 0; r < warmup; r++)
         if (hspmv_dist_spmv(v->D, v->x, v->y, &e)) mp_die(&e);
-    hspmv_dist_timing keep = v->tm;
-    hspmv_dist_reset_timing(v->D);
+    hspmv_dist_timing keep = v->tm, now;
+    hspmv_dist_get_timing(v->D, &now, 1); /* the warm-up left out */
     for (long r = 0; r < reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double s = MPI_Wtime();
@@ -392,8 +385,7 @@ static void time_variant(variant *v, int pass, long reps, long warmup)
         MPI_Allreduce(&d, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (rc) mp_die(&e);
     }
-    hspmv_dist_timing now;
-    hspmv_dist_get_timing(v->D, &now);
+    hspmv_dist_get_timing(v->D, &now, 0);
     v->tm = keep;
     add_timing(&v->tm, &now);
     long n = reps < 4096 ? reps : 4096;
@@ -439,8 +431,8 @@ static void check_variant(const input *in, reference *ref, const variant *va, hs
 }
 
 /* Collective. The per-call times of va (this rank's, then max and sum over
-   ranks on rank 0), the rows shared within the node, the largest node and
-   every rank's row for --verbose (s->all, rank 0). */
+   ranks on rank 0), the largest node and every rank's row for --verbose
+   (s->all, rank 0). */
 static void gather_stats(const variant *va, summary *s)
 {
     const hspmv_dist_info *in = &va->in;
@@ -450,14 +442,6 @@ static void gather_stats(const variant *va, summary *s)
                       tm->sync_s / nt};
     MPI_Reduce(mine, s->tmax, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(mine, s->tsum, 6, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    /* rows shared within the node, per call: thread-seconds and entries in own chunks, then in
-       chunks taken from others; summed over ranks, the rates are entries per thread-nanosecond */
-    double sh[4] = {tm->share_s[0] / nt, tm->share_s[1] / nt, (double)tm->share_nnz[0] / nt,
-                    (double)tm->share_nnz[1] / nt};
-    MPI_Reduce(sh, s->shsum, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    s->own_rate = s->shsum[0] > 0 ? s->shsum[2] / s->shsum[0] / 1e9 : 0;
-    s->taken_rate = s->shsum[1] > 0 ? s->shsum[3] / s->shsum[1] / 1e9 : 0;
-    s->taken_frac = s->shsum[2] + s->shsum[3] > 0 ? s->shsum[3] / (s->shsum[2] + s->shsum[3]) : 0;
     MPI_Allreduce(&in->node_ranks, &s->node_ranks_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
     rank_row mi;
@@ -466,14 +450,11 @@ static void gather_stats(const variant *va, summary *s)
     mi.nnz = in->nnz_local;
     mi.nghost = in->nghost;
     mi.nsend = in->nsend;
-    mi.nnode = in->nnz_node;
-    mi.noff = in->nnz_offnode;
     mi.nrecv = in->nrecv_ranks;
     mi.nsendr = in->nsend_ranks;
     mi.seg = in->owned.seg_ratio;
     memcpy(mi.t, mine, sizeof(mi.t));
     memcpy(mi.mb, va->mine_mb, sizeof(mi.mb));
-    memcpy(mi.sh, sh, sizeof(mi.sh));
     snprintf(mi.fo, sizeof(mi.fo), "%s", in->owned.format_name);
     snprintf(mi.fg, sizeof(mi.fg), "%s", in->ghost.format_name);
     s->all = me == 0 ? malloc(sizeof(mi) * (size_t)P) : NULL;
@@ -501,12 +482,8 @@ static void summarize(const args *a, const input *inp, const reference *ref, sum
                              : va->read_mode == HSPMV_READ_PARALLEL ? "parallel" : "root";
     s->thr = in->owned.threads > 0 ? in->owned.threads : in->ghost.threads;
     s->halo_name = in->halo == HSPMV_HALO_NODE ? "node" : "p2p";
-    snprintf(s->gather_name, sizeof(s->gather_name), "%s%s",
-             in->halo != HSPMV_HALO_NODE       ? "-"
-             : in->gather == HSPMV_GATHER_COPY  ? "copy"
-             : in->gather == HSPMV_GATHER_SHARE ? "share"
-                                                : "direct",
-             in->gather_replica ? "+replica" : "");
+    snprintf(s->gather_name, sizeof(s->gather_name), "%s%s", in->halo != HSPMV_HALO_NODE ? "-" : in->gather,
+             in->replica ? "+replica" : "");
     s->pm[0] = 0;
     for (long p = 0; p < a->passes && p < 64; p++)
         snprintf(s->pm + strlen(s->pm), sizeof(s->pm) - strlen(s->pm), "%s%.4f", p ? "/" : "", va->pass_med[p] * 1e3);
@@ -539,30 +516,24 @@ static void print_setup(const args *a, const summary *s)
            in->ghost.nnz > 0 ? in->ghost.format_name : "none");
 }
 
-/* Rank 0, text, --verbose: a line per rank (and one per rank on the rows
-   shared within the node, where any were). */
+/* Rank 0, text, --verbose: a line per rank (the node-aware plan's own
+   diagnostics follow, from hspmv_dist_view). */
 static void print_ranks(const args *a, const summary *s)
 {
     if (a->verbose)
         for (int p = 0; p < P; p++)
             printf("    rank %d: rows %lld nnz %lld owned %s (nzseg/nnz %.3f) ghost %s, %lld ghost x "
-                   "entries (node block %lld nnz, off-node %lld nnz); receives from %d ranks, sends %lld "
+                   "entries; receives from %d ranks, sends %lld "
                    "to %d; ms per call: post %.3f owned %.3f wait %.3f ghost %.3f sync %.3f all %.3f; memory added "
                    "%.1f MB, %.1f MB of it on huge pages\n",
                    p, (long long)s->all[p].rows, (long long)s->all[p].nnz, s->all[p].fo, s->all[p].seg, s->all[p].fg,
-                   (long long)s->all[p].nghost, (long long)s->all[p].nnode, (long long)s->all[p].noff,
-                   s->all[p].nrecv, (long long)s->all[p].nsend, s->all[p].nsendr, s->all[p].t[0] * 1e3,
+                   (long long)s->all[p].nghost, s->all[p].nrecv, (long long)s->all[p].nsend, s->all[p].nsendr, s->all[p].t[0] * 1e3,
                    s->all[p].t[1] * 1e3, s->all[p].t[2] * 1e3, s->all[p].t[3] * 1e3, s->all[p].t[5] * 1e3,
                    s->all[p].t[4] * 1e3, s->all[p].mb[0], s->all[p].mb[1]);
-    if (a->verbose && s->shsum[0] + s->shsum[1] > 0)
-        for (int p = 0; p < P; p++)
-            printf("    rank %d, rows shared in the node, per call: own chunks %.2f M entries in %.3f "
-                   "thread-ms; others ran %.2f M entries of its; it ran others' for %.3f thread-ms\n", p,
-                   s->all[p].sh[2] / 1e6, s->all[p].sh[0] * 1e3, s->all[p].sh[3] / 1e6, s->all[p].sh[1] * 1e3);
 }
 
 /* Rank 0, text: the halo, between nodes and within them. */
-static void print_halo(const summary *s)
+static void print_halo(const args *a, const summary *s)
 {
     const variant *va = s->va;
     const hspmv_dist_info *in = &s->in;
@@ -571,18 +542,15 @@ static void print_halo(const summary *s)
     printf("  halo %s, %d node%s of %d%s ranks%s; between nodes per SpMV: node-aware %.0f bytes in "
            "%lld messages, p2p %.0f bytes in %lld messages\n",
            s->halo_name, in->nnodes, in->nnodes == 1 ? "" : "s", s->node_ranks_max,
-           in->node_ranks_env ? " (HSPMV_NODE_RANKS)" : "", in->nnodes > 1 ? "" : " (nothing crosses)",
+           a->o.node_ranks > 0 ? " (pseudo-nodes)" : "", in->nnodes > 1 ? "" : " (nothing crosses)",
            (double)in->internode_entries_node * s->rs, (long long)in->internode_msgs_node,
            (double)in->internode_entries_p2p * s->rs, (long long)in->internode_msgs_p2p);
     if (in->halo == HSPMV_HALO_NODE)
-        printf("  node gathers: %s%s (plan timed direct %.4f ms, copy %.4f ms, shared rows %.4f ms per "
-               "product; with a replica of x %.4f ms), owned rows shared: the last %d of 64 chunks, boundary "
-               "rows folded (multiplied whole, first): %lld, x %s, window slots %d\n",
-               s->gather_name, in->gather_direct_ms > 0 ? "" : " (not timed)", in->gather_direct_ms,
-               in->gather_copy_ms, in->gather_share_ms, in->gather_replica_ms, in->owned_share,
-               (long long)in->fold_rows_total, va->caller_x ? "the caller's (its part copied into the window each product)"
-                        : "a window vector (zero copy)",
-               in->window_slots);
+        printf("  node gathers: %s, owned rows shared: the last %d of 64 chunks, boundary rows folded "
+               "(multiplied whole, first): %lld, x %s\n",
+               s->gather_name, in->owned_share, (long long)in->fold_rows_total,
+               va->caller_x ? "the caller's (its part copied into the window each product)"
+                            : "a window vector (zero copy)");
 }
 
 /* Rank 0, text: memory, the product's times and rates. */
@@ -602,10 +570,6 @@ static void print_times(const args *a, const summary *s)
            s->tmax[0] * 1e3, s->tsum[0] / P * 1e3, s->tmax[1] * 1e3, s->tsum[1] / P * 1e3, s->tmax[2] * 1e3,
            s->tsum[2] / P * 1e3, in->halo == HSPMV_HALO_NODE ? "s (node + off-node)" : "", s->tmax[3] * 1e3,
            s->tsum[3] / P * 1e3, s->tmax[5] * 1e3, s->tsum[5] / P * 1e3);
-    if (s->shsum[0] + s->shsum[1] > 0)
-        printf("  rows shared in the node, all ranks per call: own chunks %.2f M entries, %.3f per "
-               "thread-ns; taken from others %.2f M entries (%.1f%%), %.3f per thread-ns\n",
-               s->shsum[2] / 1e6, s->own_rate, s->shsum[3] / 1e6, 100 * s->taken_frac, s->taken_rate);
     printf("  %.3f GFLOP/s (2*nnz/t), %.2f GB/s (bytes = nnz*(%zu+4) + (rows+1)*8 + cols*%zu + "
            "rows*%zu)%s",
            s->flops / s->med / 1e9, s->bytes / s->med / 1e9, sizeof(hspmv_real), sizeof(hspmv_real),
@@ -646,13 +610,12 @@ static void print_line(const args *a, const input *inp, const summary *s)
                   "\"min_ms\":%.6f,\"max_ms\":%.6f,\"pass_medians_ms\":\"%s\",\"gflops\":%.4f,\"gbs\":%.3f,"
                   "\"post_ms\":%.5f,\"owned_ms\":%.5f,\"wait_ms\":%.5f,\"ghost_ms\":%.5f,\"sync_ms\":%.5f,"
                   "\"wait_share\":%.4f,\"halo\":\"%s\",\"nodes\":%d,\"node_ranks\":%d,"
-                  "\"gather\":\"%s\",\"gather_direct_ms\":%.5f,\"gather_copy_ms\":%.5f,\"gather_share_ms\":%.5f,\"gather_replica_ms\":%.5f,\"owned_share\":%d,\"fold_rows\":%lld,"
+                  "\"gather\":\"%s\",\"owned_share\":%d,\"fold_rows\":%lld,"
                   "\"internode_bytes\":%.0f,\"internode_msgs\":%lld,\"internode_bytes_p2p\":%.0f,"
                   "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
                   "\"shm_mb\":%.1f,\"shm_huge_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
                   "\"peak_mb_others\":%.1f,\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,"
-                  "\"ysum\":%.10g,\"ychk\":%.10g,\"share_own_rate\":%.4f,\"share_taken_rate\":%.4f,"
-                  "\"share_taken_frac\":%.4f,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld"
+                  "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld"
                 : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
                   "partition_s=%.4f distribute_s=%.4f prepare_s=%.4f read_peak_mb_max=%.1f "
                   "read_peak_mb_root=%.1f read_peak_share_max=%.3f read_gbs=%.3f rows=%lld cols=%lld "
@@ -660,12 +623,10 @@ static void print_line(const args *a, const input *inp, const summary *s)
                   "ghost_format=%s halo_bytes=%.0f "
                   "halo_max_bytes=%.0f reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f pass_medians_ms=%s "
                   "gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f wait_ms=%.5f ghost_ms=%.5f sync_ms=%.5f "
-                  "wait_share=%.4f halo=%s nodes=%d node_ranks=%d gather=%s gather_direct_ms=%.5f "
-                  "gather_copy_ms=%.5f gather_share_ms=%.5f gather_replica_ms=%.5f owned_share=%d fold_rows=%lld internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
+                  "wait_share=%.4f halo=%s nodes=%d node_ranks=%d gather=%s owned_share=%d fold_rows=%lld internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                   "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f shm_huge_mb=%.1f triad_gbs=%.2f "
                   "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
-                  "violations=%lld ysum=%.10g ychk=%.10g share_own_rate=%.4f share_taken_rate=%.4f "
-                  "share_taken_frac=%.4f isa=%s owned_in_node=%d overflows=%lld",
+                  "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld",
            a->path, s->prec, P, s->thr, part_names[in->partition], s->read_how, va->su_max[0], va->su_max[1],
            va->su_max[2], va->su_max[3], va->mem_max[0] / 1e6, va->rp_root / 1e6, va->mem_max[1], s->read_gbs,
            (long long)in->nrows, (long long)in->ncols, (long long)in->nnz, s->imb, in->format_counts[1], in->format_counts[2], in->format_counts[3],
@@ -674,21 +635,20 @@ static void print_line(const args *a, const input *inp, const summary *s)
            in->ghost.nnz > 0 ? in->ghost.format_name : "none", s->halo_b, s->halo_mx, s->nt, s->med * 1e3, s->mn * 1e3, s->mx * 1e3,
            a->passes > 1 ? s->pm : "-", s->flops / s->med / 1e9, s->bytes / s->med / 1e9, s->tmax[0] * 1e3, s->tmax[1] * 1e3,
            s->tmax[2] * 1e3, s->tmax[3] * 1e3, s->tmax[5] * 1e3, s->wait_share, s->halo_name, in->nnodes,
-           s->node_ranks_max, s->gather_name, in->gather_direct_ms, in->gather_copy_ms, in->gather_share_ms, in->gather_replica_ms, in->owned_share,
+           s->node_ranks_max, s->gather_name, in->owned_share,
            (long long)in->fold_rows_total,
            (double)in->internode_entries_node * s->rs, (long long)in->internode_msgs_node,
            (double)in->internode_entries_p2p * s->rs, (long long)in->internode_msgs_p2p,
            va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, va->shm_huge_mb, s->triad, inp->peak_read / 1e6,
            inp->peak / 1e6, inp->peak_others / 1e6, s->chk.max_rel, s->chk.avg_rel, (long long)s->chk.violations, s->ysum, s->ychk,
-           s->own_rate, s->taken_rate, s->taken_frac, in->owned.nnz > 0 ? in->owned.isa : in->ghost.isa,
+           in->owned.nnz > 0 ? in->owned.isa : in->ghost.isa,
            in->owned_in_node, (long long)s->chk.overflows);
     if (a->json && a->verbose) {
         printf(",\"per_rank\":[");
         for (int p = 0; p < P; p++)
-            printf("%s{\"rows\":%lld,\"nnz\":%lld,\"format\":\"%s\",\"ghost_format\":\"%s\",\"nghost\":%lld,"
-                   "\"nnz_node\":%lld,\"nnz_offnode\":%lld}",
+            printf("%s{\"rows\":%lld,\"nnz\":%lld,\"format\":\"%s\",\"ghost_format\":\"%s\",\"nghost\":%lld}",
                    p ? "," : "", (long long)s->all[p].rows, (long long)s->all[p].nnz, s->all[p].fo, s->all[p].fg,
-                   (long long)s->all[p].nghost, (long long)s->all[p].nnode, (long long)s->all[p].noff);
+                   (long long)s->all[p].nghost);
         printf("]");
     }
     printf(a->json ? "}\n" : "\n");
@@ -717,14 +677,16 @@ static int report_variant(const args *a, const input *inp, reference *ref, const
         if (!a->json) {
             print_setup(a, &s);
             print_ranks(a, &s);
-            print_halo(&s);
+            print_halo(a, &s);
             print_times(a, &s);
             print_memory_check(inp, &s);
         }
         print_line(a, inp, &s);
+        fflush(stdout);
         if (bad && nv > 1) fprintf(stderr, "%s: %s: variant %d:\n", prog, a->path, vi + 1);
         bu_check_report(a->path, &s.chk); /* a wrong kernel, or a product that overflows */
     }
+    if (a->verbose && !a->json) hspmv_dist_view(va->D, stdout); /* collective: the node plan's diagnostics */
     free(s.all);
     return bad;
 }

@@ -12,18 +12,22 @@
 #endif
 
 /* Largest element count one MPI_Send/MPI_Recv carries (< 2^31); a longer
-   array goes in pieces. HSPMV_DIST_CHUNK (environment) lowers it for tests. */
+   array goes in pieces. HSPMV_TEST's dist_chunk lowers it for tests. */
 #define HSPMV_DIST_CHUNK_MAX ((int64_t)1 << 30)
 
 /* Most parts the owned block is multiplied in, with message progress in
-   between (HSPMV_DIST_PIECES in the environment chooses how many; by
+   between (HSPMV_TEST's dist_pieces forces how many; by
    default one per 2^17 entries for a rank with messages in flight, else 1). */
 #define HSPMV_DIST_PIECES_MAX 16
+
+/* Longest HSPMV_TEST string a distributed matrix keeps (settings.h). */
+#define HSPMV_TEST_MAX 256
 
 struct hspmv_node;
 
 struct hspmv_dist {
     MPI_Comm comm;              /* MPI_Comm_dup of the caller's, MPI_ERRORS_RETURN */
+    char test[HSPMV_TEST_MAX];  /* rank 0's HSPMV_TEST string, checked (every test-hook read uses it) */
     int rank, size;             /* in comm */
     int partition, permuted;    /* HSPMV_PART_* used; 1 when rows were renumbered */
     int64_t nrows, ncols, nnz;  /* global */
@@ -58,9 +62,8 @@ struct hspmv_dist {
     hspmv_real *work;           /* nrows_local entries (at least 1), for spmv_scaled */
     MPI_Request *req;           /* nrecv + nsend entries (at least 1) */
     int threads;                /* threads used by the blocks (packing too) */
-    hspmv_dist_info info;       /* filled at creation */
+    hspmv_dist_info info;       /* filled at creation (how it was read and set up too) */
     hspmv_dist_timing timing;   /* cumulative */
-    hspmv_dist_setup setup;     /* how it was read and set up */
 };
 
 /* One rank's rows before they are split: CSR with nrows local rows, ncols
@@ -69,6 +72,11 @@ struct hspmv_dist {
 /* Agrees on a status across comm: if any rank's code is not HSPMV_OK, every
    rank gets the code and message of the lowest such rank. Collective. */
 int hspmv_dist_agree(MPI_Comm comm, int code, hspmv_error *err);
+
+/* Rank 0's HSPMV_TEST string into spec (HSPMV_TEST_MAX bytes) on every rank,
+   checked there (hspmv_test_check): HSPMV_OK or the same error on every
+   rank (a bad or too long string). Collective. */
+int hspmv_dist_agree_test(MPI_Comm comm, char *spec, hspmv_error *err);
 
 /* x's split: the rows' when square, else the columns evenly (D->row_start, nrows, ncols set). */
 void hspmv_dist_column_layout(hspmv_dist *D);
@@ -80,9 +88,10 @@ void hspmv_partition_nnz(const int64_t *rowptr, int64_t nrows, int P, int64_t *s
    Returns HSPMV_OK, or an error (message in err). */
 int hspmv_partition_metis(const hspmv_csr *A, int P, int64_t *start, int64_t *perm, hspmv_error *err);
 
-/* MPI_Send / MPI_Recv of n elements in pieces of at most the chunk limit. */
-int hspmv_dist_send(const void *buf, int64_t n, MPI_Datatype t, int dest, int tag, MPI_Comm comm);
-int hspmv_dist_recv(void *buf, int64_t n, MPI_Datatype t, int src, int tag, MPI_Comm comm);
+/* MPI_Send / MPI_Recv of n elements in pieces of at most the chunk limit
+   (test: the agreed HSPMV_TEST string, whose dist_chunk may lower it). */
+int hspmv_dist_send(const void *buf, int64_t n, MPI_Datatype t, int dest, int tag, MPI_Comm comm, const char *test);
+int hspmv_dist_recv(void *buf, int64_t n, MPI_Datatype t, int src, int tag, MPI_Comm comm, const char *test);
 
 /* Sorts the columns of every row of S ascending and sums duplicates, in place
    (S->rowptr, colind and val are compacted; S->nnz updated). */
@@ -99,6 +108,9 @@ int hspmv_dist_read_root(const char *path, MPI_Comm comm, const hspmv_opts *o, h
 int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D,
                              hspmv_error *err);
 
+/* Peak resident memory of this process so far, in bytes (0 if unknown). */
+double hspmv_peak_rss(void);
+
 /* Allocates a zeroed hspmv_dist with comm duplicated; collective. */
 int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **D, hspmv_error *err);
 
@@ -107,13 +119,29 @@ int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **D, hspmv_error *err);
 int hspmv_dist_owner(const int64_t *cs, int P, int64_t c);
 
 /* Kernel "auto" on every rank at once for a group of blocks multiplied
-   together (see halo_plan.c). Collective. */
+   together (dist_kernels.c). Collective. */
 void hspmv_dist_agree_kernels(hspmv_dist *D, hspmv_local **all, int n, int64_t min_nnz);
 
-/* Posts the halo receives and sends for x (begin) and waits for them (end). */
-int hspmv_halo_begin(hspmv_dist *D, const hspmv_real *x);
+/* halo_p2p.c. The p2p plan from this rank's ghost columns g (D->nghost,
+   ascending): receive and send lists, buffers. Collective, agreed status. */
+int hspmv_halo_p2p_plan(hspmv_dist *D, const int32_t *g, hspmv_error *err);
+/* Keeps only the ghost block's non-empty rows (D->ghost_row, D->gy) when
+   they are at most half of the rows; sets D->nghost_rows. HSPMV_ERR_NOMEM. */
+int hspmv_halo_p2p_rows(hspmv_dist *D, hspmv_csr *Ag);
+
+/* dist_info.c. Fills D->info once the blocks and plans are made (global
+   fields agreed). Collective. */
+int hspmv_dist_fill_info(hspmv_dist *D, hspmv_error *err);
+
+/* The halo exchange of x for the product into y, in either mode (as
+   PETSc's VecScatterBegin/End): begin starts it (p2p: posts the receives,
+   packs and sends; node: node.h's hspmv_node_begin; y may be NULL there:
+   the shared rows others take then go through the result buffers), end
+   finishes it (p2p: waits for the messages; node: hspmv_node_end). Each
+   adds its time to D->timing. */
+int hspmv_halo_begin(hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
 int hspmv_halo_end(hspmv_dist *D);
-/* Lets the posted messages progress without waiting (MPI_Testall). */
+/* p2p: lets the posted messages progress without waiting (MPI_Testall). */
 int hspmv_halo_progress(hspmv_dist *D);
 
 #endif

@@ -1,85 +1,14 @@
-/* dist_create.c — create and destroy distributed matrices: from a file read
-   on rank 0, from a CSR held by rank 0, or from each rank's own rows. */
+/* dist_create.c — distributed matrices created: from a file read on rank 0,
+   from a CSR held by rank 0, or from each rank's own rows. */
 #include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "dist.h"
-#include "dist_petsc.h"
-#include "node.h"
-#include "read_parallel.h"
 #include "util.h"
 #include "csr.h"
 
 enum { TAG_ROWPTR = 1, TAG_COLIND, TAG_VAL, TAG_PERM };
-
-int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **Dout, hspmv_error *err)
-{
-    MPI_Comm c;
-    int rc = HSPMV_OK, me, P;
-    *Dout = NULL;
-    if (comm == MPI_COMM_NULL) return hspmv_err(err, HSPMV_ERR_ARG, "MPI_COMM_NULL given as communicator");
-    if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS) return hspmv_err(err, HSPMV_ERR_MPI, "MPI_Comm_dup failed");
-    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(c, &me);
-    MPI_Comm_size(c, &P);
-    hspmv_dist *D = hspmv_calloc(1, sizeof(*D));
-    if (D) {
-        D->comm = c;
-        D->rank = me;
-        D->size = P;
-        D->row_start = hspmv_calloc((size_t)P + 1, sizeof(int64_t));
-        D->col_start = hspmv_calloc((size_t)P + 1, sizeof(int64_t));
-    }
-    if (!D || !D->row_start || !D->col_start)
-        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for a distributed matrix of %d ranks", me, P);
-    rc = hspmv_dist_agree(c, rc, err);
-    if (rc) {
-        if (D) {
-            D->comm = MPI_COMM_NULL;
-            hspmv_dist_destroy(&D);
-        }
-        MPI_Comm_free(&c);
-        return rc;
-    }
-    *Dout = D;
-    return HSPMV_OK;
-}
-
-void hspmv_dist_destroy(hspmv_dist **Dp)
-{
-    if (!Dp || !*Dp) return;
-    hspmv_dist *D = *Dp;
-    hspmv_local_destroy(&D->Lo);
-    hspmv_node_free(&D->node); /* collective over the node when it holds a window */
-    hspmv_local_destroy(&D->Lg);
-    hspmv_free(D->row_start);
-    hspmv_free(D->col_start);
-    hspmv_free(D->perm);
-    hspmv_free(D->file_row);
-    hspmv_free(D->ghost_col);
-    hspmv_free(D->ghost_row);
-    hspmv_free(D->gy);
-    hspmv_free(D->recv_rank);
-    hspmv_free(D->recv_ptr);
-    hspmv_free(D->send_rank);
-    hspmv_free(D->send_ptr);
-    hspmv_free(D->send_idx);
-    hspmv_free(D->xg);
-    hspmv_free(D->sendbuf);
-    hspmv_free(D->work);
-    hspmv_free(D->req);
-    if (D->comm != MPI_COMM_NULL) MPI_Comm_free(&D->comm);
-    hspmv_free(D);
-    *Dp = NULL;
-}
-
-/* Even split of the columns of a rectangular matrix; the rows' split when square. */
-void hspmv_dist_column_layout(hspmv_dist *D)
-{
-    if (D->nrows == D->ncols) memcpy(D->col_start, D->row_start, sizeof(int64_t) * (size_t)(D->size + 1));
-    else hspmv_partition_rows(D->ncols, D->size, D->col_start);
-}
 
 /* Rank 0: the partition of A by o->partition; perm and iperm when renumbered. */
 static int root_partition(hspmv_dist *D, const hspmv_csr *A, int method, int64_t **perm, int64_t **iperm,
@@ -191,7 +120,7 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     t1 = MPI_Wtime();
-    D->setup.partition_s = t1 - t0;
+    D->info.partition_s = t1 - t0;
     if (MPI_Bcast(hdr, 4, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
         MPI_Bcast(D->row_start, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
         MPI_Bcast(nnzs, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS)
@@ -229,18 +158,18 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
                 sci = pci;
                 sv = pv;
             }
-            rc = hspmv_dist_send(prp, np + 1, MPI_INT64_T, p, TAG_ROWPTR, D->comm);
-            if (!rc) rc = hspmv_dist_send(sci, zp, MPI_INT32_T, p, TAG_COLIND, D->comm);
-            if (!rc) rc = hspmv_dist_send(sv, zp, HSPMV_MPI_REAL, p, TAG_VAL, D->comm);
-            if (!rc && perm) rc = hspmv_dist_send(perm + D->row_start[p], np, MPI_INT64_T, p, TAG_PERM, D->comm);
+            rc = hspmv_dist_send(prp, np + 1, MPI_INT64_T, p, TAG_ROWPTR, D->comm, D->test);
+            if (!rc) rc = hspmv_dist_send(sci, zp, MPI_INT32_T, p, TAG_COLIND, D->comm, D->test);
+            if (!rc) rc = hspmv_dist_send(sv, zp, HSPMV_MPI_REAL, p, TAG_VAL, D->comm, D->test);
+            if (!rc && perm) rc = hspmv_dist_send(perm + D->row_start[p], np, MPI_INT64_T, p, TAG_PERM, D->comm, D->test);
         }
         pack_slice(A, D->row_start, 0, perm, iperm, S.rowptr, S.colind, S.val);
         if (perm) memcpy(D->file_row, perm, sizeof(int64_t) * (size_t)nl);
     } else {
-        rc = hspmv_dist_recv(S.rowptr, nl + 1, MPI_INT64_T, 0, TAG_ROWPTR, D->comm);
-        if (!rc) rc = hspmv_dist_recv(S.colind, zl, MPI_INT32_T, 0, TAG_COLIND, D->comm);
-        if (!rc) rc = hspmv_dist_recv(S.val, zl, HSPMV_MPI_REAL, 0, TAG_VAL, D->comm);
-        if (!rc && D->permuted) rc = hspmv_dist_recv(D->file_row, nl, MPI_INT64_T, 0, TAG_PERM, D->comm);
+        rc = hspmv_dist_recv(S.rowptr, nl + 1, MPI_INT64_T, 0, TAG_ROWPTR, D->comm, D->test);
+        if (!rc) rc = hspmv_dist_recv(S.colind, zl, MPI_INT32_T, 0, TAG_COLIND, D->comm, D->test);
+        if (!rc) rc = hspmv_dist_recv(S.val, zl, HSPMV_MPI_REAL, 0, TAG_VAL, D->comm, D->test);
+        if (!rc && D->permuted) rc = hspmv_dist_recv(D->file_row, nl, MPI_INT64_T, 0, TAG_PERM, D->comm, D->test);
     }
     if (rc) hspmv_err(err, rc, "rank %d: sending the matrix slices failed", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
@@ -248,10 +177,10 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     D->perm = perm;
     perm = NULL;
     t0 = MPI_Wtime();
-    D->setup.distribute_s = t0 - t1;
-    D->setup.peak_read_bytes = hspmv_peak_rss();
+    D->info.distribute_s = t0 - t1;
+    D->info.peak_read_bytes = hspmv_peak_rss();
     rc = hspmv_dist_build(D, &S, o, err);
-    D->setup.prepare_s = MPI_Wtime() - t0;
+    D->info.prepare_s = MPI_Wtime() - t0;
 out:
     hspmv_csr_free(&S);
     hspmv_free(perm);
@@ -286,24 +215,11 @@ int hspmv_dist_read_root(const char *path, MPI_Comm comm, const hspmv_opts *o, h
     rc = hspmv_dist_create_root(comm, me == 0 ? &A : NULL, o, Dout, err);
     hspmv_csr_free(&A);
     if (!rc) {
-        (*Dout)->setup.read = HSPMV_READ_ROOT;
-        (*Dout)->setup.read_s = t_read;
-        (*Dout)->setup.read_bytes = info.bytes;
+        (*Dout)->info.read = HSPMV_READ_ROOT;
+        (*Dout)->info.read_s = t_read;
+        (*Dout)->info.read_bytes = info.bytes;
     }
     return rc;
-}
-
-int hspmv_dist_read(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **Dout, hspmv_error *err)
-{
-    /* PETSc binary files: every rank reads its own rows (MPI-IO), whatever o->read says */
-    if (Dout && comm != MPI_COMM_NULL && hspmv_dist_is_petsc_file(path, comm))
-        return hspmv_dist_read_petsc(path, comm, o, Dout, err);
-    if (o && o->read == HSPMV_READ_PARALLEL) return hspmv_dist_read_parallel(path, comm, o, Dout, err);
-    if (o && o->read != HSPMV_READ_ROOT) {
-        if (Dout) *Dout = NULL;
-        return hspmv_err(err, HSPMV_ERR_ARG, "unknown read method %d", o->read);
-    }
-    return hspmv_dist_read_root(path, comm, o, Dout, err);
 }
 
 /* Checks and copies this rank's rows into S (int32 global columns, rows sorted). */

@@ -92,7 +92,5 @@ int hspmv_dist_check_share(MPI_Comm comm, const share_need *s, const char *name,
 
 int hspmv_dist_wants_window(const hspmv_opts *o)
 {
-    const char *env = getenv("HSPMV_HALO");
-    if (o->halo == HSPMV_HALO_P2P) return 0;
-    return o->halo == HSPMV_HALO_NODE || !(env && !strcmp(env, "p2p"));
+    return o->halo != HSPMV_HALO_P2P;
 }

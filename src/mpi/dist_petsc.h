@@ -41,6 +41,17 @@ int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, int ke
 
 /* Collective. 1 when rank 0's path is a PETSc binary matrix (rank 0 looks,
    everyone gets the answer), else 0. */
+/* Collective. hspmv_dist_read of a PETSc binary file: rank 0 reads the
+   header; each rank reads the row lengths of an even block of rows and the
+   ranks agree the partition (HSPMV_PART_ROWS, or HSPMV_PART_NNZ: the same
+   alternating shrink as the root read, computed as a pass along the ranks,
+   so no rank holds all the row lengths); then each rank reads its columns
+   and values with MPI_File_read_at_all in pieces below 2^31 bytes and
+   builds its blocks. HSPMV_PART_METIS needs the whole graph: rank 0 reads
+   the file and the matrix takes hspmv_dist_create_root's path. Errors: the
+   same code and message on every rank, hspmv_petsc_read's message. */
+int hspmv_dist_read_petsc(const char *path, MPI_Comm comm, const hspmv_opts *o, hspmv_dist **D, hspmv_error *err);
+
 int hspmv_dist_is_petsc_file(const char *path, MPI_Comm comm);
 
 /* Collective. Rank 0's string to every rank (malloc'd copy in *out, NULL

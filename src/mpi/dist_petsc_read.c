@@ -24,7 +24,6 @@ typedef struct preader {
     petsc_file f;
     unsigned char *buf; /* staging, piece bytes */
     int64_t piece;
-    int independent;    /* HSPMV_MPIIO=independent: MPI_File_read_at */
     int64_t bytes;      /* read by this rank */
     int keep;           /* READ_ROWS, READ_MATRIX or READ_MATRIX_WINDOW: for the memory checks */
     char whole[160];    /* "a R x C matrix of K entries", for their messages */
@@ -92,8 +91,7 @@ static int read_section(preader *r, int sec, int64_t off, int64_t first, int64_t
         MPI_Status st;
         int mrc = MPI_SUCCESS, got = 0;
         MPI_Offset at = (MPI_Offset)(off + i * esz);
-        if (!r->independent) mrc = MPI_File_read_at_all(r->fh, at, r->buf, (int)(m * esz), MPI_BYTE, &st);
-        else if (m > 0) mrc = MPI_File_read_at(r->fh, at, r->buf, (int)(m * esz), MPI_BYTE, &st);
+        mrc = MPI_File_read_at_all(r->fh, at, r->buf, (int)(m * esz), MPI_BYTE, &st);
         if (m == 0) continue;
         if (mrc != MPI_SUCCESS) {
             rc = mpi_fail(r, mrc, "MPI_File_read_at_all", err);
@@ -303,8 +301,6 @@ int hspmv_petsc_read_rows(const char *path, MPI_Comm comm, int partition, int ke
     r.fh = MPI_FILE_NULL;
     MPI_Comm_rank(comm, &r.me);
     MPI_Comm_size(comm, &r.P);
-    const char *mode = getenv("HSPMV_MPIIO");
-    r.independent = mode && !strcmp(mode, "independent");
     r.piece = hspmv_petsc_piece_bytes();
     r.buf = hspmv_malloc((size_t)r.piece);
     start_nnz = hspmv_alloc_array((size_t)r.P + 1, sizeof(int64_t));
@@ -343,10 +339,10 @@ static int read_for_metis(const char *path, MPI_Comm comm, const hspmv_opts *o, 
     rc = hspmv_dist_create_root(comm, me == 0 ? &A : NULL, o, Dout, err);
     hspmv_csr_free(&A);
     if (!rc) {
-        (*Dout)->setup.read = HSPMV_READ_ROOT;
-        (*Dout)->setup.read_note = "PETSc binary, METIS: rank 0 reads it";
-        (*Dout)->setup.read_s = me == 0 ? t : 0;
-        (*Dout)->setup.read_bytes = me == 0 ? info.bytes : 0;
+        (*Dout)->info.read = HSPMV_READ_ROOT;
+        (*Dout)->info.read_note = "PETSc binary, METIS: rank 0 reads it";
+        (*Dout)->info.read_s = me == 0 ? t : 0;
+        (*Dout)->info.read_bytes = me == 0 ? info.bytes : 0;
     }
     return rc;
 }
@@ -394,14 +390,14 @@ int hspmv_dist_read_petsc(const char *path, MPI_Comm comm, const hspmv_opts *o, 
     if (D->nrows == D->ncols) memcpy(D->col_start, D->row_start, sizeof(int64_t) * (size_t)(D->size + 1));
     else hspmv_partition_rows(D->ncols, D->size, D->col_start);
     double t0 = MPI_Wtime();
-    D->setup.peak_read_bytes = hspmv_peak_rss();
+    D->info.peak_read_bytes = hspmv_peak_rss();
     rc = hspmv_dist_build(D, &S, o, err);
     if (!rc) { /* the partition is agreed inside the read (a walk along the ranks) */
-        D->setup.read = HSPMV_READ_PARALLEL;
-        D->setup.read_note = "PETSc binary, MPI-IO";
-        D->setup.read_s = st.read_s;
-        D->setup.read_bytes = st.bytes;
-        D->setup.prepare_s = MPI_Wtime() - t0;
+        D->info.read = HSPMV_READ_PARALLEL;
+        D->info.read_note = "PETSc binary, MPI-IO";
+        D->info.read_s = st.read_s;
+        D->info.read_bytes = st.bytes;
+        D->info.prepare_s = MPI_Wtime() - t0;
     }
 out:
     hspmv_csr_free(&S);

@@ -10,7 +10,7 @@
 enum { TAG_RP = 11, TAG_CI, TAG_V };
 
 /* Rank 0 gets the whole CSR from every rank's rows (row_start: P+1). */
-static int gather_rows(MPI_Comm comm, const char *path, const int64_t *row_start, hspmv_csr *S, hspmv_csr *A,
+static int gather_rows(MPI_Comm comm, const char *test, const char *path, const int64_t *row_start, hspmv_csr *S, hspmv_csr *A,
                        hspmv_error *err)
 {
     int me, P, rc = HSPMV_OK;
@@ -53,15 +53,15 @@ static int gather_rows(MPI_Comm comm, const char *path, const int64_t *row_start
         memcpy(A->val, S->val, sizeof(hspmv_real) * (size_t)S->nnz);
         for (int p = 1; p < P && !rc; p++) {
             int64_t r0 = row_start[p], nr = row_start[p + 1] - r0;
-            rc = hspmv_dist_recv(A->rowptr + r0, nr + 1, MPI_INT64_T, p, TAG_RP, comm);
-            if (!rc) rc = hspmv_dist_recv(A->colind + nz[p], nz[p + 1] - nz[p], MPI_INT32_T, p, TAG_CI, comm);
-            if (!rc) rc = hspmv_dist_recv(A->val + nz[p], nz[p + 1] - nz[p], HSPMV_MPI_REAL, p, TAG_V, comm);
+            rc = hspmv_dist_recv(A->rowptr + r0, nr + 1, MPI_INT64_T, p, TAG_RP, comm, test);
+            if (!rc) rc = hspmv_dist_recv(A->colind + nz[p], nz[p + 1] - nz[p], MPI_INT32_T, p, TAG_CI, comm, test);
+            if (!rc) rc = hspmv_dist_recv(A->val + nz[p], nz[p + 1] - nz[p], HSPMV_MPI_REAL, p, TAG_V, comm, test);
             for (int64_t i = r0; i <= r0 + nr && !rc; i++) A->rowptr[i] += nz[p]; /* rank p's pointers start at 0 */
         }
     } else {
-        rc = hspmv_dist_send(S->rowptr, S->nrows + 1, MPI_INT64_T, 0, TAG_RP, comm);
-        if (!rc) rc = hspmv_dist_send(S->colind, S->nnz, MPI_INT32_T, 0, TAG_CI, comm);
-        if (!rc) rc = hspmv_dist_send(S->val, S->nnz, HSPMV_MPI_REAL, 0, TAG_V, comm);
+        rc = hspmv_dist_send(S->rowptr, S->nrows + 1, MPI_INT64_T, 0, TAG_RP, comm, test);
+        if (!rc) rc = hspmv_dist_send(S->colind, S->nnz, MPI_INT32_T, 0, TAG_CI, comm, test);
+        if (!rc) rc = hspmv_dist_send(S->val, S->nnz, HSPMV_MPI_REAL, 0, TAG_V, comm, test);
     }
     if (rc) hspmv_err(err, rc, "rank %d: gathering the rows on rank 0 failed", me);
     rc = hspmv_dist_agree(comm, rc, err);
@@ -90,14 +90,14 @@ int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *
     if ((rc = hspmv_dist_alloc(comm, &D, err))) return rc;
     int metis = o->partition == HSPMV_PART_METIS;
     int keep = metis ? READ_ROWS : hspmv_dist_wants_window(o) ? READ_MATRIX_WINDOW : READ_MATRIX;
-    rc = hspmv_read_rows(path, D->comm, metis ? HSPMV_PART_NNZ : o->partition, o->threads, keep, &S, D->row_start, &st,
+    rc = hspmv_read_rows(path, D->comm, D->test, metis ? HSPMV_PART_NNZ : o->partition, o->threads, keep, &S, D->row_start, &st,
                          err);
     if (rc) goto out;
     if (metis) {
         /* METIS partitions the whole graph: rank 0 gets the rows (the root
            read's memory on rank 0, the parsing done by all) */
         double t0 = MPI_Wtime();
-        rc = gather_rows(D->comm, path, D->row_start, &S, &A, err);
+        rc = gather_rows(D->comm, D->test, path, D->row_start, &S, &A, err);
         hspmv_csr_free(&S);
         double t_gather = MPI_Wtime() - t0;
         int me = D->rank;
@@ -107,25 +107,25 @@ int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *
         hspmv_csr_free(&A);
         if (rc) return rc;
         D = *Dout;
-        D->setup.partition_s += st.partition_s;
-        D->setup.distribute_s += st.distribute_s + t_gather;
+        D->info.partition_s += st.partition_s;
+        D->info.distribute_s += st.distribute_s + t_gather;
         goto done;
     }
     D->nrows = D->row_start[D->size];
     D->ncols = S.ncols;
     D->partition = o->partition;
     hspmv_dist_column_layout(D);
-    D->setup.partition_s = st.partition_s;
-    D->setup.distribute_s = st.distribute_s;
-    D->setup.peak_read_bytes = st.peak_b;
+    D->info.partition_s = st.partition_s;
+    D->info.distribute_s = st.distribute_s;
+    D->info.peak_read_bytes = st.peak_b;
     double t0 = MPI_Wtime();
     rc = hspmv_dist_build(D, &S, o, err);
-    D->setup.prepare_s = MPI_Wtime() - t0;
+    D->info.prepare_s = MPI_Wtime() - t0;
 done:
-    D->setup.read = st.whole ? HSPMV_READ_ROOT : HSPMV_READ_PARALLEL;
-    D->setup.read_note = why_root(&st);
-    D->setup.read_s = st.read_s;
-    D->setup.read_bytes = st.bytes;
+    D->info.read = st.whole ? HSPMV_READ_ROOT : HSPMV_READ_PARALLEL;
+    D->info.read_note = why_root(&st);
+    D->info.read_s = st.read_s;
+    D->info.read_bytes = st.bytes;
 out:
     hspmv_csr_free(&S);
     if (rc) hspmv_dist_destroy(&D);

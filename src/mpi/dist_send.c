@@ -1,18 +1,18 @@
 /* dist_send.c — MPI_Send / MPI_Recv of arrays longer than an int count, in pieces. */
 #include <stdlib.h>
 #include "dist.h"
+#include "settings.h"
 
-static int64_t chunk_limit(void)
+static int64_t chunk_limit(const char *test)
 {
-    const char *s = getenv("HSPMV_DIST_CHUNK"); /* test hook: smaller pieces */
-    long long v = s ? atoll(s) : 0;
+    long v = hspmv_test_int(test, "dist_chunk", 0); /* test hook: smaller pieces */
     return v > 0 && v < HSPMV_DIST_CHUNK_MAX ? (int64_t)v : HSPMV_DIST_CHUNK_MAX;
 }
 
-int hspmv_dist_send(const void *buf, int64_t n, MPI_Datatype t, int dest, int tag, MPI_Comm comm)
+int hspmv_dist_send(const void *buf, int64_t n, MPI_Datatype t, int dest, int tag, MPI_Comm comm, const char *test)
 {
     int size;
-    int64_t c = chunk_limit();
+    int64_t c = chunk_limit(test);
     const char *p = buf;
     MPI_Type_size(t, &size);
     for (int64_t k = 0; k < n; k += c) {
@@ -22,10 +22,10 @@ int hspmv_dist_send(const void *buf, int64_t n, MPI_Datatype t, int dest, int ta
     return HSPMV_OK;
 }
 
-int hspmv_dist_recv(void *buf, int64_t n, MPI_Datatype t, int src, int tag, MPI_Comm comm)
+int hspmv_dist_recv(void *buf, int64_t n, MPI_Datatype t, int src, int tag, MPI_Comm comm, const char *test)
 {
     int size;
-    int64_t c = chunk_limit();
+    int64_t c = chunk_limit(test);
     char *p = buf;
     MPI_Type_size(t, &size);
     for (int64_t k = 0; k < n; k += c) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "dist.h"
+#include "local_part.h"
 #include "kernel_select.h"
 #include "node.h"
 #include "util.h"
@@ -24,18 +25,6 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int hspmv_dist_owner(const int64_t *cs, int P, int64_t c)
-{
-    int lo = 0, hi = P - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (cs[mid] <= c) lo = mid;
-        else hi = mid - 1;
-    }
-    while (lo < P - 1 && cs[lo + 1] <= c) lo++; /* skip ranks with no columns */
-    return lo;
-}
-
 /* Index of c in the sorted g[0..n). */
 static int64_t find_i32(const int32_t *g, int64_t n, int32_t c)
 {
@@ -46,16 +35,6 @@ static int64_t find_i32(const int32_t *g, int64_t n, int32_t c)
         else hi = m;
     }
     return lo;
-}
-
-static void empty_info(hspmv_local_info *li, int64_t nrows, int64_t ncols)
-{
-    memset(li, 0, sizeof(*li));
-    li->format_name = "none";
-    li->isa = "-";
-    li->bytes_formula = "-";
-    li->nrows = nrows;
-    li->ncols = ncols;
 }
 
 /* Splits S into the owned block Ao and the ghost block Ag; g gets the
@@ -113,115 +92,6 @@ static int split_blocks(const hspmv_csr *S, int64_t cb, int64_t ce, hspmv_csr *A
     return HSPMV_OK;
 }
 
-/* Keeps only the ghost block's non-empty rows when they are at most half of
-   the rows (PETSc's compressed rows): a stencil's ghost block touches a few
-   boundary rows, and walking every row pointer and y entry for them would
-   cost as much as a third of the owned block. */
-static int compress_ghost_rows(hspmv_dist *D, hspmv_csr *Ag)
-{
-    int64_t nl = Ag->nrows, nr = 0;
-    for (int64_t i = 0; i < nl; i++) nr += Ag->rowptr[i + 1] > Ag->rowptr[i];
-    D->nghost_rows = nl;
-    if (nr == 0 || 2 * nr > nl) return HSPMV_OK;
-    int64_t *rp = hspmv_alloc_array((size_t)nr + 1, sizeof(int64_t));
-    D->ghost_row = hspmv_alloc_array((size_t)nr, sizeof(int64_t));
-    D->gy = hspmv_alloc_pages((size_t)nr, sizeof(hspmv_real));
-    if (!rp || !D->ghost_row || !D->gy) {
-        hspmv_free(rp);
-        return HSPMV_ERR_NOMEM;
-    }
-    int64_t n = 0;
-    rp[0] = 0;
-    for (int64_t i = 0; i < nl; i++)
-        if (Ag->rowptr[i + 1] > Ag->rowptr[i]) {
-            D->ghost_row[n] = i;
-            rp[++n] = Ag->rowptr[i + 1];
-        }
-    hspmv_free(Ag->rowptr);
-    Ag->rowptr = rp;
-    Ag->nrows = nr;
-    D->nghost_rows = nr;
-    return HSPMV_OK;
-}
-
-/* Exchanges the requests: each owner learns which of its x entries every
-   other rank needs. Collective; all allocations are agreed before waiting. */
-static int build_plan(hspmv_dist *D, const int32_t *g, hspmv_error *err)
-{
-    int P = D->size, me = D->rank, rc = HSPMV_OK, nreq = 0;
-    int *rcount = hspmv_calloc((size_t)P, sizeof(int)), *scount = hspmv_calloc((size_t)P, sizeof(int));
-    MPI_Request *req = NULL;
-    int64_t cb = D->col_start[me];
-
-    if (!rcount || !scount) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the halo plan", me);
-    /* ghosts are sorted, so each owner's are one contiguous run */
-    if (!rc)
-        for (int64_t k = 0; k < D->nghost; k++) rcount[hspmv_dist_owner(D->col_start, P, g[k])]++;
-    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-    if (MPI_Alltoall(rcount, 1, MPI_INT, scount, 1, MPI_INT, D->comm) != MPI_SUCCESS)
-        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Alltoall of the halo counts failed", me);
-    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-
-    int64_t nsend = 0;
-    for (int q = 0; q < P; q++) {
-        if (rcount[q]) D->nrecv++;
-        if (scount[q]) D->nsend++;
-        nsend += scount[q];
-    }
-    D->recv_rank = hspmv_alloc_array((size_t)(D->nrecv + 1), sizeof(int));
-    D->recv_ptr = hspmv_alloc_array((size_t)(D->nrecv + 1), sizeof(int64_t));
-    D->send_rank = hspmv_alloc_array((size_t)(D->nsend + 1), sizeof(int));
-    D->send_ptr = hspmv_alloc_array((size_t)(D->nsend + 1), sizeof(int64_t));
-    D->send_idx = hspmv_alloc_pages((size_t)(nsend ? nsend : 1), sizeof(int32_t));
-    D->sendbuf = hspmv_alloc_pages((size_t)(nsend ? nsend : 1), sizeof(hspmv_real));
-    D->req = hspmv_alloc_array((size_t)(D->nrecv + D->nsend + 1), sizeof(MPI_Request));
-    req = hspmv_alloc_array((size_t)(D->nrecv + D->nsend + 1), sizeof(MPI_Request));
-    if (!D->recv_rank || !D->recv_ptr || !D->send_rank || !D->send_ptr || !D->send_idx || !D->sendbuf ||
-        !D->req || !req)
-        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the halo plan (%lld entries to send)",
-                       me, (long long)nsend);
-    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-
-    int nr = 0, ns = 0;
-    D->recv_ptr[0] = D->send_ptr[0] = 0;
-    for (int q = 0; q < P; q++) {
-        if (rcount[q]) {
-            D->recv_rank[nr] = q;
-            D->recv_ptr[nr + 1] = D->recv_ptr[nr] + rcount[q];
-            nr++;
-        }
-        if (scount[q]) {
-            D->send_rank[ns] = q;
-            D->send_ptr[ns + 1] = D->send_ptr[ns] + scount[q];
-            ns++;
-        }
-    }
-    /* the owners receive the global column numbers they must send */
-    for (int s = 0; s < D->nsend; s++)
-        if (MPI_Irecv(D->send_idx + D->send_ptr[s], scount[D->send_rank[s]], MPI_INT32_T, D->send_rank[s], 7,
-                      D->comm, &req[nreq++]) != MPI_SUCCESS)
-            rc = HSPMV_ERR_MPI;
-    for (int r = 0; r < D->nrecv; r++)
-        if (MPI_Isend(g + D->recv_ptr[r], rcount[D->recv_rank[r]], MPI_INT32_T, D->recv_rank[r], 7, D->comm,
-                      &req[nreq++]) != MPI_SUCCESS)
-            rc = HSPMV_ERR_MPI;
-    if (MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
-    if (rc) hspmv_err(err, rc, "rank %d: exchanging the halo requests failed", me);
-    for (int64_t k = 0; !rc && k < nsend; k++) {
-        int64_t c = D->send_idx[k] - cb;
-        if (c < 0 || c >= D->ncols_local)
-            rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: halo request for column %d it does not own", me,
-                           D->send_idx[k]);
-        D->send_idx[k] = (int32_t)c;
-    }
-    rc = hspmv_dist_agree(D->comm, rc, err);
-out:
-    hspmv_free(rcount);
-    hspmv_free(scount);
-    hspmv_free(req);
-    return rc;
-}
-
 
 /* The owned block, one prepared matrix (one set of arrays, big enough for
    huge pages: ranks of 16 separately allocated pieces of 2 MiB got none), multiplied in
@@ -232,28 +102,28 @@ out:
    default in containers) moves a large message only while both ranks are
    inside MPI: on 16 ranks of the 200^3 Laplacian, 1 piece waited 33% of the
    product, 4 pieces 14-22%, 8 pieces 1% (README, "Distributed runs").
-   HSPMV_DIST_PIECES overrides. */
+   HSPMV_TEST's dist_pieces forces a count. */
 static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o, int messages, int T,
                          hspmv_error *err)
 {
     int np = 1;
-    const char *env = getenv("HSPMV_DIST_PIECES");
+    long forced = hspmv_test_int(D->test, "dist_pieces", 0);
     int64_t per = (int64_t)1 << 17;
     if (per < (int64_t)T << 15) per = (int64_t)T << 15;
-    if (env && atoi(env) > 0) np = atoi(env);
+    if (forced > 0) np = (int)forced;
     else if (messages) np = Ao->nnz / per > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX
                            : Ao->nnz / per < 1 ? 1 : (int)(Ao->nnz / per);
     if (np > HSPMV_DIST_PIECES_MAX) np = HSPMV_DIST_PIECES_MAX;
     D->npieces = np;
     if (Ao->nnz == 0) return HSPMV_OK;
-    int rc = hspmv_local_create(Ao, o, &D->Lo, err);
+    int rc = hspmv_local_create_test(Ao, o, D->test, &D->Lo, err);
     if (!rc && D->node) hspmv_local_cache_sharers(D->Lo, D->node->shared_ranks); /* the node's ranks stream together */
     return rc;
 }
 
 /* Owned rows shared within the node (node_share.c): where the owned block
    is separate (not merged) and the node has several ranks, the last
-   HSPMV_OWNED_SHARE_TAIL 64ths of every rank's owned block are copied
+   owned_share_tail 64ths of every rank's owned block are copied
    into a shared window (in its format where that is CSRP, else CSR), and
    a rank done with its own takes chunks from the others' tails. Default,
    where some rank's owned block has 2^16 entries or more: 32 for ranks
@@ -270,14 +140,11 @@ static int prepare_owned(hspmv_dist *D, const hspmv_csr *Ao, const hspmv_opts *o
 static int share_owned(hspmv_dist *D, const hspmv_csr *Ao, hspmv_error *err)
 {
     hspmv_node *N = D->node;
-    const char *env = getenv("HSPMV_OWNED_SHARE_TAIL");
-    int64_t nnz = Ao->nnz, most = 0, tail = env && *env ? atoi(env) : -1;
+    int64_t nnz = Ao->nnz, most = 0, tail = hspmv_test_int(D->test, "owned_share_tail", -1);
     int ranks = 0, rc;
     MPI_Allreduce(&nnz, &most, 1, MPI_INT64_T, MPI_MAX, D->comm);
     MPI_Allreduce(&N->size, &ranks, 1, MPI_INT, MPI_MAX, D->comm);
-    MPI_Bcast(&tail, 1, MPI_INT64_T, 0, D->comm); /* rank 0's environment decides */
     if (tail < 0) tail = most < ((int64_t)1 << 16) ? 0 : N->threads > 1 ? 16 : 32;
-    if (tail > 64) tail = 64;
     if (N->merged || tail == 0 || ranks < 2) return HSPMV_OK;
     rc = hspmv_node_share_build(D, N, &N->oshare, Ao, D->Lo, (int)tail, "owned block", err);
     if (rc) return rc; /* agreed; hspmv_node_free frees what was built */
@@ -290,62 +157,10 @@ static int share_owned(hspmv_dist *D, const hspmv_csr *Ao, hspmv_error *err)
     return HSPMV_OK;
 }
 
-/* Kernel "auto" on every rank at once, for a group of blocks multiplied
-   together (the owned block; the ghost block), made without timing: when some rank holds at
-   least min_nnz of them, each rank times every kernel set on its group, and
-   all ranks take the set whose slowest rank is fastest. Chosen rank by rank,
-   ranks of equal work ended up with different sets (timings taken while all
-   ranks run are noisy), and the slowest then set the pace of every product:
-   owned-block time max/avg 1.35-1.75 on 16 ranks of the 200^3 Laplacian.
-   The ranks time each set together, a barrier before each product, so that
-   a set is timed while every core of the node runs it, as in the product:
-   timed out of step, 16 ranks of the real-valued lap3d 200 took the AVX-512
-   CSRP kernel (5.64 ms a product) where 8x2 and 4x4 took AVX2 (4.67, 4.71)
-   and benchmark-omp, whose threads time a set together, AVX2 (4.59; one
-   job on the 16-core Xeon, where wide vectors on every core lower the
-   clock). The ghost block is timed on its own: its rows hold one or two
-   entries, where per-row overhead, not memory, decides. Collective. */
-static void barrier(void *comm) { MPI_Barrier(*(MPI_Comm *)comm); }
-
-void hspmv_dist_agree_kernels(hspmv_dist *D, hspmv_local **all, int n, int64_t min_nnz)
-{
-    const hspmv_kernel_set *sets[8];
-    double t[8] = {0}, worst[8];
-    int ns = hspmv_kernel_sets(sets, 8), in[2] = {ns, -ns}, out[2], timed;
-    int64_t nnz = 0, most = 0;
-    for (int c = 0; c < n; c++)
-        if (all[c]) {
-            hspmv_local_info li;
-            hspmv_local_get_info(all[c], &li);
-            nnz += li.nnz;
-        }
-    MPI_Allreduce(&nnz, &most, 1, MPI_INT64_T, MPI_MAX, D->comm);
-    MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, D->comm);
-    if (most < min_nnz || out[0] < 2 || out[0] != -out[1]) {
-        /* too small to time (the registry's first, as kernel "auto" takes
-           there), one set, or CPUs that differ: no common choice to make */
-        hspmv_local_use_kernels(all, n, 0);
-        return;
-    }
-    int mine = nnz > 0 && nnz >= most / 8; /* ranks with little work abstain (but keep in step) */
-    ns = hspmv_local_time_kernels_in_step(all, mine ? n : 0, t, out[0], barrier, &D->comm);
-    MPI_Allreduce(&ns, &timed, 1, MPI_INT, MPI_MAX, D->comm);
-    if (timed < 2) {
-        hspmv_local_use_kernels(all, n, 0);
-        return;
-    }
-    MPI_Allreduce(t, worst, out[0], MPI_DOUBLE, MPI_MAX, D->comm);
-    hspmv_local_use_kernels(all, n, hspmv_local_pick_kernels(worst, out[0]));
-}
-
-/* The halo mode: o->halo, else HSPMV_HALO=node|p2p in the environment,
-   else node; rank 0's answer for everyone. */
+/* The halo mode: o->halo, else node; rank 0's answer for everyone. */
 static int halo_mode(hspmv_dist *D, const hspmv_opts *o, int *asked)
 {
     int m = o->halo == HSPMV_HALO_NODE || o->halo == HSPMV_HALO_P2P ? o->halo : HSPMV_HALO_AUTO;
-    const char *env = getenv("HSPMV_HALO");
-    if (m == HSPMV_HALO_AUTO && env && !strcmp(env, "p2p")) m = HSPMV_HALO_P2P;
-    if (m == HSPMV_HALO_AUTO && env && !strcmp(env, "node")) m = HSPMV_HALO_NODE;
     int v[2] = {m, o->halo};
     MPI_Bcast(v, 2, MPI_INT, 0, D->comm);
     *asked = v[0]; /* AUTO, or what was asked for */
@@ -367,118 +182,20 @@ static void p2p_volumes(const hspmv_dist *D, hspmv_node *N, const int32_t *g)
     }
 }
 
-static void empty_info_of(hspmv_local_info *li, const hspmv_local *L, int64_t nrows, int64_t ncols)
-{
-    if (L) hspmv_local_get_info(L, li);
-    else empty_info(li, nrows, ncols);
-}
-
-/* The info, agreed once. */
-static int fill_info(hspmv_dist *D, hspmv_error *err)
-{
-    hspmv_dist_info *in = &D->info;
-    hspmv_node *N = D->node;
-    int me = D->rank, P = D->size, rc = HSPMV_OK;
-    in->rank = me;
-    in->nranks = P;
-    in->partition = D->partition;
-    in->permuted = D->permuted;
-    in->nrows = D->nrows;
-    in->ncols = D->ncols;
-    in->row_begin = D->row_start[me];
-    in->row_end = D->row_start[me + 1];
-    in->col_begin = D->col_start[me];
-    in->col_end = D->col_start[me + 1];
-    in->nrows_local = D->nrows_local;
-    in->ncols_local = D->ncols_local;
-    in->nnz_owned = D->nnz_owned;
-    in->nnz_ghost = D->nnz_ghost;
-    in->nnz_local = D->nnz_owned + D->nnz_ghost;
-    in->nghost = D->nghost;
-    in->halo = D->halo;
-    empty_info_of(&in->owned, D->Lo, D->nrows_local, D->ncols_local);
-    in->owned.nrows = D->nrows_local;
-    in->nnodes = N->nnodes;
-    in->node = N->node;
-    in->node_ranks = N->size;
-    in->node_ranks_env = N->env_ranks;
-    if (D->halo == HSPMV_HALO_P2P) {
-        in->nsend = D->send_ptr[D->nsend];
-        in->nrecv_ranks = D->nrecv;
-        in->nsend_ranks = D->nsend;
-        empty_info_of(&in->ghost, D->Lg, D->nghost_rows, D->nghost);
-    } else {
-        in->nsend = N->send_ptr[N->nsend];
-        in->nrecv_ranks = N->nrecv;
-        in->nsend_ranks = N->nsend;
-        empty_info_of(&in->ghost, N->nb.L, N->nb.nrows, N->gather == HSPMV_GATHER_COPY ? N->nn : N->vec_len);
-        in->gather = N->gather;
-        in->owned_in_node = N->merged;
-        in->window_slots = N->nslots;
-        in->node_readers = N->nreaders;
-        in->gather_direct_ms = N->t_direct * 1e3;
-        in->gather_copy_ms = N->t_copy * 1e3;
-        in->gather_share_ms = N->t_share * 1e3;
-        in->gather_replica = N->replica;
-        in->gather_replica_ms = N->t_replica * 1e3;
-        in->owned_share = N->otail;
-        in->fold_rows = N->fold_rows;
-        in->nnz_node = N->fold_nnz_node; /* those in folded rows */
-        if (N->nb.L) {
-            hspmv_local_info li;
-            hspmv_local_get_info(N->nb.L, &li);
-            in->nnz_node += li.nnz;
-        }
-        if (N->ob.L) {
-            hspmv_local_info li;
-            hspmv_local_get_info(N->ob.L, &li);
-            in->nnz_offnode = li.nnz;
-        }
-    }
-    D->threads = in->owned.threads > 0 ? in->owned.threads : in->ghost.threads > 0 ? in->ghost.threads : 1;
-    int64_t mx[2] = {in->nnz_local, in->nghost}, gmx[2];
-    int64_t sm[7] = {in->nnz_local, in->nghost, N->inter_entries, N->inter_entries_p2p, N->inter_msgs,
-                     N->inter_msgs_p2p, in->fold_rows}, gsm[7];
-    int fc[HSPMV_NFORMATS] = {0}, gfc[HSPMV_NFORMATS];
-    if (in->owned.nnz > 0 && in->owned.format >= 0 && in->owned.format < HSPMV_NFORMATS) fc[in->owned.format] = 1;
-    if (MPI_Allreduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, D->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(sm, gsm, 7, MPI_INT64_T, MPI_SUM, D->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(fc, gfc, HSPMV_NFORMATS, MPI_INT, MPI_SUM, D->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(MPI_IN_PLACE, &in->gather, 1, MPI_INT, MPI_MAX, D->comm) != MPI_SUCCESS)
-        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allreduce of the matrix info failed", me);
-    else {
-        in->nnz_max = gmx[0];
-        in->halo_max = gmx[1];
-        in->nnz = gsm[0];
-        in->halo_total = gsm[1];
-        in->internode_entries_node = gsm[2];
-        in->internode_entries_p2p = gsm[3];
-        in->internode_msgs_node = gsm[4];
-        in->internode_msgs_p2p = gsm[5];
-        in->fold_rows_total = gsm[6];
-        memcpy(in->format_counts, gfc, sizeof(gfc));
-        D->nnz = gsm[0];
-    }
-    return hspmv_dist_agree(D->comm, rc, err);
-}
-
 /* Whether the owned columns go into the node block (one pass over the
    rows, and the block is then every rank's whole work, which the ranks of
    a node can share: node_share.c): when, over all ranks, fewer than twice
    as many entries lie in the ranks' own columns as in other columns of
    their node (random columns: 1/16 own at 16 ranks, and an owned block of
    half an entry per row costs a pass over the rows for little work; at 2
-   ranks half and half); HSPMV_NODE_MERGE=0|1 forces it. Collective. */
+   ranks half and half); HSPMV_TEST's merge=0|1 forces it. Collective. */
 static int merge_owned(hspmv_dist *D, const hspmv_node *N, const hspmv_csr *Ag, const int32_t *g, int64_t nnz_owned)
 {
     int64_t v[2] = {nnz_owned, 0}, sum[2];
     for (int64_t k = 0; k < Ag->nnz; k++)
         v[1] += N->node_of[hspmv_dist_owner(D->col_start, D->size, g[Ag->colind[k]])] == N->node;
     MPI_Allreduce(v, sum, 2, MPI_INT64_T, MPI_SUM, D->comm);
-    const char *env = getenv("HSPMV_NODE_MERGE");
-    int m[1] = {env && *env ? atoi(env) != 0 : sum[0] < 2 * sum[1]};
-    MPI_Bcast(m, 1, MPI_INT, 0, D->comm);
-    return m[0];
+    return (int)hspmv_test_int(D->test, "merge", sum[0] < 2 * sum[1]);
 }
 
 /* Ao and Ag as one block M whose columns are the ghost columns with this
@@ -556,7 +273,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
             for (int64_t k = 0; k < D->nghost; k++) D->ghost_col[k] = g[k];
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-    if ((rc = hspmv_node_comm(D, &D->node, err))) goto out;
+    if ((rc = hspmv_node_comm(D, o->node_ranks, &D->node, err))) goto out;
     hspmv_node_layout(D, D->node);
     p2p_volumes(D, D->node, g);
     D->halo = halo_mode(D, o, &asked);
@@ -592,7 +309,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
         if (rc == HSPMV_ERR_UNSUPPORTED && asked == HSPMV_HALO_AUTO) { /* no shared windows: p2p */
             hspmv_ok(err);
             hspmv_node_free(&D->node);
-            if ((rc = hspmv_node_comm(D, &D->node, err))) goto out;
+            if ((rc = hspmv_node_comm(D, o->node_ranks, &D->node, err))) goto out;
             hspmv_node_layout(D, D->node);
             p2p_volumes(D, D->node, g);
             D->halo = HSPMV_HALO_P2P;
@@ -604,17 +321,17 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
         D->xg = hspmv_alloc_pages((size_t)(D->nghost ? D->nghost : 1), sizeof(hspmv_real));
         if (!D->xg) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for %lld ghost entries", me,
                                    (long long)D->nghost);
-        if (!rc && compress_ghost_rows(D, &Ag) != HSPMV_OK)
+        if (!rc && hspmv_halo_p2p_rows(D, &Ag) != HSPMV_OK)
             rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory compressing the ghost rows", me);
         if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
-        if ((rc = build_plan(D, g, err))) goto out;
+        if ((rc = hspmv_halo_p2p_plan(D, g, err))) goto out;
         if ((rc = hspmv_node_volumes(D, D->node, g, err))) goto out;
     }
 
     /* the owned block (and the p2p ghost block) for the node-level kernels */
     int messages = D->halo == HSPMV_HALO_P2P ? D->nrecv + D->nsend > 0 : D->node->nrecv + D->node->nsend > 0;
     rc = prepare_owned(D, &Ao, &ob, messages, T, err);
-    if (!rc && D->halo == HSPMV_HALO_P2P && Ag.nnz > 0) rc = hspmv_local_create(&Ag, &ob, &D->Lg, err);
+    if (!rc && D->halo == HSPMV_HALO_P2P && Ag.nnz > 0) rc = hspmv_local_create_test(&Ag, &ob, D->test, &D->Lg, err);
     name_rank(me, rc, err);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if (D->halo == HSPMV_HALO_NODE) {
@@ -631,7 +348,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
         if (D->halo == HSPMV_HALO_P2P) hspmv_dist_agree_kernels(D, &D->Lg, 1, (int64_t)1 << 15);
     }
     if (D->halo == HSPMV_HALO_NODE && (rc = share_owned(D, &Ao, err))) goto out;
-    rc = fill_info(D, err);
+    rc = hspmv_dist_fill_info(D, err);
 out:
     hspmv_csr_free(&Ao);
     hspmv_csr_free(&Ag);

@@ -43,3 +43,15 @@ void hspmv_partition_nnz(const int64_t *rp, int64_t nrows, int P, int64_t *start
     }
     start[P] = nrows;
 }
+
+int hspmv_dist_owner(const int64_t *cs, int P, int64_t c)
+{
+    int lo = 0, hi = P - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (cs[mid] <= c) lo = mid;
+        else hi = mid - 1;
+    }
+    while (lo < P - 1 && cs[lo + 1] <= c) lo++; /* skip ranks with no columns */
+    return lo;
+}

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "read_parallel.h"
+#include "settings.h"
 
 typedef struct entry_rec {
     int32_t r, c;
@@ -25,10 +26,9 @@ typedef struct cursor {
    (staged, packed, received: 16 B a record in double) stay a small part of
    the rank's share; at 16 ranks a fixed 2^20 made them larger than the
    share of a 1.5 GB file (48 MB against 46 MB) and the peak 2.8x of it. */
-static int64_t records_per_round(int P, const mtx_piece *pc, int npc, int symmetry)
+static int64_t records_per_round(const char *test, int P, const mtx_piece *pc, int npc, int symmetry)
 {
-    const char *s = getenv("HSPMV_READ_XCHG"); /* test hook: tiny rounds */
-    long long v = s ? atoll(s) : 0;
+    long v = hspmv_test_int(test, "read_xchg", 0); /* test hook: tiny rounds */
     int64_t n = 0;
     for (int i = 0; i < npc; i++) n += pc[i].nnz;
     if (symmetry != HSPMV_GENERAL) n *= 2;
@@ -125,14 +125,14 @@ static void consume(int mode, xchg_sink *s, const void *rec, int64_t n)
     }
 }
 
-int hspmv_xchg_pieces(MPI_Comm comm, int mode, mtx_piece *pc, int npc, int symmetry, const int64_t *owner_start,
+int hspmv_xchg_pieces(MPI_Comm comm, const char *test, int mode, mtx_piece *pc, int npc, int symmetry, const int64_t *owner_start,
                       xchg_sink *sink, int release, int64_t *moved, hspmv_error *err)
 {
     int me, P, rc = HSPMV_OK, hint = 0;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &P);
     const size_t rs = mode == XCHG_KEYS ? sizeof(int32_t) : sizeof(entry_rec);
-    const int64_t M = records_per_round(P, pc, npc, symmetry);
+    const int64_t M = records_per_round(test, P, pc, npc, symmetry);
     cursor cu = {pc, npc, 0, 0, 0, symmetry};
     int *dst = malloc(sizeof(int) * (size_t)M), *pos = malloc(sizeof(int) * (size_t)P * 5);
     char *stage = malloc(rs * (size_t)M), *sendb = malloc(rs * (size_t)M), *recvb = NULL;

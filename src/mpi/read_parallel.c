@@ -48,7 +48,7 @@ static int64_t share_cols(int64_t nrows, int64_t ncols, const int64_t *rs, int m
 }
 
 /* Rank 0 reads the file whole and sends each rank its rows (gzip, pipes). */
-static int rows_from_root(const char *path, MPI_Comm comm, int method, int threads, int keep, hspmv_csr *S,
+static int rows_from_root(const char *path, MPI_Comm comm, const char *test, int method, int threads, int keep, hspmv_csr *S,
                           int64_t *rs, read_stats *st, hspmv_error *err)
 {
     int me, P, rc = HSPMV_OK;
@@ -105,17 +105,17 @@ static int rows_from_root(const char *path, MPI_Comm comm, int method, int threa
     if (me == 0) {
         for (int p = 1; p < P && !rc; p++) {
             int64_t a = A.rowptr[rs[p]];
-            rc = hspmv_dist_send(A.rowptr + rs[p], rs[p + 1] - rs[p] + 1, MPI_INT64_T, p, 1, comm);
-            if (!rc) rc = hspmv_dist_send(A.colind + a, nz[p], MPI_INT32_T, p, 2, comm);
-            if (!rc) rc = hspmv_dist_send(A.val + a, nz[p], HSPMV_MPI_REAL, p, 3, comm);
+            rc = hspmv_dist_send(A.rowptr + rs[p], rs[p + 1] - rs[p] + 1, MPI_INT64_T, p, 1, comm, test);
+            if (!rc) rc = hspmv_dist_send(A.colind + a, nz[p], MPI_INT32_T, p, 2, comm, test);
+            if (!rc) rc = hspmv_dist_send(A.val + a, nz[p], HSPMV_MPI_REAL, p, 3, comm, test);
         }
         memcpy(S->rowptr, A.rowptr, sizeof(int64_t) * ((size_t)nl + 1));
         memcpy(S->colind, A.colind, sizeof(int32_t) * (size_t)S->nnz);
         memcpy(S->val, A.val, sizeof(hspmv_real) * (size_t)S->nnz);
     } else {
-        rc = hspmv_dist_recv(S->rowptr, nl + 1, MPI_INT64_T, 0, 1, comm);
-        if (!rc) rc = hspmv_dist_recv(S->colind, S->nnz, MPI_INT32_T, 0, 2, comm);
-        if (!rc) rc = hspmv_dist_recv(S->val, S->nnz, HSPMV_MPI_REAL, 0, 3, comm);
+        rc = hspmv_dist_recv(S->rowptr, nl + 1, MPI_INT64_T, 0, 1, comm, test);
+        if (!rc) rc = hspmv_dist_recv(S->colind, S->nnz, MPI_INT32_T, 0, 2, comm, test);
+        if (!rc) rc = hspmv_dist_recv(S->val, S->nnz, HSPMV_MPI_REAL, 0, 3, comm, test);
         for (int64_t i = nl; i >= 0 && !rc; i--) S->rowptr[i] -= S->rowptr[0];
     }
     if (rc) hspmv_err(err, rc, "rank %d: sending the rows failed", me);
@@ -255,7 +255,7 @@ static int check_share(MPI_Comm comm, const char *path, const mtx_prologue *pr, 
     return hspmv_dist_check_share(comm, &sn, path, pr->lines, whole, err);
 }
 
-int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, int keep, hspmv_csr *S, int64_t *rs,
+int hspmv_read_rows(const char *path0, MPI_Comm comm, const char *test, int method, int threads, int keep, hspmv_csr *S, int64_t *rs,
                     read_stats *st, hspmv_error *err)
 {
     int me, P, rc = HSPMV_OK, fd = -1;
@@ -290,7 +290,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, i
     if (!pm.splittable) {
         st->whole = 1;
         st->whole_why = pm.gzip ? "gzip" : "not a regular file";
-        rc = rows_from_root(path, comm, method, threads, keep, S, rs, st, err);
+        rc = rows_from_root(path, comm, test, method, threads, keep, S, rs, st, err);
         st->read_s = MPI_Wtime() - t0 - st->partition_s - st->distribute_s; /* the prologue included */
         goto out;
     }
@@ -330,7 +330,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, i
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
     xchg_sink ks = {crs[me], cnt, NULL, NULL, NULL};
     int64_t moved = 0;
-    if ((rc = hspmv_xchg_pieces(comm, XCHG_KEYS, pc, T, pr.h.symmetry, crs, &ks, 0, &moved, err))) goto out;
+    if ((rc = hspmv_xchg_pieces(comm, test, XCHG_KEYS, pc, T, pr.h.symmetry, crs, &ks, 0, &moved, err))) goto out;
     if (method == HSPMV_PART_ROWS) memcpy(prov, crs, sizeof(int64_t) * ((size_t)P + 1));
     else if ((rc = hspmv_partition_nnz_spread(comm, crs, cnt, n, prov, err))) goto out;
     if ((rc = check_share(comm, path, &pr, keep, crs, cnt, prov, whole, err))) goto out;
@@ -360,7 +360,7 @@ int hspmv_read_rows(const char *path0, MPI_Comm comm, int method, int threads, i
                        (long long)S->nnz);
     if ((rc = hspmv_dist_agree(comm, rc, err))) goto out;
     xchg_sink es = {prov[me], NULL, raw, S->colind, S->val};
-    if ((rc = hspmv_xchg_pieces(comm, XCHG_ENTRIES, pc, T, pr.h.symmetry, prov, &es, 1, &st->records_moved, err)))
+    if ((rc = hspmv_xchg_pieces(comm, test, XCHG_ENTRIES, pc, T, pr.h.symmetry, prov, &es, 1, &st->records_moved, err)))
         goto out;
     for (int t = 0; t < T; t++) hspmv_mtx_piece_free(&pc[t]);
     /* sorted and summed as the root read does it; the lowest bad row wins */
@@ -415,7 +415,9 @@ int hspmv_dist_read_rows(const char *path, MPI_Comm comm, const hspmv_opts *o, h
                          o->partition == HSPMV_PART_METIS ? "METIS (it renumbers rows; use hspmv_dist_read)" : "this");
     if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS) return hspmv_err(err, HSPMV_ERR_MPI, "MPI_Comm_dup failed");
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-    rc = hspmv_read_rows(path, c, o->partition, o->threads, READ_ROWS, rows, row_start, &st, err);
+    char test[HSPMV_TEST_MAX];
+    rc = hspmv_dist_agree_test(c, test, err);
+    if (!rc) rc = hspmv_read_rows(path, c, test, o->partition, o->threads, READ_ROWS, rows, row_start, &st, err);
     MPI_Comm_free(&c);
     return rc;
 }

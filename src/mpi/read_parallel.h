@@ -32,8 +32,9 @@ enum { READ_ROWS = 0, READ_MATRIX, READ_MATRIX_WINDOW };
    Memory is checked before it is allocated, at the size line (the row
    counts) and once the partition is known (this rank's share, with what
    `keep` adds), on every rank and summed over each node (dist_mem.h).
-   Every rank returns the same status and message. */
-int hspmv_read_rows(const char *path, MPI_Comm comm, int method, int threads, int keep, hspmv_csr *S,
+   test: the agreed HSPMV_TEST string (dist_chunk, read_xchg). Every rank
+   returns the same status and message. */
+int hspmv_read_rows(const char *path, MPI_Comm comm, const char *test, int method, int threads, int keep, hspmv_csr *S,
                     int64_t *row_start, read_stats *st, hspmv_error *err);
 
 /* ---- the all-to-all rounds (read_exchange.c) ---------------------------------- */
@@ -52,12 +53,13 @@ typedef struct xchg_sink {
 /* Collective. Every entry of the pieces (and, for symmetric and skew kinds,
    its mirror off the diagonal) goes to the rank owning its row by
    owner_start (P+1 entries), in rounds of a 32nd of the rank's records
-   (at least 2^14, at most HSPMV_XCHG_RECORDS) sent per rank (HSPMV_READ_XCHG in the environment lowers it for tests), so
+   (at least 2^14, at most HSPMV_XCHG_RECORDS) sent per rank (HSPMV_TEST's
+   read_xchg, in the agreed string test, lowers it for tests), so
    that every MPI count stays below 2^31 and the buffers are bounded. With
    release, piece memory is given back as it is sent. Returns HSPMV_OK or
    the same error on every rank; *moved counts the records sent elsewhere. */
 #define HSPMV_XCHG_RECORDS ((int64_t)1 << 20)
-int hspmv_xchg_pieces(MPI_Comm comm, int mode, mtx_piece *pc, int npc, int symmetry, const int64_t *owner_start,
+int hspmv_xchg_pieces(MPI_Comm comm, const char *test, int mode, mtx_piece *pc, int npc, int symmetry, const int64_t *owner_start,
                       xchg_sink *sink, int release, int64_t *moved, hspmv_error *err);
 
 /* ---- partitions from distributed counts (read_partition.c) ------------------- */
@@ -79,7 +81,5 @@ int hspmv_move_counts(MPI_Comm comm, const int64_t *from, const int64_t *to, con
    blocks `to`; S is replaced. */
 int hspmv_move_rows(MPI_Comm comm, const int64_t *from, const int64_t *to, hspmv_csr *S, hspmv_error *err);
 
-/* Peak resident memory of this process so far, in bytes (0 if unknown). */
-double hspmv_peak_rss(void);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "alloc.h" /* hspmv_alloc_fail_after */
 #include "check.h"
 #include "hspmv.h"
 

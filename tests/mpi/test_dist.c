@@ -51,7 +51,7 @@ static int plan_ok(hspmv_dist *D, const char *what)
     /* real exchange: x[j] = global j */
     hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS);
     for (int64_t j = 0; j < D->ncols_local; j++) x[j] = (hspmv_real)(D->col_start[me] + j);
-    ok &= hspmv_halo_begin(D, x) == HSPMV_OK;
+    ok &= hspmv_halo_begin(D, x, NULL) == HSPMV_OK;
     ok &= hspmv_halo_end(D) == HSPMV_OK;
     for (int64_t k = 0; k < D->nghost; k++) ok &= D->xg[k] == (hspmv_real)D->ghost_col[k];
     hspmv_free(x);

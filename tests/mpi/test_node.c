@@ -1,5 +1,5 @@
 /* test_node.c — the node-aware halo against the serial reference: pseudo-
-   nodes (HSPMV_NODE_RANKS) of the sizes the rank count gives (4 ranks as
+   nodes (opts.node_ranks) of the sizes the rank count gives (4 ranks as
    2+2, 5 as 2+2+1, 8 as 3+3+2, and every rank its own node), every
    partition, halo node and p2p, direct, copy and shared-row gathers (with
    and without a private replica of x), the owned columns
@@ -27,18 +27,56 @@
 
 static int me, P;
 static const char *part_name[] = {"nnz", "rows", "metis"};
-static int replica = -1; /* case_ok: HSPMV_NODE_REPLICA=1 (1), =0 (0) or unset (-1) */
+static int replica = -1; /* case_ok: HSPMV_TEST replica=1 (1), =0 (0) or unset (-1) */
 
 /* Ranks per pseudo-node that gives this rank count the shapes. */
 static int default_k(void) { return P == 8 ? 3 : 2; }
 
-/* HSPMV_NODE_RANKS and HSPMV_NODE_GATHER on every rank (NULL: unset). */
+/* HSPMV_TEST as this program sets it: one key=value (val NULL: the key
+   dropped), the variable rewritten from the keys set (unset when none). */
+static char test_keys[16][64];
+static void tk(const char *key, const char *val)
+{
+    char all[1024] = "";
+    size_t kn = strlen(key);
+    for (int i = 0; i < 16; i++)
+        if (!strncmp(test_keys[i], key, kn) && test_keys[i][kn] == '=') test_keys[i][0] = 0;
+    for (int i = 0; val && i < 16; i++)
+        if (!test_keys[i][0]) {
+            snprintf(test_keys[i], sizeof(test_keys[i]), "%s=%s", key, val);
+            break;
+        }
+    for (int i = 0; i < 16; i++)
+        if (test_keys[i][0]) {
+            if (*all) strcat(all, ",");
+            strcat(all, test_keys[i]); /* 16 keys of < 64 characters fit */
+        }
+    if (*all) setenv("HSPMV_TEST", all, 1);
+    else unsetenv("HSPMV_TEST");
+}
+
+/* Every HSPMV_TEST key dropped. */
+static void tk_clear(void)
+{
+    memset(test_keys, 0, sizeof(test_keys));
+    unsetenv("HSPMV_TEST");
+}
+
+/* Pseudo-nodes of node_k ranks (0: real nodes), for t_opts. */
+static int node_k;
+
+/* The pseudo-node size (NULL: real nodes) and HSPMV_TEST's gather (NULL: timed). */
 static void set_env(const char *k, const char *gather)
 {
-    if (k) setenv("HSPMV_NODE_RANKS", k, 1);
-    else unsetenv("HSPMV_NODE_RANKS");
-    if (gather) setenv("HSPMV_NODE_GATHER", gather, 1);
-    else unsetenv("HSPMV_NODE_GATHER");
+    node_k = k ? atoi(k) : 0;
+    tk("gather", gather);
+}
+
+/* hspmv_opts_default with the pseudo-node size set_env asked for. */
+static void t_opts(hspmv_opts *o)
+{
+    hspmv_opts_default(o);
+    o->node_ranks = node_k;
 }
 
 /* 1 on every rank when y (distributed) matches the reference of A*x on rank 0. */
@@ -78,11 +116,26 @@ static int product_ok(hspmv_dist *D, const hspmv_csr *A, hspmv_real *x, hspmv_re
     return ok;
 }
 
-/* The node layout HSPMV_NODE_RANKS=k asks for (all ranks on this machine). */
+/* The node layout opts.node_ranks = k asks for (all ranks on this machine). */
 static int layout_ok(const hspmv_dist_info *in, int k)
 {
     int node = me / k, size = P - node * k < k ? P - node * k : k;
-    return in->node == node && in->node_ranks == size && in->nnodes == (P + k - 1) / k && in->node_ranks_env == k;
+    return in->node == node && in->node_ranks == size && in->nnodes == (P + k - 1) / k;
+}
+
+/* hspmv_dist_info.gather as node.h's HSPMV_GATHER_* (0: p2p). */
+static int gather_of(const hspmv_dist_info *in)
+{
+    return !strcmp(in->gather, "direct") ? HSPMV_GATHER_DIRECT
+           : !strcmp(in->gather, "copy") ? HSPMV_GATHER_COPY
+           : !strcmp(in->gather, "share") ? HSPMV_GATHER_SHARE : 0;
+}
+
+/* The timing and the shared-rows counters started again. */
+static void reset_timing(hspmv_dist *D)
+{
+    hspmv_dist_timing t;
+    hspmv_dist_get_timing(D, &t, 1);
 }
 
 /* The most ranks any node has. */
@@ -100,21 +153,21 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     char ks[16], w[300];
     snprintf(ks, sizeof(ks), "%d", k);
     set_env(k > 0 ? ks : NULL, gather);
-    if (merge >= 0) setenv("HSPMV_NODE_MERGE", merge ? "1" : "0", 1);
-    if (replica >= 0) setenv("HSPMV_NODE_REPLICA", replica ? "1" : "0", 1);
+    if (merge >= 0) tk("merge", merge ? "1" : "0");
+    if (replica >= 0) tk("replica", replica ? "1" : "0");
     snprintf(w, sizeof(w), "%s, %s, %s, gather %s%s, %d ranks per node, owned columns %s", what, part_name[part],
              halo == HSPMV_HALO_NODE ? "node" : "p2p", gather ? gather : "timed", replica == 1 ? "+replica" : "", k,
              merge < 0 ? "as chosen" : merge ? "in the node block" : "apart");
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     o.partition = part;
     o.halo = halo;
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
     int ok = 1, rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, &D, &e);
     set_env(NULL, NULL);
-    unsetenv("HSPMV_NODE_MERGE");
-    unsetenv("HSPMV_NODE_REPLICA");
+    tk("merge", NULL);
+    tk("replica", NULL);
     if (rc) {
         if (me == 0) fprintf(stderr, "  %s: create failed: %s\n", w, e.msg);
         return 0;
@@ -125,18 +178,18 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     if (halo == HSPMV_HALO_NODE && merge >= 0) ok &= in.owned_in_node == merge;
     if (k > 0) ok &= layout_ok(&in, k);
     if (halo == HSPMV_HALO_NODE && gather && strcmp(gather, "share"))
-        ok &= in.gather == (!strcmp(gather, "copy") ? HSPMV_GATHER_COPY : HSPMV_GATHER_DIRECT);
+        ok &= gather_of(&in) == (!strcmp(gather, "copy") ? HSPMV_GATHER_COPY : HSPMV_GATHER_DIRECT);
     if (halo == HSPMV_HALO_NODE && gather && !strcmp(gather, "share")) /* shared where the blocks are the work */
     {
         int want = in.owned_in_node && node_ranks_max(&in) > 1 ? HSPMV_GATHER_SHARE : HSPMV_GATHER_DIRECT;
-        if (in.gather != want && me == 0) fprintf(stderr, "  %s: gather %d, not %d\n", w, in.gather, want);
-        ok &= in.gather == want;
+        if (gather_of(&in) != want && me == 0) fprintf(stderr, "  %s: gather %d, not %d\n", w, gather_of(&in), want);
+        ok &= gather_of(&in) == want;
     }
     if (halo == HSPMV_HALO_NODE && replica >= 0) { /* forced: where the node block gathers (not copy) */
-        int want = replica && in.gather != HSPMV_GATHER_COPY && in.ghost.nnz > 0, any; /* a node block (folded rows: none) */
+        int want = replica && gather_of(&in) != HSPMV_GATHER_COPY && in.ghost.nnz > 0, any; /* a node block (folded rows: none) */
         MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (in.gather_replica != any && me == 0) fprintf(stderr, "  %s: replica %d\n", w, in.gather_replica);
-        ok &= in.gather_replica == any;
+        if (in.replica != any && me == 0) fprintf(stderr, "  %s: replica %d\n", w, in.replica);
+        ok &= in.replica == any;
     }
     hspmv_real *xg = NULL, *yg = NULL;
     hspmv_real *xw = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *yw = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
@@ -149,7 +202,7 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
     ok &= hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, xw, &e) == HSPMV_OK;
     ok &= hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, xc, &e) == HSPMV_OK;
     if (halo == HSPMV_HALO_NODE && in.ncols_local > 0)
-        ok &= (hspmv_node_slot_of(D->node, xw) >= 0) == (in.window_slots > 0) && hspmv_node_slot_of(D->node, xc) < 0;
+        ok &= (hspmv_node_slot_of(D->node, xw) >= 0) == (D->node->nslots > 0) && hspmv_node_slot_of(D->node, xc) < 0;
     for (int rep = 0; rep < 3; rep++) { /* both call parities, twice */
         ok &= hspmv_dist_spmv(D, xw, yw, &e) == HSPMV_OK;
         ok &= y_ok(D, A, xg, yw, yg, 2, w);
@@ -303,7 +356,7 @@ static void node_times_the_gathers(void)
     snprintf(ks, sizeof(ks), "%d", default_k());
     set_env(P > 1 ? ks : NULL, NULL);
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
@@ -312,20 +365,20 @@ static void node_times_the_gathers(void)
     if (rc) return;
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
-    int timed = in.gather_direct_ms > 0 && in.gather_copy_ms > 0;
+    int timed = (D->node->t_direct * 1e3) > 0 && (D->node->t_copy * 1e3) > 0;
     CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
-    CHECK(P == 1 || timed, "not timed: %g %g", in.gather_direct_ms, in.gather_copy_ms);
+    CHECK(P == 1 || timed, "not timed: %g %g", (D->node->t_direct * 1e3), (D->node->t_copy * 1e3));
     int shares = in.owned_in_node && node_ranks_max(&in) > 1; /* shared rows are timed where they can be built */
-    CHECK((in.gather_share_ms > 0) == shares, "shared rows timed %g (owned in node %d)", in.gather_share_ms,
+    CHECK(((D->node->t_share * 1e3) > 0) == shares, "shared rows timed %g (owned in node %d)", (D->node->t_share * 1e3),
           in.owned_in_node);
     /* a replica is timed beside the kept gather where the node block reads most of x (here: merged blocks) */
-    CHECK(!shares || in.gather == HSPMV_GATHER_COPY || in.gather_replica_ms > 0, "replica not timed (gather %d)",
-          in.gather);
+    CHECK(!shares || gather_of(&in) == HSPMV_GATHER_COPY || (D->node->t_replica * 1e3) > 0, "replica not timed (gather %d)",
+          gather_of(&in));
     if (me == 0 && timed)
         printf("  random %lld x 10 at %d ranks: gathers %s (timed direct %.3f ms, copy %.3f ms, shared rows %.3f ms)\n",
                (long long)n, P,
-               in.gather == HSPMV_GATHER_COPY ? "copy" : in.gather == HSPMV_GATHER_SHARE ? "share" : "direct",
-               in.gather_direct_ms, in.gather_copy_ms, in.gather_share_ms);
+               gather_of(&in) == HSPMV_GATHER_COPY ? "copy" : gather_of(&in) == HSPMV_GATHER_SHARE ? "share" : "direct",
+               (D->node->t_direct * 1e3), (D->node->t_copy * 1e3), (D->node->t_share * 1e3));
     hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
     CHECK(product_ok(D, &A, x, y, 5, "random 24000*P"), "y");
     CHECK(node_plan_ok(D, "random 24000*P"), "plan");
@@ -336,7 +389,7 @@ static void node_times_the_gathers(void)
     hspmv_csr_free(&A);
 }
 
-/* Rank 0 starts each product late (HSPMV_TEST_SHARE_DELAY): until the
+/* Rank 0 starts each product late (HSPMV_TEST share_delay): until the
    others have claimed its whole tail, or at most 20 ms times the ranks per
    core when they outnumber the cores (8 ranks on the 2-core CI machine: a
    thief may wait that long for a core). */
@@ -346,7 +399,7 @@ static void late_rank0(void)
     long per = cores > 0 && P > cores ? (P + cores - 1) / cores : 1;
     char v[32];
     snprintf(v, sizeof(v), "0:%ld", 20000 * per);
-    setenv("HSPMV_TEST_SHARE_DELAY", v, 1);
+    tk("share_delay", v);
 }
 
 /* Exact integer arithmetic: x_{t+1} = A*x_t - 3*x_t + (t mod 3), products back to back
@@ -430,15 +483,15 @@ static void counted_ok(hspmv_dist *D, const node_share *S, const hspmv_local *L,
 {
     hspmv_dist_timing t;
     hspmv_local_info li = {0};
-    hspmv_dist_get_timing(D, &t);
+    hspmv_dist_get_timing(D, &t, 0);
     if (L) hspmv_local_get_info(L, &li);
-    int64_t want = S ? t.calls * li.nnz : 0, got = t.share_nnz[0] + t.share_nnz[1];
+    int64_t want = S ? t.calls * li.nnz : 0, got = D->node->share_nnz[0] + D->node->share_nnz[1];
     CHECK(t.calls > 0 && got == want, "%s: rank %d counted %lld entries of its shared rows in %lld products, not %lld",
           w, me, (long long)got, (long long)t.calls, (long long)want);
-    double took = t.share_s[1], most = 0;
+    double took = D->node->share_s[1], most = 0;
     MPI_Allreduce(&took, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (late && S && me == 0) {
-        CHECK(t.share_nnz[1] > 0, "%s: others ran none of rank 0's entries", w);
+        CHECK(D->node->share_nnz[1] > 0, "%s: others ran none of rank 0's entries", w);
         CHECK(most > 0, "%s: no rank spent time in chunks it took", w);
     }
 }
@@ -456,17 +509,17 @@ static void chained_products_without_collectives_are_exact(void)
             char ks[16];
             snprintf(ks, sizeof(ks), "%d", k ? 1 : default_k());
             set_env(ks, gathers[g]);
-            if (g == 2 || g == 4) setenv("HSPMV_NODE_MERGE", "1", 1); /* sharing needs the owned columns in the node block */
-            if (g >= 3) setenv("HSPMV_NODE_REPLICA", "1", 1);
+            if (g == 2 || g == 4) tk("merge", "1"); /* sharing needs the owned columns in the node block */
+            if (g >= 3) tk("replica", "1");
             hspmv_opts o;
-            hspmv_opts_default(&o);
+            t_opts(&o);
             o.halo = HSPMV_HALO_NODE;
             o.partition = HSPMV_PART_ROWS;
             hspmv_dist *D = NULL;
             int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
             set_env(NULL, NULL);
-            unsetenv("HSPMV_NODE_MERGE");
-            unsetenv("HSPMV_NODE_REPLICA");
+            tk("merge", NULL);
+            tk("replica", NULL);
             CHECK(rc == 0, "create");
             if (rc) continue;
             char w[80];
@@ -479,21 +532,21 @@ static void chained_products_without_collectives_are_exact(void)
                                                                  format auto chose and in blocked COO (row
                                                                  ranges that cut tile rows) */
                 set_env(ks, gathers[g]);
-                setenv("HSPMV_NODE_MERGE", "1", 1);
+                tk("merge", "1");
                 late_rank0();
-                setenv("HSPMV_NODE_SHARE_TAIL", "20", 1);
+                tk("share_tail", "20");
                 o.format = f ? HSPMV_FORMAT_BCOO : HSPMV_FORMAT_AUTO;
                 rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
                 set_env(NULL, NULL);
-                unsetenv("HSPMV_NODE_MERGE");
-                unsetenv("HSPMV_TEST_SHARE_DELAY");
-                unsetenv("HSPMV_NODE_SHARE_TAIL");
+                tk("merge", NULL);
+                tk("share_delay", NULL);
+                tk("share_tail", NULL);
                 CHECK(rc == 0, "create");
                 if (rc) continue;
                 snprintf(w, sizeof(w), "lap2d_64, shared rows, rank 0 late, %s", f ? "bcoo" : "auto");
                 hspmv_dist_info in;
                 hspmv_dist_get_info(D, &in);
-                hspmv_dist_reset_timing(D);
+                reset_timing(D);
                 CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
                 taken_ok(D->node->share, in.node_ranks, 1, w);
                 counted_ok(D, D->node->share, D->node->nb.L, in.node_ranks > 1, w);
@@ -512,21 +565,18 @@ static void chained_products_without_collectives_are_exact(void)
 static int create_shared(const hspmv_csr *A, int f, int threads, hspmv_dist **D, hspmv_error *e)
 {
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     o.halo = HSPMV_HALO_NODE;
     o.partition = HSPMV_PART_ROWS;
     o.format = f;
     o.threads = threads;
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? A : NULL, &o, D, e);
     set_env(NULL, NULL);
-    const char *vars[] = {"HSPMV_NODE_MERGE", "HSPMV_NODE_SHARE_TAIL", "HSPMV_OWNED_SHARE_TAIL",
-                          "HSPMV_TEST_SHARE_DELAY", "HSPMV_NODE_FOLD", "HSPMV_NODE_FOLD_WAIT", "HSPMV_SHARE_COPY",
-                          "HSPMV_SHARE_RANGES"};
-    for (int i = 0; i < 8; i++) unsetenv(vars[i]);
+    tk_clear();
     return rc;
 }
 
-/* Owned rows shared (HSPMV_OWNED_SHARE_TAIL): the owned block's last chunks
+/* Owned rows shared (HSPMV_TEST owned_share_tail): the owned block's last chunks
    in a window that the other ranks of the node take once done with their
    own. Products stay exact (integer values), with the window's x and the
    caller's, on whole nodes and pseudo-nodes (off-node messages progress
@@ -542,15 +592,14 @@ static void owned_rows_shared_are_exact(void)
     }
     for (int k = 0; k <= 1; k++)
         for (int late = 0; late <= 1; late++)
-            for (int f = 0; f < 4; f++) { /* auto, bcoo, csrp (its tail copied as CSRP), csrp copied as CSR */
-                const int fmt[4] = {HSPMV_FORMAT_AUTO, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSRP, HSPMV_FORMAT_CSRP};
-                const char *fname[4] = {"auto", "bcoo", "csrp", "csrp, CSR copy"};
+            for (int f = 0; f < 3; f++) { /* auto, bcoo, csrp (its tail copied as CSRP) */
+                const int fmt[3] = {HSPMV_FORMAT_AUTO, HSPMV_FORMAT_BCOO, HSPMV_FORMAT_CSRP};
+                const char *fname[3] = {"auto", "bcoo", "csrp"};
                 char ks[16];
                 snprintf(ks, sizeof(ks), "%d", default_k());
                 set_env(k ? ks : NULL, NULL);
-                setenv("HSPMV_OWNED_SHARE_TAIL", "20", 1);
+                tk("owned_share_tail", "20");
                 if (late) late_rank0();
-                if (f == 3) setenv("HSPMV_SHARE_COPY", "csr", 1);
                 hspmv_dist *D = NULL;
                 hspmv_error e = {0, ""};
                 int rc = create_shared(&A, fmt[f], 0, &D, &e);
@@ -566,12 +615,12 @@ static void owned_rows_shared_are_exact(void)
                 if (D->node->oshare) { /* CSRP where the owned block is (auto takes it in single precision) */
                     hspmv_local_info li = {0};
                     if (D->Lo) hspmv_local_get_info(D->Lo, &li);
-                    int want = D->Lo && li.format == HSPMV_FORMAT_CSRP && f != 3;
+                    int want = D->Lo && li.format == HSPMV_FORMAT_CSRP;
                     CHECK(want || f != 2, "%s: the owned block is not CSRP", w);
                     CHECK(hspmv_node_share_copy_csrp(D->node->oshare) == want, "%s: the tail copy is %s", w,
                           hspmv_node_share_copy_csrp(D->node->oshare) ? "CSRP" : "CSR");
                 }
-                hspmv_dist_reset_timing(D);
+                reset_timing(D);
                 CHECK(chain_ok(D, &A, CHAIN_WINDOW_X, w), "%s, window x", w);
                 if (late) taken_ok(D->node->oshare, in.node_ranks, 1, w);
                 counted_ok(D, D->node->oshare, D->Lo, late && in.node_ranks > 1, w);
@@ -605,7 +654,7 @@ static int system_collapses_shared(void)
 
 /* The node block's rows shared, a tail of several MB a rank: its segment
    is collapsed into huge pages where this system collapses shared memory
-   at all (system_collapses_shared), none with HSPMV_SHARE_HUGE=0, and the
+   at all (system_collapses_shared), none with HSPMV_NO_THP=1, and the
    product is right either way; skipped where no segment can be collapsed
    (a node of one rank, a system that does not collapse shared memory). */
 static void shared_rows_segments_on_huge_pages(void)
@@ -617,26 +666,26 @@ static void shared_rows_segments_on_huge_pages(void)
     random_csr(&A, n, 32, 37);
     for (int off = 0; off <= 1; off++) {
         set_env(NULL, "share");
-        setenv("HSPMV_NODE_MERGE", "1", 1);
-        setenv("HSPMV_NODE_SHARE_TAIL", "64", 1);
-        if (off) setenv("HSPMV_SHARE_HUGE", "0", 1);
+        tk("merge", "1");
+        tk("share_tail", "64");
+        if (off) setenv("HSPMV_NO_THP", "1", 1);
         hspmv_opts o;
-        hspmv_opts_default(&o);
+        t_opts(&o);
         o.halo = HSPMV_HALO_NODE;
         hspmv_dist *D = NULL;
         hspmv_error e = {0, ""};
         int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
         set_env(NULL, NULL);
-        unsetenv("HSPMV_NODE_MERGE");
-        unsetenv("HSPMV_NODE_SHARE_TAIL");
-        unsetenv("HSPMV_SHARE_HUGE");
+        tk("merge", NULL);
+        tk("share_tail", NULL);
+        unsetenv("HSPMV_NO_THP");
         CHECK(rc == 0, "%s", e.msg);
         if (rc) continue;
         hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
         const node_share *S = D->node ? D->node->share : NULL;
         size_t got = hspmv_node_share_huge_bytes(S);
         char w[80];
-        snprintf(w, sizeof(w), "random %lld x 32, shared rows%s", (long long)n, off ? ", HSPMV_SHARE_HUGE=0" : "");
+        snprintf(w, sizeof(w), "random %lld x 32, shared rows%s", (long long)n, off ? ", HSPMV_NO_THP=1" : "");
         if (S && off) CHECK(got == 0, "%s: %zu bytes of the segment collapsed", w, got);
         int can = system_collapses_shared();
         if (S && !off && can) CHECK(got >= (2u << 20), "%s: %zu bytes of the segment on huge pages", w, got);
@@ -650,7 +699,7 @@ static void shared_rows_segments_on_huge_pages(void)
         hspmv_dist_destroy(&D);
     }
     /* without a segment that can be collapsed, nothing was said of its pages
-       (HSPMV_SHARE_HUGE=0 leaves none where there are none anyway) */
+       (HSPMV_NO_THP=1 leaves none where there are none anyway) */
     if (why && me == 0) SKIP("huge pages unchecked: %s", why);
     hspmv_csr_free(&A);
 }
@@ -709,8 +758,8 @@ static void long_rows_are_run_first_by_their_owner(void)
             char ks[16];
             snprintf(ks, sizeof(ks), "%d", default_k());
             set_env(k ? ks : NULL, "share");
-            setenv("HSPMV_NODE_MERGE", "1", 1);
-            setenv("HSPMV_NODE_SHARE_TAIL", "64", 1);
+            tk("merge", "1");
+            tk("share_tail", "64");
             if (late) late_rank0();
             hspmv_dist *D = NULL;
             hspmv_error e = {0, ""};
@@ -765,10 +814,8 @@ static int upper_band(hspmv_csr *A, int64_t n, int64_t w)
    read published their x parts, the owned block skipping them. The 2D
    stencil and a one-sided band, on one node and on pseudo-nodes (off-node
    entries in folded rows), owned rows shared or not, 1 and 2 threads per
-   rank (at 2 threads with gathers copied, a rank's chunks claimed one at
-   a time, HSPMV_SHARE_RANGES=0, rather than in a range a thread),
-   waiting for the neighbours or the node: the folded rows are there
-   (where a rank has node neighbours) and none with HSPMV_NODE_FOLD=0, and
+   rank, waiting for their neighbours: the folded rows are there
+   (where a rank has node neighbours) and none with HSPMV_TEST fold=0, and
    chained products stay exact with the window's x and the caller's. */
 static void boundary_rows_folded_are_exact(void)
 {
@@ -783,25 +830,21 @@ static void boundary_rows_folded_are_exact(void)
         return;
     }
     for (int m = 0; m < 2; m++)
-        for (int v = 0; v < 7; v++) { /* k: one node / pseudo-nodes; fold off; owned rows shared or not;
-                                         threads; the runs waiting for the whole node */
-            int k = v % 2, off = v == 2, share = v >= 3, thr = v == 4 || v == 5 ? 2 : 0, all = v == 6;
+        for (int v = 0; v < 5; v++) { /* k: one node / pseudo-nodes; fold off; owned rows shared or not; threads */
+            int k = v % 2, off = v == 2, share = v >= 3, thr = v == 4 ? 2 : 0;
             char ks[16], w[160];
             snprintf(ks, sizeof(ks), "%d", default_k());
-            set_env(k ? ks : NULL, v == 5 ? "copy" : NULL);
-            setenv("HSPMV_NODE_MERGE", "0", 1);
-            setenv("HSPMV_OWNED_SHARE_TAIL", share ? "16" : "0", 1);
-            if (off) setenv("HSPMV_NODE_FOLD", "0", 1);
-            if (all) setenv("HSPMV_NODE_FOLD_WAIT", "node", 1);
-            if (v == 5) setenv("HSPMV_SHARE_RANGES", "0", 1);
+            set_env(k ? ks : NULL, NULL);
+            tk("merge", "0");
+            tk("owned_share_tail", share ? "16" : "0");
+            if (off) tk("fold", "0");
             hspmv_dist *D = NULL;
             hspmv_error e = {0, ""};
             int rc = create_shared(&A[m], HSPMV_FORMAT_AUTO, thr, &D, &e);
             CHECK(rc == 0, "create: %s", e.msg);
             if (rc) continue;
-            snprintf(w, sizeof(w), "%s, %s%s%s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
-                     share ? ", owned rows shared" : "", thr ? ", 2 threads" : "", v == 5 ? ", claimed one at a time" : "",
-                     all ? ", runs wait for the node" : "");
+            snprintf(w, sizeof(w), "%s, %s%s%s%s", name[m], k ? "pseudo-nodes" : "one node", off ? ", no fold" : "",
+                     share ? ", owned rows shared" : "", thr ? ", 2 threads" : "");
             hspmv_dist_info in;
             hspmv_dist_get_info(D, &in);
             int neighbours = in.node_ranks > 1, any = 0;
@@ -811,8 +854,8 @@ static void boundary_rows_folded_are_exact(void)
             CHECK(!!in.owned_share == share || !neighbours, "%s: owned rows shared %d", w, in.owned_share);
             const hspmv_node *N = D->node;
             if (N && N->nfold) { /* the runs wait for the ranks they read: the next (band), or one or both neighbours */
-                int most = m ? 1 : 2, src_ok = all ? !N->fold_src : N->nfold_src >= 1 && N->nfold_src <= most;
-                for (int i = 0; !all && i < N->nfold_src; i++) src_ok &= abs(N->fold_src[i] - N->rank) == 1;
+                int most = m ? 1 : 2, src_ok = N->nfold_src >= 1 && N->nfold_src <= most;
+                for (int i = 0; i < N->nfold_src; i++) src_ok &= abs(N->fold_src[i] - N->rank) == 1;
                 CHECK(src_ok, "%s: node rank %d waits for %d ranks", w, N->rank, N->nfold_src);
             }
             CHECK(chain_ok(D, &A[m], 1, w), "%s, window x", w);
@@ -842,7 +885,7 @@ static void cg_converges_on_pseudo_nodes(void)
         snprintf(ks, sizeof(ks), "%d", default_k());
         set_env(ks, NULL);
         hspmv_opts o;
-        hspmv_opts_default(&o);
+        t_opts(&o);
         o.halo = h ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
         o.partition = HSPMV_PART_METIS;
         hspmv_dist *D = NULL;
@@ -887,17 +930,17 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
         SKIP("matrices/lap2d_64.mtx missing");
         return;
     }
-    setenv("HSPMV_NODE_SLOTS", "3", 1);
+    tk("node_slots", "3");
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     hspmv_dist *D = NULL;
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
-    unsetenv("HSPMV_NODE_SLOTS");
+    tk("node_slots", NULL);
     CHECK(rc == 0, "create");
     if (rc) return;
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
-    CHECK(in.window_slots == 3, "slots %d", in.window_slots);
+    CHECK(D->node->nslots == 3, "slots %d", D->node->nslots);
     hspmv_real *v[5], *xg = NULL, *yg = NULL;
     int inwin = 0;
     for (int i = 0; i < 5; i++) {
@@ -929,9 +972,9 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
     hspmv_csr_free(&A);
 }
 
-/* A node of one rank (every rank its own node, HSPMV_NODE_RANKS=1) lends
+/* A node of one rank (every rank its own node, opts.node_ranks = 1) lends
    no window vectors: nobody else reads its x, so its vectors are private
-   memory (huge pages) and the product is right; HSPMV_NODE_SLOTS still
+   memory (huge pages) and the product is right; HSPMV_TEST node_slots still
    asks for slots there. */
 static void a_node_of_one_rank_keeps_its_vectors_private(void)
 {
@@ -942,20 +985,20 @@ static void a_node_of_one_rank_keeps_its_vectors_private(void)
     }
     for (int ask = 0; ask <= 1; ask++) {
         hspmv_opts o;
-        hspmv_opts_default(&o);
-        o.halo = HSPMV_HALO_NODE;
         set_env("1", NULL);
-        if (ask) setenv("HSPMV_NODE_SLOTS", "2", 1);
+        t_opts(&o);
+        o.halo = HSPMV_HALO_NODE;
+        if (ask) tk("node_slots", "2");
         hspmv_dist *D = NULL;
         int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
         set_env(NULL, NULL);
-        unsetenv("HSPMV_NODE_SLOTS");
+        tk("node_slots", NULL);
         CHECK(rc == 0 && D, "create");
         if (rc || !D) continue;
         hspmv_dist_info in;
         hspmv_dist_get_info(D, &in);
-        CHECK(in.window_slots == (ask ? 2 : 0), "%s: %d window slots on a node of one rank",
-              ask ? "2 asked for" : "default", in.window_slots);
+        CHECK(D->node->nslots == (ask ? 2 : 0), "%s: %d window slots on a node of one rank",
+              ask ? "2 asked for" : "default", D->node->nslots);
         hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
         CHECK(in.ncols_local == 0 || (hspmv_node_slot_of(D->node, x) >= 0) == ask, "x %s the window",
               ask ? "not in" : "in");
@@ -980,15 +1023,15 @@ static void a_window_one_rank_cannot_map_is_every_ranks_smaller_window(void)
         return;
     }
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     o.halo = HSPMV_HALO_NODE;
-    setenv("HSPMV_NODE_SLOTS", "64", 1);
+    tk("node_slots", "64");
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
     CHECK(rc == 0 && D && D->node, "create: %s", e.msg);
     if (rc || !D || !D->node) {
-        unsetenv("HSPMV_NODE_SLOTS");
+        tk("node_slots", NULL);
         hspmv_csr_free(&A);
         return;
     }
@@ -1016,7 +1059,7 @@ static void a_window_one_rank_cannot_map_is_every_ranks_smaller_window(void)
         if (all) {
             hspmv_dist_info in;
             hspmv_dist_get_info(D, &in);
-            int s[2] = {in.window_slots, -in.window_slots}, r[2];
+            int s[2] = {D->node->nslots, -D->node->nslots}, r[2];
             MPI_Allreduce(s, r, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
             CHECK(in.halo == HSPMV_HALO_NODE && r[0] == 2 && -r[1] == 2, "slots %d..%d (want 2 everywhere)", r[0],
                   -r[1]);
@@ -1027,7 +1070,7 @@ static void a_window_one_rank_cannot_map_is_every_ranks_smaller_window(void)
         }
         hspmv_dist_destroy(&D);
     }
-    unsetenv("HSPMV_NODE_SLOTS");
+    tk("node_slots", NULL);
     hspmv_csr_free(&A);
 }
 
@@ -1041,10 +1084,10 @@ static void no_shared_windows_means_p2p(void)
         SKIP("matrices/lap2d_64.mtx missing");
         return;
     }
-    setenv("HSPMV_TEST_NO_WINDOW", "1", 1);
+    tk("no_window", "1");
     for (int h = 0; h < 2; h++) {
         hspmv_opts o;
-        hspmv_opts_default(&o);
+        t_opts(&o);
         o.halo = h ? HSPMV_HALO_NODE : HSPMV_HALO_AUTO;
         hspmv_dist *D = NULL;
         hspmv_error e = {0, ""};
@@ -1078,7 +1121,84 @@ static void no_shared_windows_means_p2p(void)
         hspmv_free(y);
         hspmv_dist_destroy(&D);
     }
-    unsetenv("HSPMV_TEST_NO_WINDOW");
+    tk("no_window", NULL);
+    hspmv_csr_free(&A);
+}
+
+/* hspmv_dist_view: rank 0 writes a block for every rank (halo node: the
+   plan's choice and the window too), others write nothing. */
+static void view_prints_every_rank(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    for (int h = 0; h < 2; h++) {
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.halo = h ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
+        hspmv_dist *D = NULL;
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, NULL);
+        CHECK(rc == 0, "create");
+        if (rc) continue;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        hspmv_dist_view(D, f);
+        fclose(f);
+        int ok = me == 0 ? strstr(buf, h ? "halo p2p" : "halo node") != NULL : len == 0;
+        for (int r = 0; me == 0 && r < P; r++) {
+            char w[32];
+            snprintf(w, sizeof(w), "rank %d:", r);
+            ok &= strstr(buf, w) != NULL;
+        }
+        if (me == 0 && !h) ok &= strstr(buf, "gather ") != NULL && strstr(buf, "window:") != NULL;
+        CHECK(ok, "%s: view on rank %d:\n%s", h ? "p2p" : "node", me, buf ? buf : "");
+        free(buf);
+        hspmv_dist_destroy(&D);
+    }
+    hspmv_csr_free(&A);
+}
+
+/* HSPMV_TEST and opts.node_ranks are rank 0's for every rank: a bad test
+   string or a negative node_ranks on rank 0 is one HSPMV_ERR_ARG with one
+   message on every rank; other ranks' strings and values are ignored (no
+   rank plans apart from the others, nothing hangs). */
+static void rank0s_settings_are_every_ranks(void)
+{
+    hspmv_csr A = {0};
+    if (tl_read_csr("matrices/lap2d_64.mtx", &A)) {
+        SKIP("matrices/lap2d_64.mtx missing");
+        return;
+    }
+    for (int c = 0; c < 4; c++) { /* bad string on rank 0; bad only elsewhere; node_ranks < 0 on rank 0; elsewhere */
+        int bad0 = c == 0 || c == 2;
+        if (c < 2 && (me == 0) == bad0) setenv("HSPMV_TEST", "gather=sideways", 1);
+        else if (c < 2) setenv("HSPMV_TEST", "gather=direct", 1);
+        hspmv_opts o;
+        hspmv_opts_default(&o);
+        o.halo = HSPMV_HALO_NODE;
+        if (c >= 2 && (me == 0) == bad0) o.node_ranks = -1;
+        hspmv_dist *D = NULL;
+        hspmv_error e = {0, ""};
+        int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e);
+        unsetenv("HSPMV_TEST");
+        char msg0[512];
+        memcpy(msg0, e.msg, sizeof(msg0));
+        MPI_Bcast(msg0, sizeof(msg0), MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (bad0)
+            CHECK(rc == HSPMV_ERR_ARG && !D && !strcmp(msg0, e.msg) && strstr(e.msg, c < 2 ? "sideways" : "node_ranks"),
+                  "case %d: rc %d: %s", c, rc, e.msg);
+        else
+            CHECK(rc == HSPMV_OK && D, "case %d: rc %d: %s", c, rc, e.msg);
+        if (D && c == 1) {
+            hspmv_dist_info in;
+            hspmv_dist_get_info(D, &in);
+            CHECK(gather_of(&in) == HSPMV_GATHER_DIRECT, "case 1: gather %d, not rank 0's direct", gather_of(&in));
+        }
+        hspmv_dist_destroy(&D);
+    }
     hspmv_csr_free(&A);
 }
 
@@ -1100,7 +1220,7 @@ static void bad_file_is_every_ranks_error(void)
     snprintf(ks, sizeof(ks), "%d", default_k());
     set_env(ks, NULL);
     hspmv_opts o;
-    hspmv_opts_default(&o);
+    t_opts(&o);
     o.halo = HSPMV_HALO_NODE;
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
@@ -1129,26 +1249,24 @@ static int create_node_nth(void *ctx, int n, hspmv_dist **D, hspmv_error *e)
     char ks[16];
     snprintf(ks, sizeof(ks), "%d", default_k());
     set_env(ks, pass == 3 ? "direct" : pass ? "share" : n % 2 ? "copy" : "direct");
-    if (pass) setenv("HSPMV_NODE_MERGE", pass < 3 ? "1" : "0", 1); /* shared rows need the owned columns in
-                                                                     the node block, owned rows shared not */
-    if (pass == 2) setenv("HSPMV_NODE_REPLICA", "1", 1);
-    if (pass == 3) setenv("HSPMV_OWNED_SHARE_TAIL", "20", 1);
+    if (pass) tk("merge", pass < 3 ? "1" : "0"); /* shared rows need the owned columns in the node block,
+                                                    owned rows shared not */
+    if (pass == 2) tk("replica", "1");
+    if (pass == 3) tk("owned_share_tail", "20");
     hspmv_opts o;
-    mt_opts(&o);
+    t_opts(&o);
     o.partition = n % 3;
     o.halo = HSPMV_HALO_NODE;
     int rc = hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? s->A : NULL, &o, D, e);
     hspmv_alloc_fail_after(0); /* not in the checks below */
     set_env(NULL, NULL);
-    unsetenv("HSPMV_NODE_MERGE");
-    unsetenv("HSPMV_NODE_REPLICA");
-    unsetenv("HSPMV_OWNED_SHARE_TAIL");
+    tk_clear();
     if (rc == 0) { /* it works afterwards */
         hspmv_dist_info in;
         hspmv_dist_get_info(*D, &in);
         CHECK(in.halo == HSPMV_HALO_NODE, "halo %d", in.halo);
-        if (pass && pass < 3 && P > 1) CHECK(in.gather == HSPMV_GATHER_SHARE, "gather %d", in.gather);
-        if (pass == 2) CHECK(in.gather_replica == 1, "replica %d", in.gather_replica);
+        if (pass && pass < 3 && P > 1) CHECK(gather_of(&in) == HSPMV_GATHER_SHARE, "gather %s", in.gather);
+        if (pass == 2) CHECK(in.replica == 1, "replica %d", in.replica);
         if (pass == 3) CHECK(in.owned_share == (in.node_ranks > 1 ? 20 : 0), "owned_share %d", in.owned_share);
     }
     return rc;
@@ -1176,9 +1294,7 @@ static int own_settings(void)
     set_env(NULL, NULL);
     unsetenv("MT_HALO");
     unsetenv("MT_NODE_RANKS");
-    unsetenv("HSPMV_HALO");
-    unsetenv("HSPMV_NODE_MERGE");
-    unsetenv("HSPMV_NODE_REPLICA");
+    tk_clear();
     return 0;
 }
 
@@ -1190,4 +1306,4 @@ MT_MAIN(&hooks, node_matches_ref_on_bundled_matrices, node_matches_ref_on_a_shar
         cg_converges_on_pseudo_nodes, window_vectors_run_out_and_outlive_the_matrix,
         a_node_of_one_rank_keeps_its_vectors_private, no_shared_windows_means_p2p,
         a_window_one_rank_cannot_map_is_every_ranks_smaller_window, bad_file_is_every_ranks_error,
-        failed_allocation_on_the_node_path)
+        rank0s_settings_are_every_ranks, view_prints_every_rank, failed_allocation_on_the_node_path)

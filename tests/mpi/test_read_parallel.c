@@ -1,7 +1,7 @@
 /* test_read_parallel.c — every rank reading a byte range against the root
    read: the same partition and the same rows bit for bit on every shared and
    generated matrix, with ranges cut anywhere (HSPMV_TEST read_chunk) and tiny
-   exchange rounds (HSPMV_READ_XCHG); the same status and message on every
+   exchange rounds (HSPMV_TEST read_xchg); the same status and message on every
    rank for bad files; the distributed matrix and its product the same. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,23 +13,14 @@
 
 static int me, P;
 
-static void set_env(const char *k, long v)
+/* HSPMV_TEST with the byte-range size read_chunk and the exchange-round
+   size read_xchg (each left out when 0; unset when both are). */
+static void set_sizes(long chunk, long xchg)
 {
-    char s[32];
-    if (v > 0) {
-        snprintf(s, sizeof(s), "%ld", v);
-        setenv(k, s, 1);
-    } else {
-        unsetenv(k);
-    }
-}
-
-/* HSPMV_TEST=key=v (v <= 0: unset). */
-static void set_env_test(const char *k, long v)
-{
-    char s[64];
-    snprintf(s, sizeof(s), "%s=%ld", k, v);
-    if (v > 0) setenv("HSPMV_TEST", s, 1);
+    char s[96] = "";
+    if (chunk > 0) snprintf(s, sizeof(s), "read_chunk=%ld", chunk);
+    if (xchg > 0) snprintf(s + strlen(s), sizeof(s) - strlen(s), "%sread_xchg=%ld", *s ? "," : "", xchg);
+    if (*s) setenv("HSPMV_TEST", s, 1);
     else unsetenv("HSPMV_TEST");
 }
 
@@ -88,11 +79,9 @@ static int reads_like_root(const char *path, int part, long chunk, long xchg, co
     mt_opts(&o);
     o.partition = part;
     int rcr = root_rows(path, part, &R, rr, &er);
-    set_env_test("read_chunk", chunk);
-    set_env("HSPMV_READ_XCHG", xchg);
+    set_sizes(chunk, xchg);
     int rcp = hspmv_dist_read_rows(path, MPI_COMM_WORLD, &o, &S, rp, &ep);
-    set_env_test("read_chunk", 0);
-    set_env("HSPMV_READ_XCHG", 0);
+    set_sizes(0, 0);
     if (rcr != rcp || (rcr && strcmp(er.msg, ep.msg) != 0)) {
         fprintf(stderr, "rank %d: %s (chunk %ld, xchg %ld):\n  root:     %d %s\n  parallel: %d %s\n", me, what, chunk,
                 xchg, rcr, rcr ? er.msg : "ok", rcp, rcp ? ep.msg : "ok");
@@ -298,8 +287,8 @@ static void dist_read_parallel_matches_root(void)
                 hspmv_dist_destroy(&Dr);
                 return;
             }
-            hspmv_dist_setup su;
-            hspmv_dist_get_setup(Dp, &su);
+            hspmv_dist_info su;
+            hspmv_dist_get_info(Dp, &su);
             int64_t bytes = su.read_bytes, all_bytes = 0;
             MPI_Allreduce(&bytes, &all_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
             CHECK(su.read == HSPMV_READ_PARALLEL && all_bytes > 0, "setup read %d bytes %lld", su.read,
@@ -355,8 +344,8 @@ static void gzip_is_read_by_rank_0_and_said_so(void)
     int rc = hspmv_dist_read(name, MPI_COMM_WORLD, &o, &D, &e);
     CHECK(rc == HSPMV_OK, "%s", e.msg);
     if (!rc) {
-        hspmv_dist_setup su;
-        hspmv_dist_get_setup(D, &su);
+        hspmv_dist_info su;
+        hspmv_dist_get_info(D, &su);
         CHECK(su.read == HSPMV_READ_ROOT && strstr(su.read_note, "gzip"), "read %d note '%s'", su.read, su.read_note);
     }
     hspmv_dist_destroy(&D);

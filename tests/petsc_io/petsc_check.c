@@ -150,7 +150,7 @@ static int dist_ok(const char *path, const hspmv_csr *A)
 {
     hspmv_dist *D = NULL;
     hspmv_error e;
-    int ok = hspmv_dist_read_petsc(path, comm, NULL, &D, &e) == HSPMV_OK;
+    int ok = hspmv_dist_read(path, comm, NULL, &D, &e) == HSPMV_OK;
     if (!ok) {
         if (me == 0) fprintf(stderr, "    %s\n", e.msg);
         return 0;
@@ -162,7 +162,7 @@ static int dist_ok(const char *path, const hspmv_csr *A)
     ok &= hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, &e) == HSPMV_OK;
     ok &= hspmv_dist_spmv(D, x, y, &e) == HSPMV_OK;
     ok &= hspmv_dist_gather(D, HSPMV_VEC_ROWS, y, yg, &e) == HSPMV_OK;
-    if (ok && me == 0) ok = tl_matches_ref(A, xg, yg, "hspmv_dist_read_petsc of PETSc's file");
+    if (ok && me == 0) ok = tl_matches_ref(A, xg, yg, "hspmv_dist_read of PETSc's file");
     hspmv_free(x);
     hspmv_free(y);
     free(xg);

@@ -78,18 +78,16 @@ hspmv_real *hspmv_node_vec_take(hspmv_node *N)
     return NULL;
 }
 
-/* Slots asked for in the environment (HSPMV_NODE_SLOTS, 0..64), else the
+/* Slots forced by HSPMV_TEST's node_slots (0..64), else the
    default, or none on a node of one rank: no other rank reads its x, so
    its vectors are better off in private memory on huge pages (measured
    while the window was on 4 KiB pages: 1 rank x 16 threads, random 4M x 8,
    one job on the 16-core Xeon, 13.47 ms per product with x in the window,
    benchmark-omp 11.38 ms with x on huge pages; where the kernel cannot
    collapse shared memory it still is). */
-static int env_slots(const hspmv_node *N)
+static int slots_wanted(const hspmv_dist *D, const hspmv_node *N)
 {
-    const char *s = getenv("HSPMV_NODE_SLOTS");
-    int k = s && *s ? atoi(s) : N->size > 1 ? SLOTS_DEFAULT : 0;
-    return k < 0 ? 0 : k > 64 ? 64 : k;
+    return (int)hspmv_test_int(D->test, "node_slots", N->size > 1 ? SLOTS_DEFAULT : 0);
 }
 
 /* The layout's size in bytes for nslots slots. */
@@ -162,14 +160,14 @@ static int try_window(hspmv_dist *D, hspmv_node *N, int nslots, hspmv_error *err
 int hspmv_node_window(hspmv_dist *D, hspmv_node *N, hspmv_error *err)
 {
     const int64_t pad = (int64_t)(PAGE / sizeof(hspmv_real));
-    int rc, want = env_slots(N), tries[3] = {want, want > 2 ? 2 : want, 0};
+    int rc, want = slots_wanted(D, N), tries[3] = {want, want > 2 ? 2 : want, 0};
     N->vec_stride = (N->vec_len + pad - 1) / pad * pad;
     if (N->vec_stride == 0) N->vec_stride = pad;
     N->gh_stride = (N->gh_len + pad - 1) / pad * pad;
     N->pool = malloc(sizeof(*N->pool)); /* may outlive the matrix: plain malloc, not hspmv's hook */
     rc = N->pool ? HSPMV_OK : hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the window", D->rank);
-    if (!rc && getenv("HSPMV_TEST_NO_WINDOW") && D->rank == D->size - 1) /* tests: an MPI without shared windows */
-        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: no shared-memory window (HSPMV_TEST_NO_WINDOW)", D->rank);
+    if (!rc && hspmv_test_int(D->test, "no_window", 0) && D->rank == D->size - 1) /* tests: an MPI without windows */
+        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: no shared-memory window (HSPMV_TEST no_window=1)", D->rank);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) {
         free(N->pool);
         N->pool = NULL;

@@ -1,49 +1,9 @@
 /* node.h — the node-aware halo (private to src/mpi and its tests): the node
    communicator, the MPI-3 shared window holding the node's x and the ghosts
    received for the node, the flags the ranks of a node synchronise with, and
-   the plan of what travels between nodes, once per node pair (Bienz, Gropp,
-   Olson, "Node aware sparse matrix-vector multiplication", JPDC 2019).
-
-   Per product (call n, parity b = n % 2), rank q of a node:
-     1. caller's x (not a window vector): copies the entries of its own part
-        that other ranks read (all of it, when they read most) into the
-        parity buffer b of the window; publishes ready = n and the slot its x
-        lives in;
-     2. posts the receives of the node pairs it receives for (into ghost area b);
-     3. (after the owned block when it sends nothing) waits until every rank
-        of the node has published ready >= n (one pass over the node's
-        flags); if the ranks' x vectors are not one window vector, those with
-        readers copy their part into buffer b as well (ready2);
-     4. packs what the node pairs it sends for need (its own entries from x,
-        others' from the window once their owner is ready; the sending rank
-        of a pair is the one that owns most of what it needs) and sends (one
-        message per node pair);
-     5. where its boundary rows are folded (node_fold.c), waits for the
-        ranks whose parts they read (as in 3 when their slots and its own
-        disagree) and multiplies them first, whole, from the node vector; then
-        multiplies its owned block (its own x, any pointer) in parts, letting
-        the messages progress in between (when most of its entries lie in
-        other ranks' columns, as with random columns, the owned columns are
-        part of the node block instead: one pass over the rows, not two);
-        with owned rows shared (node_share.c), in chunks, the last of which
-        other ranks of the node take once done with their own, reading
-        this rank's part of x in the window (so the caller's x is copied
-        there whole at step 1);
-     6. multiplies the node block: entries in columns of other ranks of the
-        node, gathered from the window itself (direct) or from a private copy
-        of the entries it needs (copy); the plan chose by timing both; with
-        a replica it first copies the node's x parts, whole, into a private
-        huge-page vector and gathers from that (node_gather.c);
-     7. waits for its receives, publishes recvd = n, waits for the ranks that
-        received what it reads, multiplies the off-node block;
-     8. publishes done = n; when its x was a window vector (zero copy),
-        waits until the ranks that read its part are done (every rank of
-        the node with shared rows or replicas), so that the caller
-        may overwrite it as soon as the call returns.
-   Why double buffering is safe: at step 3 of call n-1 every rank of the node
-   had entered call n-1, so it had finished call n-2, the last call that
-   used buffer b and ghost area b; ranks of a node are never more than one
-   call apart. */
+   the plan of what travels between nodes, once per node pair. What is
+   shared, who writes what and when, and why double buffering is safe:
+   docs/node-aware.md. */
 #ifndef HSPMV_NODE_H
 #define HSPMV_NODE_H
 
@@ -54,7 +14,15 @@
 #include "util.h"
 
 struct hspmv_dist;
-typedef struct node_share node_share; /* node_share.c */
+typedef struct node_share node_share; /* node_share.h */
+
+/* How the node block reads the x entries of other ranks of the node and the
+   off-node block the entries received for the node (docs/node-aware.md). */
+enum { HSPMV_GATHER_DIRECT = 1, /* the blocks gather from the shared window itself */
+       HSPMV_GATHER_COPY = 2,   /* each rank first copies the entries it needs into a private,
+                                   huge-page buffer (one pass), and its blocks gather from that */
+       HSPMV_GATHER_SHARE = 3 };/* direct, and the ranks of a node share the node block's rows
+                                   while a product runs (a rank out of work takes chunks of others) */
 enum { HSPMV_NODE_FOLD_RUNS = 2 };   /* node_fold.c: the first rows and the last */
 
 /* One rank's flags in the window (call numbers, written with release
@@ -93,13 +61,24 @@ typedef struct node_pool {
     int used[64];       /* 1 while lent out */
 } node_pool;
 
+/* The product under way, from hspmv_node_begin to hspmv_node_rest. */
+typedef struct node_call {
+    uint64_t n;             /* call number */
+    int b, slot, nreq, whole, rc; /* parity; x's window slot (-1: none, -2: nobody reads it); requests; the
+                                     node block writes every row of y; status */
+    const hspmv_real *x;
+    hspmv_real *par, *gh;   /* this call's parity buffer and ghost area */
+    double t0, t1, t2, t3, t4, t_fold, t_owned, sync, sync_before; /* for the timing */
+} node_call;
+
 typedef struct hspmv_node {
     /* node_comm.c */
     MPI_Comm comm;        /* the ranks of this node (or pseudo-node), ordered like D->comm */
     MPI_Comm leaders;     /* node rank 0 of every node, ordered by node; MPI_COMM_NULL elsewhere */
     int rank, size;       /* in comm */
     int node, nnodes;     /* this node's number; nodes in all */
-    int env_ranks;        /* HSPMV_NODE_RANKS (ranks per pseudo-node), 0 when unset */
+    int env_ranks;        /* opts.node_ranks (ranks per pseudo-node, rank 0's), 0 for real nodes */
+    const char *test;     /* the matrix's agreed HSPMV_TEST string (D->test) */
     int shared_ranks;     /* ranks on the real node (sharing its memory and last-level cache) */
     int *node_of;         /* D->size entries: node of each rank of D->comm */
     int *member;          /* size entries: D->comm rank of each node rank */
@@ -120,9 +99,13 @@ typedef struct hspmv_node {
     int64_t gh_len, gh_stride;
     node_pool *pool;
     uint64_t calls;       /* products so far */
+    node_call cur;        /* node_spmv.c: the product under way */
     int64_t copies;       /* products that copied the caller's x into the window (this rank) */
+    double share_s[2];    /* shared rows since the last timing reset: thread-seconds in this rank's own chunks [0]
+                             and in chunks it took from other ranks [1] */
+    int64_t share_nnz[2]; /* entries of this rank's chunks that it ran [0] and that others ran [1] */
 
-    /* node_halo.c: what travels between nodes */
+    /* node_pairs.c: what travels between nodes */
     int nrecv;            /* node pairs this rank receives for */
     int *recv_src;        /* D rank that sends each */
     int64_t *recv_off;    /* where each lands in the ghost area */
@@ -155,7 +138,6 @@ typedef struct hspmv_node {
     int64_t fold_nnz_node;/* entries of the runs in other ranks' columns of the node */
     int64_t nfold_own;    /* own columns the runs read (ascending, local), for the export list (freed once it is made) */
     int32_t *fold_own;
-    int fold_near;        /* 1: the runs wait only for fold_src (0: HSPMV_NODE_FOLD_WAIT=node, every rank of the node) */
     int nfold_src;        /* node ranks (not this one) whose x parts the runs read */
     int *fold_src;
 
@@ -187,12 +169,20 @@ static inline int hspmv_node_part_of(const hspmv_node *N, int64_t v)
 }
 
 /* node_comm.c. Splits D->comm by shared memory (MPI_COMM_TYPE_SHARED), then
-   into pseudo-nodes of HSPMV_NODE_RANKS consecutive node ranks when that is
-   set; fills comm, leaders, node numbers, members. Collective. */
-int hspmv_node_comm(struct hspmv_dist *D, hspmv_node **N, hspmv_error *err);
+   into pseudo-nodes of node_ranks consecutive node ranks (rank 0's value;
+   0: none, negative: HSPMV_ERR_ARG on every rank); fills comm, leaders,
+   node numbers, members. Collective. */
+int hspmv_node_comm(struct hspmv_dist *D, int node_ranks, hspmv_node **N, hspmv_error *err);
 /* The x layout of node vectors (part_off, vec_len). */
 void hspmv_node_layout(struct hspmv_dist *D, hspmv_node *N);
-/* Frees everything of N (collective when it holds a window). */
+/* Node rank of D rank r on this node (member[] is ascending), -1 if none. */
+int hspmv_node_rank_of(const hspmv_node *N, int r);
+/* Node-vector offset of global column c, owned by a rank of this node. */
+int64_t hspmv_node_offset(const struct hspmv_dist *D, const hspmv_node *N, int64_t c);
+/* Frees what hspmv_node_comm made, and N. */
+void hspmv_node_layout_free(hspmv_node **N);
+
+/* node_plan.c. Frees everything of N (collective when it holds a window). */
 void hspmv_node_free(hspmv_node **N);
 
 /* node_window.c. Allocates the window (flags, vectors, ghost areas) on the
@@ -212,7 +202,7 @@ void hspmv_node_pause(unsigned it);
 /* Release store of n into *flag. */
 void hspmv_node_publish(uint64_t *flag, uint64_t n);
 
-/* node_halo.c. Builds the node and off-node blocks of this rank from its
+/* node_plan.c. Builds the node and off-node blocks of this rank from its
    ghost block Ag (its ng columns g, global, ascending; with N->merged the
    owned columns are among them), the plan between
    nodes, the readers of each part; then allocates the window and chooses
@@ -242,23 +232,39 @@ int hspmv_node_fold_prepare(hspmv_node *N, const hspmv_opts *o, const hspmv_loca
 void hspmv_node_fold_mul(const hspmv_node *N, const hspmv_real *xb, hspmv_real *y);
 void hspmv_node_fold_free(hspmv_node *N); /* its arrays (hspmv_node_free, which then frees N) */
 
+/* node_pairs.c. The exchange between nodes for this rank's off-node
+   columns og[0..no) (global, ascending): receive and send jobs, the ghost
+   area and N->osrc. Collective. */
+int hspmv_node_offnode_plan(struct hspmv_dist *D, hspmv_node *N, const int32_t *og, int64_t no, hspmv_error *err);
+/* The runs of N->send_idx with one owner (seg_ptr, seg_owner); HSPMV_ERR_NOMEM. */
+int hspmv_node_send_segments(hspmv_node *N);
 /* Only the volumes between nodes (halo "p2p": for the report). Collective. */
 int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hspmv_error *err);
 
-/* node_spmv.c. y = A*x in halo "node" mode (the steps above). */
-int hspmv_node_spmv(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
+/* node_spmv.c. y = A*x in halo "node" mode in the four steps of
+   hspmv_dist_spmv (docs/node-aware.md has them in detail). begin: x's part
+   into the window where others read it, the claims on shared rows opened
+   (y: where they may write; NULL: into the result buffers), ready
+   published, the receives posted, packing and sends; local: folded rows,
+   owned block or shared rows, the node block; end: the receives, recvd
+   published, the node's receivers waited for; rest: the off-node block,
+   done published, the readers of a window x waited for. */
+int hspmv_node_begin(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
+void hspmv_node_local(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
+int hspmv_node_end(struct hspmv_dist *D);
+void hspmv_node_rest(struct hspmv_dist *D, hspmv_real *y);
 /* hspmv_share_x for a block whose columns index one vector: ctx itself. */
 const hspmv_real *hspmv_node_same_x(void *ctx, int q);
 
 /* node_gather.c. Times direct and copy gathers on every rank at once and
    keeps copy when its slowest rank is more than 10% faster, else direct
-   (HSPMV_NODE_GATHER=direct|copy forces one instead); moves the kept blocks into N (zeroing dir/cpy's
+   (HSPMV_TEST's gather=direct|copy forces one instead); moves the kept blocks into N (zeroing dir/cpy's
    entries), agrees the kernel sets first when timed. Collective. */
 int hspmv_node_choose_gather(struct hspmv_dist *D, hspmv_node *N, node_block dir[2], node_block cpy[2],
                              int timed, hspmv_error *err);
 /* node_gather.c. After the gather is kept: whether the node block gathers
    from a private replica of the node vector (N->replica, N->xr).
-   HSPMV_NODE_REPLICA=1 or 0 forces it (rank 0's environment), else where
+   HSPMV_TEST's replica=1 or 0 forces it, else where
    the block reads more than a quarter of the node vector of a node of
    several ranks, the plan times the kept gather with and without one and
    keeps it when more than 5% faster. Collective. */
@@ -267,11 +273,11 @@ int hspmv_node_choose_replica(struct hspmv_dist *D, hspmv_node *N, int timed, hs
    b; b < 0: all), with N->threads threads. */
 void hspmv_node_replicate(hspmv_node *N, const hspmv_real *xb, int b);
 
-/* node_share.c. Copies the last `tail` of 64 chunks (-1: HSPMV_NODE_SHARE_TAIL,
+/* node_share.c. Copies the last `tail` of 64 chunks (-1: HSPMV_TEST's share_tail,
    else 48) of this rank's block B (the node block, direct columns, or the
    owned block; L its prepared form: its kernel set and x prefetch are kept)
    into a segment of a second window on the node, as CSRP where L is CSRP
-   (HSPMV_SHARE_COPY=csr: CSR always), else CSR, and maps every rank's into
+   else CSR, and maps every rank's into
    *S; `block` names it in errors. Collective over D->comm; on failure
    (agreed) *S may be partly built: hspmv_node_share_free. */
 int hspmv_node_share_build(struct hspmv_dist *D, hspmv_node *N, node_share **S, const hspmv_csr *B,
@@ -298,7 +304,7 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
 /* 1 when others wrote the rows they took straight into this rank's y in the last product. */
 int hspmv_node_share_direct(const node_share *S);
 /* Bytes of this rank's segment (its tail copy) on huge pages: collapsed
-   where the kernel can (HSPMV_SHARE_HUGE=0: none); every process maps the
+   where the kernel can (none with huge pages off); every process maps the
    segments 2 MiB-congruent with the window's file, so those pages are
    read 2 MiB at a time. */
 size_t hspmv_node_share_huge_bytes(const node_share *S);
@@ -317,6 +323,13 @@ int hspmv_node_share_long(const node_share *S, int *taken);
 /* Collective over the node when built. */
 void hspmv_node_share_free(node_share **S);
 
+/* node_block.c. A's rows as blk: blk->row and gy when its non-empty rows
+   are at most half (A compressed in place); HSPMV_ERR_NOMEM. */
+int hspmv_node_block_compress(hspmv_csr *A, node_block *blk);
+/* A's entries as row1/col1/val1 when each of its (compressed) rows holds one. */
+int hspmv_node_block_single(const hspmv_csr *A, node_block *blk);
+/* b gets a's row map (its own arrays). */
+int hspmv_node_block_copy(const node_block *a, node_block *b);
 /* dst[j] = src[idx[j]], j < n, with threads threads (when n is large). */
 void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_t *idx, int64_t n, int threads);
 

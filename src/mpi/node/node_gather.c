@@ -24,12 +24,6 @@
 
 enum { TIMED_REPS = 8 };
 
-void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_t *idx, int64_t n, int threads)
-{
-#pragma omp parallel for num_threads(threads) schedule(static) if (n > 32768)
-    for (int64_t j = 0; j < n; j++) dst[j] = src[idx[j]];
-}
-
 /* The x the plan times with: parity buffer 0, every rank's part set as a
    caller's x would be (collective over the node). */
 static hspmv_real *timing_x(hspmv_dist *D, hspmv_node *N)
@@ -112,11 +106,8 @@ int hspmv_node_choose_gather(hspmv_dist *D, hspmv_node *N, node_block dir[2], no
         return HSPMV_OK;
     }
     const hspmv_real *xb = timing_x(D, N);
-    const char *il = getenv("HSPMV_PLAN_INTERLEAVE");
-    int inter = il && *il == '1';
-    for (int a = 0; a < (inter ? TIMED_REPS + 2 : NV); a++)
-        for (int b = 0; b < (inter ? NV : TIMED_REPS + 2); b++) {
-            int v = inter ? b : a, r = (inter ? a : b) - 2; /* 2 untimed first */
+    for (int v = 0; v < NV; v++) /* each variant in a block of runs: interleaving them left caches cold */
+        for (int r = -2; r < TIMED_REPS; r++) { /* 2 untimed first */
             if (!have[v]) continue;
             double s = timed_product(D, N, mode[v], mode[v] == HSPMV_GATHER_COPY ? cpy : dir, xb);
             if (r >= 0 && s < t[v]) t[v] = s;
@@ -157,18 +148,9 @@ void hspmv_node_replicate(hspmv_node *N, const hspmv_real *xb, int b)
     }
 }
 
-/* HSPMV_NODE_REPLICA on rank 0: 1, 0, or -1 when unset. */
-static int env_replica(hspmv_dist *D)
-{
-    const char *s = getenv("HSPMV_NODE_REPLICA");
-    int v = s && *s ? (*s == '1') : -1;
-    MPI_Bcast(&v, 1, MPI_INT, 0, D->comm);
-    return v;
-}
-
 int hspmv_node_choose_replica(hspmv_dist *D, hspmv_node *N, int timed, hspmv_error *err)
 {
-    int force = env_replica(D), rc = HSPMV_OK, g = N->gather;
+    int force = (int)hspmv_test_int(D->test, "replica", -1), rc = HSPMV_OK, g = N->gather;
     int64_t z[2] = {0, 0}, zmax[2]; /* the largest node block; 1 where one reads over a quarter of its node's x */
     if (N->nb.L) {
         hspmv_local_info li;

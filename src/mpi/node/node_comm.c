@@ -1,5 +1,5 @@
 /* node_comm.c — which ranks share a node: MPI_Comm_split_type(SHARED),
-   optionally cut into pseudo-nodes of HSPMV_NODE_RANKS consecutive node
+   optionally cut into pseudo-nodes of opts.node_ranks consecutive node
    ranks (so that the off-node path runs, and is tested, on one machine),
    node numbers, and the layout of a node's x vector. */
 #include <stdlib.h>
@@ -8,20 +8,10 @@
 #include "node.h"
 #include "util.h"
 
-/* Ranks per pseudo-node asked for in the environment, 0 when unset or bad. */
-static int env_node_ranks(void)
+int hspmv_node_comm(hspmv_dist *D, int node_ranks, hspmv_node **Nout, hspmv_error *err)
 {
-    const char *s = getenv("HSPMV_NODE_RANKS");
-    char *end;
-    long k = s ? strtol(s, &end, 10) : 0;
-    if (!s || end == s || *end || k < 1 || k > 1 << 20) return 0;
-    return (int)k;
-}
-
-int hspmv_node_comm(hspmv_dist *D, hspmv_node **Nout, hspmv_error *err)
-{
-    int me = D->rank, P = D->size, rc = HSPMV_OK, k = env_node_ranks();
-    int ranks[2]; /* rank 0's HSPMV_NODE_RANKS decides: the environment may differ per rank */
+    int me = D->rank, P = D->size, rc = HSPMV_OK, k = node_ranks;
+    int ranks[2]; /* rank 0's node_ranks decides: the options may differ per rank */
     MPI_Comm shared = MPI_COMM_NULL;
     hspmv_node *N = hspmv_calloc(1, sizeof(*N));
     *Nout = NULL;
@@ -35,7 +25,13 @@ int hspmv_node_comm(hspmv_dist *D, hspmv_node **Nout, hspmv_error *err)
     ranks[0] = k;
     MPI_Bcast(ranks, 1, MPI_INT, 0, D->comm);
     k = ranks[0];
+    if (k < 0) { /* the same on every rank: rank 0's value */
+        rc = hspmv_err(err, HSPMV_ERR_ARG, "opts.node_ranks = %d on rank 0: expected 0 (real nodes) or ranks per "
+                       "pseudo-node (1 or more)", k);
+        goto fail;
+    }
     N->env_ranks = k;
+    N->test = D->test;
 
     if (MPI_Comm_split_type(D->comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Comm_split_type(SHARED) failed", me);
@@ -81,7 +77,7 @@ int hspmv_node_comm(hspmv_dist *D, hspmv_node **Nout, hspmv_error *err)
     *Nout = N;
     return HSPMV_OK;
 fail:
-    hspmv_node_free(&N);
+    hspmv_node_layout_free(&N);
     return rc;
 }
 
@@ -99,37 +95,33 @@ void hspmv_node_layout(hspmv_dist *D, hspmv_node *N)
     N->vec_len = N->part_off[N->size];
 }
 
-void hspmv_node_free(hspmv_node **Np)
+/* Node rank of D rank r on this node (member[] is ascending), -1 if none. */
+int hspmv_node_rank_of(const hspmv_node *N, int r)
+{
+    int lo = 0, hi = N->size - 1;
+    while (lo <= hi) {
+        int m = (lo + hi) / 2;
+        if (N->member[m] == r) return m;
+        if (N->member[m] < r) lo = m + 1;
+        else hi = m - 1;
+    }
+    return -1;
+}
+
+/* Node-vector offset of global column c, owned by a rank of this node. */
+int64_t hspmv_node_offset(const hspmv_dist *D, const hspmv_node *N, int64_t c)
+{
+    int o = hspmv_dist_owner(D->col_start, D->size, c);
+    return N->part_off[hspmv_node_rank_of(N, o)] + c - D->col_start[o];
+}
+
+void hspmv_node_layout_free(hspmv_node **Np)
 {
     hspmv_node *N = Np ? *Np : NULL;
     if (!N) return;
-    hspmv_node_block_free(&N->nb);
-    hspmv_node_block_free(&N->ob);
-    hspmv_node_share_free(&N->share);
-    hspmv_node_share_free(&N->oshare);
-    hspmv_node_fold_free(N);
     hspmv_free(N->node_of);
     hspmv_free(N->member);
     hspmv_free(N->part_off);
-    hspmv_free(N->recv_src);
-    hspmv_free(N->recv_off);
-    hspmv_free(N->recv_cnt);
-    hspmv_free(N->send_dst);
-    hspmv_free(N->send_ptr);
-    hspmv_free(N->send_idx);
-    hspmv_free(N->seg_ptr);
-    hspmv_free(N->seg_owner);
-    hspmv_free(N->exp_idx);
-    hspmv_free(N->sendbuf);
-    hspmv_free(N->req);
-    hspmv_free(N->src_recv);
-    hspmv_free(N->readers);
-    hspmv_free(N->nsrc);
-    hspmv_free(N->osrc);
-    hspmv_free(N->xn);
-    hspmv_free(N->xo);
-    hspmv_free(N->xr);
-    hspmv_node_window_free(N);
     if (N->leaders != MPI_COMM_NULL) MPI_Comm_free(&N->leaders);
     if (N->comm != MPI_COMM_NULL) MPI_Comm_free(&N->comm);
     hspmv_free(N);

@@ -23,12 +23,12 @@
    owned rows shared after them (node_share.c) even out what the runs
    cost. A rank's runs wait only for the ranks whose parts they read (its
    neighbours, on a stencil), not for the node's last arrival: one rank
-   late into a product then holds up two, not all (HSPMV_NODE_FOLD_WAIT=node
-   waits for the node, as before). HSPMV_NODE_FOLD=0 on rank 0 turns
-   folding off. */
+   late into a product then holds up two, not all. HSPMV_TEST's fold=0
+   turns folding off. */
 #include <stdlib.h>
 #include <string.h>
 #include "dist.h"
+#include "local_part.h"
 #include "node.h"
 #include "util.h"
 
@@ -146,12 +146,9 @@ static int own_columns(hspmv_node *N, const hspmv_csr *Ao, int64_t len)
 
 int hspmv_node_fold_plan(hspmv_dist *D, hspmv_node *N, const hspmv_csr *Ao, const hspmv_csr *Bn, hspmv_error *err)
 {
-    const char *env = getenv("HSPMV_NODE_FOLD"), *wait = getenv("HSPMV_NODE_FOLD_WAIT");
-    int on[2] = {!(env && *env == '0'), !(wait && !strcmp(wait, "node"))}, rc = HSPMV_OK, n;
+    int on = (int)hspmv_test_int(D->test, "fold", 1), rc = HSPMV_OK, n; /* the agreed string: fold=0 turns it off */
     int64_t first[FOLD_RUNS], end[FOLD_RUNS], rows = 0;
-    MPI_Bcast(on, 2, MPI_INT, 0, D->comm); /* rank 0's environment decides */
-    N->fold_near = on[1];
-    if (!on[0] || !Ao || Bn->nnz == 0 || N->vec_len > INT32_MAX) return hspmv_dist_agree(D->comm, rc, err);
+    if (!on || !Ao || Bn->nnz == 0 || N->vec_len > INT32_MAX) return hspmv_dist_agree(D->comm, rc, err);
     n = find_runs(Bn, first, end, &rows);
     if (n <= 0 || 4 * rows > Bn->nrows) return hspmv_dist_agree(D->comm, rc, err);
     N->fold_first = hspmv_alloc_array((size_t)n, sizeof(int64_t));
@@ -198,7 +195,7 @@ int hspmv_node_fold_build(hspmv_dist *D, hspmv_node *N, hspmv_csr *Ao, hspmv_csr
     for (int r = 0; !rc && r < N->nfold; r++)
         if (run_csr(N, Ao, Bn, N->fold_first[r], N->fold_end[r], &N->fold_csr[r], &N->fold_base[r]) != HSPMV_OK)
             rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory folding boundary rows", D->rank);
-    if (!rc && N->nfold && N->fold_near && fold_sources(N) != HSPMV_OK)
+    if (!rc && N->nfold && fold_sources(N) != HSPMV_OK)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory folding boundary rows", D->rank);
     if (!rc && N->nfold) { /* Bn's rows in the runs emptied, Ao cut to the rows between them */
         int64_t before = Bn->nnz, w = 0;
@@ -236,16 +233,16 @@ int hspmv_node_fold_prepare(hspmv_node *N, const hspmv_opts *o, const hspmv_loca
     hspmv_opts of = *o;
     if (Lo) of.format = format_of(Lo);
     for (int r = 0; !rc && r < N->nfold; r++) {
-        rc = hspmv_local_create(&N->fold_csr[r], &of, &N->fold_L[r], err);
+        rc = hspmv_local_create_test(&N->fold_csr[r], &of, N->test, &N->fold_L[r], err);
         if (rc == HSPMV_ERR_UNSUPPORTED && of.format != o->format) { /* CSR16's offsets, say */
             hspmv_ok(err);
-            rc = hspmv_local_create(&N->fold_csr[r], o, &N->fold_L[r], err);
+            rc = hspmv_local_create_test(&N->fold_csr[r], o, N->test, &N->fold_L[r], err);
         }
         if (!rc && format_of(N->fold_L[r]) == HSPMV_FORMAT_PANELS) {
             hspmv_opts oc = *o; /* the rows read near their own columns: no panels */
             oc.format = HSPMV_FORMAT_CSR;
             hspmv_local_destroy(&N->fold_L[r]);
-            rc = hspmv_local_create(&N->fold_csr[r], &oc, &N->fold_L[r], err);
+            rc = hspmv_local_create_test(&N->fold_csr[r], &oc, N->test, &N->fold_L[r], err);
         }
         hspmv_csr_free(&N->fold_csr[r]);
     }

@@ -1,5 +1,5 @@
 /* node_spmv.c — y = A*x with the node-aware halo: the steps listed in
-   node.h (own part into the window when a caller's x, flags, off-node
+   docs/node-aware.md (own part into the window when a caller's x, flags, off-node
    receives and sends, owned block, node block, off-node block). */
 #include <string.h>
 #include "dist.h"
@@ -124,115 +124,144 @@ static void owned_product(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, MPI
     }
 }
 
-int hspmv_node_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
+int hspmv_node_begin(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
 {
     hspmv_node *N = D->node;
+    node_call *c = &N->cur;
     node_flags *F = N->flags;
     uint64_t n = ++N->calls;
-    int b = (int)(n & 1), rc = HSPMV_OK, me = N->rank, nreq = 0, flag;
+    int b = (int)(n & 1), me = N->rank;
     int64_t len = D->ncols_local;
-    hspmv_real *par = N->vecs + (int64_t)(N->nslots + b) * N->vec_stride, *gh = N->ghost + b * N->gh_stride;
-    double t0 = MPI_Wtime(), sync = 0, t_owned = 0;
+    memset(c, 0, sizeof(*c));
+    c->t0 = MPI_Wtime();
+    c->n = n;
+    c->b = b;
+    c->x = x;
+    c->par = N->vecs + (int64_t)(N->nslots + b) * N->vec_stride;
+    c->gh = N->ghost + b * N->gh_stride;
 
     /* 1. this rank's x part where the node reads it (all of it when others
        may take owned rows) */
-    int care = (N->nreaders > 0 || N->oshare || N->nfold) && len > 0, slot = care ? hspmv_node_slot_of(N, x) : -2;
-    if (care && slot < 0) {
-        export_part(N, x, par, len, N->oshare != NULL);
+    int care = (N->nreaders > 0 || N->oshare || N->nfold) && len > 0;
+    c->slot = care ? hspmv_node_slot_of(N, x) : -2;
+    if (care && c->slot < 0) {
+        export_part(N, x, c->par, len, N->oshare != NULL);
         N->copies++;
     }
-    F[me].slot[b] = slot;
+    F[me].slot[b] = c->slot;
     /* y in a window slot: others write the rows they take of a shared
        block straight into it (where that block writes them, not adds) */
-    int whole = N->merged && !N->nb.row && N->nb.L; /* the node block writes every row of y */
-    int yin = (N->oshare || (N->gather == HSPMV_GATHER_SHARE && whole)) && hspmv_node_slot_of(N, y) >= 0;
+    c->whole = N->merged && !N->nb.row && N->nb.L; /* the node block writes every row of y */
+    int yin = y && (N->oshare || (N->gather == HSPMV_GATHER_SHARE && c->whole)) && hspmv_node_slot_of(N, y) >= 0;
     if (N->gather == HSPMV_GATHER_SHARE) /* before ready: node_share.c */
-        hspmv_node_share_open(N->share, N->nb.L, yin && whole ? y - N->vecs : -1);
+        hspmv_node_share_open(N->share, N->nb.L, yin && c->whole ? y - N->vecs : -1);
     if (N->oshare) hspmv_node_share_open(N->oshare, D->Lo, yin ? y + N->orow0 - N->vecs : -1);
-    hspmv_node_publish(&F[me].ready, n);
+    hspmv_node_publish(&F[me].ready, c->n);
     /* 2. the receives of the node pairs this rank receives for */
     for (int r = 0; r < N->nrecv; r++)
-        if (MPI_Irecv(gh + N->recv_off[r], (int)N->recv_cnt[r], HSPMV_MPI_REAL, N->recv_src[r], TAG_NODE, D->comm,
-                      &N->req[nreq++]) != MPI_SUCCESS)
-            rc = HSPMV_ERR_MPI;
+        if (MPI_Irecv(c->gh + N->recv_off[r], (int)N->recv_cnt[r], HSPMV_MPI_REAL, N->recv_src[r], TAG_NODE,
+                      D->comm, &N->req[c->nreq++]) != MPI_SUCCESS)
+            c->rc = HSPMV_ERR_MPI;
     /* 3-4. the node pairs' sends */
     if (N->nsend > 0) {
-        pack(N, n, b, x, &sync);
+        pack(N, c->n, c->b, c->x, &c->sync);
         for (int s = 0; s < N->nsend; s++)
             if (MPI_Isend(N->sendbuf + N->send_ptr[s], (int)(N->send_ptr[s + 1] - N->send_ptr[s]), HSPMV_MPI_REAL,
-                          N->send_dst[s], TAG_NODE, D->comm, &N->req[nreq++]) != MPI_SUCCESS)
-                rc = HSPMV_ERR_MPI;
+                          N->send_dst[s], TAG_NODE, D->comm, &N->req[c->nreq++]) != MPI_SUCCESS)
+                c->rc = HSPMV_ERR_MPI;
     }
+    return c->rc;
+}
+
+void hspmv_node_local(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
+{
+    hspmv_node *N = D->node;
+    node_call *c = &N->cur;
+    int64_t len = D->ncols_local;
     /* 5. folded boundary rows first, once the ranks they read published
        their x parts (at the start of the product; the owned rows shared
        after them even out what they cost); the owned block (rows shared
        or not), then the node's x */
     hspmv_real *xb = NULL, *yo = y + N->orow0;
-    double t_fold = 0;
     if (N->nfold) {
-        const hspmv_real *xf = N->fold_near ? fold_x(N, n, b, slot, par, &sync) : NULL;
-        if (!xf) xf = xb = node_x(N, n, b, slot, x, par, len, &sync);
+        const hspmv_real *xf = fold_x(N, c->n, c->b, c->slot, c->par, &c->sync);
+        if (!xf) xf = xb = node_x(N, c->n, c->b, c->slot, x, c->par, len, &c->sync);
         double s = MPI_Wtime();
         hspmv_node_fold_mul(N, xf, y);
-        t_fold = MPI_Wtime() - s;
+        c->t_fold = MPI_Wtime() - s;
     }
     if (N->oshare) {
-        owned_x ox = {N, n, b};
+        owned_x ox = {N, c->n, c->b};
         double s = MPI_Wtime(), w = hspmv_node_share_mul(N->oshare, &(node_block){0}, x, part_x, &ox, yo, 0, N->req,
-                                                         nreq);
-        t_owned = MPI_Wtime() - s - w;
-        sync += w;
+                                                         c->nreq);
+        c->t_owned = MPI_Wtime() - s - w;
+        c->sync += w;
     } else {
         double s = MPI_Wtime();
-        if (!whole) owned_product(D, x, yo, N->req, nreq);
-        t_owned = MPI_Wtime() - s;
+        if (!c->whole) owned_product(D, x, yo, N->req, c->nreq);
+        c->t_owned = MPI_Wtime() - s;
     }
-    if (!xb) xb = node_x(N, n, b, slot, x, par, len, &sync);
-    double t1 = MPI_Wtime();
+    if (!xb) xb = node_x(N, c->n, c->b, c->slot, x, c->par, len, &c->sync);
+    c->t1 = MPI_Wtime();
     /* 6. the node block */
-    if (nreq) MPI_Testall(nreq, N->req, &flag, MPI_STATUSES_IGNORE);
+    int flag;
+    if (c->nreq) MPI_Testall(c->nreq, N->req, &flag, MPI_STATUSES_IGNORE);
     if (N->replica) { /* the node's x parts into private huge pages, gathered from there */
-        hspmv_node_replicate(N, xb, b);
+        hspmv_node_replicate(N, xb, c->b);
         xb = N->xr;
     }
     if (N->gather == HSPMV_GATHER_SHARE) {
-        sync += hspmv_node_share_mul(N->share, &N->nb, xb, hspmv_node_same_x, xb, y, !whole, NULL, 0);
+        c->sync += hspmv_node_share_mul(N->share, &N->nb, xb, hspmv_node_same_x, xb, y, !c->whole, NULL, 0);
     } else {
         if (N->gather == HSPMV_GATHER_COPY && N->nb.L)
             hspmv_node_gather_copy(N->xn, xb, N->nsrc, N->nn, N->threads);
-        hspmv_node_block_mul(&N->nb, N->gather == HSPMV_GATHER_COPY ? N->xn : xb, y, N->threads, !whole);
+        hspmv_node_block_mul(&N->nb, N->gather == HSPMV_GATHER_COPY ? N->xn : xb, y, N->threads, !c->whole);
     }
-    double t2 = MPI_Wtime();
-    /* 7. the off-node block, once the node's receivers have its entries */
-    if (nreq && MPI_Waitall(nreq, N->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
-    double t3 = MPI_Wtime(), sync_before = sync;
-    hspmv_node_publish(&F[me].recvd, n);
-    for (int i = 0; i < N->nsrc_recv; i++) sync += hspmv_node_wait(&F[N->src_recv[i]].recvd, n);
-    double t4 = MPI_Wtime();
+    c->t2 = MPI_Wtime();
+}
+
+int hspmv_node_end(hspmv_dist *D)
+{
+    hspmv_node *N = D->node;
+    node_call *c = &N->cur;
+    node_flags *F = N->flags;
+    /* 7. the off-node block's values: its receives, and the node's receivers */
+    if (c->nreq && MPI_Waitall(c->nreq, N->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) c->rc = HSPMV_ERR_MPI;
+    c->t3 = MPI_Wtime();
+    c->sync_before = c->sync;
+    hspmv_node_publish(&F[N->rank].recvd, c->n);
+    for (int i = 0; i < N->nsrc_recv; i++) c->sync += hspmv_node_wait(&F[N->src_recv[i]].recvd, c->n);
+    c->t4 = MPI_Wtime();
+    return c->rc;
+}
+
+void hspmv_node_rest(hspmv_dist *D, hspmv_real *y)
+{
+    hspmv_node *N = D->node;
+    node_call *c = &N->cur;
+    node_flags *F = N->flags;
+    int me = N->rank;
+    uint64_t n = c->n;
     if (N->gather == HSPMV_GATHER_COPY) {
-        if (N->ob.L) hspmv_node_gather_copy(N->xo, gh, N->osrc, N->no, N->threads);
+        if (N->ob.L) hspmv_node_gather_copy(N->xo, c->gh, N->osrc, N->no, N->threads);
         hspmv_node_block_add(&N->ob, N->xo, y, N->threads);
     } else {
-        hspmv_node_block_add(&N->ob, gh, y, N->threads);
+        hspmv_node_block_add(&N->ob, c->gh, y, N->threads);
     }
     double t5 = MPI_Wtime();
     /* 8. done reading; a window vector is the caller's again once its readers are done */
     hspmv_node_publish(&F[me].done, n);
-    if (slot >= 0 && (N->gather == HSPMV_GATHER_SHARE || N->replica)) /* any rank may have read this part */
-        for (int q = 0; q < N->size; q++) sync += q == me ? 0 : hspmv_node_wait(&F[q].done, n);
-    else if (slot >= 0) /* (also when the slots disagreed: packers read owners' vectors before they knew) */
-        for (int i = 0; i < N->nreaders; i++) sync += hspmv_node_wait(&F[N->readers[i]].done, n);
-    double t6 = MPI_Wtime();
+    if (c->slot >= 0 && (N->gather == HSPMV_GATHER_SHARE || N->replica)) /* any rank may have read this part */
+        for (int q = 0; q < N->size; q++) c->sync += q == me ? 0 : hspmv_node_wait(&F[q].done, n);
+    else if (c->slot >= 0) /* (also when the slots disagreed: packers read owners' vectors before they knew) */
+        for (int i = 0; i < N->nreaders; i++) c->sync += hspmv_node_wait(&F[N->readers[i]].done, n);
 
     hspmv_dist_timing *t = &D->timing;
-    hspmv_node_share_stats(N->share, t->share_s, t->share_nnz);
-    hspmv_node_share_stats(N->oshare, t->share_s, t->share_nnz);
-    t->calls++;
-    t->owned_s += t_owned;
-    t->sync_s += sync;
-    t->post_s += (t1 - t0) - t_owned - t_fold - sync_before; /* copies, receives, packing, sends */
-    t->ghost_s += (t2 - t1) + (t5 - t4) + t_fold;
-    t->wait_s += t3 - t2;
-    t->total_s += t6 - t0;
-    return rc;
+    hspmv_node_share_stats(N->share, N->share_s, N->share_nnz);
+    hspmv_node_share_stats(N->oshare, N->share_s, N->share_nnz);
+    t->owned_s += c->t_owned;
+    t->sync_s += c->sync;
+    t->post_s += (c->t1 - c->t0) - c->t_owned - c->t_fold - c->sync_before; /* copies, receives, packing, sends */
+    t->ghost_s += (c->t2 - c->t1) + (t5 - c->t4) + c->t_fold;
+    t->wait_s += c->t3 - c->t2;
 }
