@@ -21,7 +21,8 @@ static void usage(FILE *f)
             "usage: mpirun -n P benchmark-mpi matrix.mtx[.gz] [--partition nnz|rows|metis] [--read root|parallel]\n"
             "         [--threshold T]\n"
             "         [--format %s] [--kernel K] [--threads N] [--reps N]\n"
-            "         [--warmup N] [--halo node|p2p|node,p2p] [--caller-x] [--passes N] [--triad MIB]\n"
+            "         [--warmup N] [--halo node|p2p|node,p2p] [--node-ranks K] [--caller-x] [--passes N]\n"
+            "         [--triad MIB]\n"
             "         [--json] [--verbose]\n"
             "  Rank 0 reads the matrix and sends each rank its rows (a PETSc binary file, told by its class\n"
             "  id: every rank reads its own rows with MPI-IO); y = A*x is timed with the halo\n"
@@ -33,7 +34,8 @@ static void usage(FILE *f)
             "  arrays of MIB MiB per rank and report SpMV GB/s as a fraction of the summed triad.\n"
             "  --halo: node (default where MPI gives shared-memory windows: ranks of a node read each\n"
             "  other's x in the window, only off-node entries travel, once per node pair) or p2p (every\n"
-            "  ghost entry by message); HSPMV_NODE_RANKS=k makes pseudo-nodes of k ranks. --caller-x:\n"
+            "  ghost entry by message); --node-ranks K: pseudo-nodes of K consecutive ranks of a node\n"
+            "  (one machine run as several nodes: the off-node path without a cluster). --caller-x:\n"
             "  x in the program's own memory (copied into the window each product) instead of a vector\n"
             "  from hspmv_dist_vec_alloc (in the window: no copy). --halo node,p2p times both modes,\n"
             "  made from one read and timed in --passes interleaved passes of --reps products; one\n"
@@ -188,6 +190,7 @@ static void parse_args(int argc, char **argv, args *a)
             else if (!strcmp(v, "p2p,node")) a->halos[0] = HSPMV_HALO_P2P, a->halos[1] = HSPMV_HALO_NODE, a->nhalo = 2;
             else bu_fail("--halo takes node, p2p or both (node,p2p), not '%.40s'", v);
         } else if (!strcmp(s, "--passes")) a->passes = bu_parse_int(s, bu_value(argc, argv, &i), 1, 64);
+        else if (!strcmp(s, "--node-ranks")) a->o.node_ranks = bu_parse_int(s, bu_value(argc, argv, &i), 1, 1 << 30);
         else if (!strcmp(s, "--caller-x")) a->caller_x = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--verbose")) a->verbose = 1;
@@ -609,7 +612,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
                   "\"halo_bytes\":%.0f,\"halo_max_bytes\":%.0f,\"reps\":%ld,\"median_ms\":%.6f,"
                   "\"min_ms\":%.6f,\"max_ms\":%.6f,\"pass_medians_ms\":\"%s\",\"gflops\":%.4f,\"gbs\":%.3f,"
                   "\"post_ms\":%.5f,\"owned_ms\":%.5f,\"wait_ms\":%.5f,\"ghost_ms\":%.5f,\"sync_ms\":%.5f,"
-                  "\"wait_share\":%.4f,\"halo\":\"%s\",\"nodes\":%d,\"node_ranks\":%d,"
+                  "\"wait_share\":%.4f,\"halo\":\"%s\",\"nodes\":%d,\"node_ranks\":%d,\"pseudo_node_ranks\":%d,"
                   "\"gather\":\"%s\",\"owned_share\":%d,\"fold_rows\":%lld,"
                   "\"internode_bytes\":%.0f,\"internode_msgs\":%lld,\"internode_bytes_p2p\":%.0f,"
                   "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
@@ -623,7 +626,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
                   "ghost_format=%s halo_bytes=%.0f "
                   "halo_max_bytes=%.0f reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f pass_medians_ms=%s "
                   "gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f wait_ms=%.5f ghost_ms=%.5f sync_ms=%.5f "
-                  "wait_share=%.4f halo=%s nodes=%d node_ranks=%d gather=%s owned_share=%d fold_rows=%lld internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
+                  "wait_share=%.4f halo=%s nodes=%d node_ranks=%d pseudo_node_ranks=%d gather=%s owned_share=%d fold_rows=%lld internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                   "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f shm_huge_mb=%.1f triad_gbs=%.2f "
                   "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
                   "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld",
@@ -635,7 +638,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
            in->ghost.nnz > 0 ? in->ghost.format_name : "none", s->halo_b, s->halo_mx, s->nt, s->med * 1e3, s->mn * 1e3, s->mx * 1e3,
            a->passes > 1 ? s->pm : "-", s->flops / s->med / 1e9, s->bytes / s->med / 1e9, s->tmax[0] * 1e3, s->tmax[1] * 1e3,
            s->tmax[2] * 1e3, s->tmax[3] * 1e3, s->tmax[5] * 1e3, s->wait_share, s->halo_name, in->nnodes,
-           s->node_ranks_max, s->gather_name, in->owned_share,
+           s->node_ranks_max, a->o.node_ranks, s->gather_name, in->owned_share,
            (long long)in->fold_rows_total,
            (double)in->internode_entries_node * s->rs, (long long)in->internode_msgs_node,
            (double)in->internode_entries_p2p * s->rs, (long long)in->internode_msgs_p2p,
