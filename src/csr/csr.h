@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "hspmv.h"
+#include "util.h" /* hspmv_csr_validate */
 #include "matrix_files.h" /* hspmv_coo */
 
 /* Builds the general CSR of *coo in O(nnz + nrows): counting sort by row,
@@ -15,9 +16,8 @@
    Duplicates whose sum is not finite: HSPMV_ERR_FORMAT naming the entry. */
 int hspmv_csr_from_coo(const hspmv_coo *coo, hspmv_csr *csr, hspmv_error *err);
 
-/* Checks the invariants of *csr (pointers monotone, columns in range and
-   ascending). Returns HSPMV_OK or HSPMV_ERR_FORMAT with the first offence. */
-int hspmv_csr_validate(const hspmv_csr *csr, hspmv_error *err);
+/* hspmv_csr_validate, the CSR type's own check, is in util.h (below every
+   layer that makes or writes a CSR). */
 
 /* y = A*x with the plain serial loop (the seed's naive kernel). */
 void hspmv_csr_spmv_naive(const hspmv_csr *A, const hspmv_real *x, hspmv_real *y);

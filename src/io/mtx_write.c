@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "matrix_files.h"
 #include "util.h"
-#include "csr.h"
 
 /* Decimal digits of v >= 0 into p; returns the end. */
 static char *put_uint(char *p, uint64_t v)

@@ -3,7 +3,6 @@
    writes or multiplies a CSR (io, csr, local, mpi) and so callable by all. */
 #include <string.h>
 #include "util.h"
-#include "csr.h"
 
 int hspmv_csr_validate(const hspmv_csr *A, hspmv_error *err)
 {

@@ -96,4 +96,9 @@ int hspmv_lend_range(void *lo, size_t bytes, void (*release)(void *ctx, void *p)
 /* Forgets the range that starts at lo. */
 void hspmv_unlend_range(void *lo);
 
+/* csr_basic.c. Checks the invariants of *csr (pointers monotone, columns in
+   range and ascending). Returns HSPMV_OK or HSPMV_ERR_FORMAT with the first
+   offence. (hspmv_csr_free, public, is defined beside it.) */
+int hspmv_csr_validate(const hspmv_csr *csr, hspmv_error *err);
+
 #endif
