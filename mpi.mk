@@ -7,6 +7,8 @@
 #   MPI_BAD_RANKS     rank counts of the bad-file loop (default 1 2 3 4 8; single 1 3 8)
 
 MPI_LDLIBS := -lmetis
+# include folders of the MPI layers (static and -fPIC objects alike)
+MPI_INC    := -Isrc/mpi -Isrc/mpi/node -Itests
 MPI_SRC    := $(wildcard src/mpi/*.c src/mpi/node/*.c)
 MPI_OBJ    := $(MPI_SRC:%.c=$(BUILD)/mpiobj/%.o)
 LIB_OBJ    += $(MPI_OBJ)
@@ -15,12 +17,12 @@ PROG_BIN   += $(BUILD)/bin/benchmark-mpi
 
 $(BUILD)/mpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
-	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/mpi -Isrc/mpi/node -Itests $(CFLAGS) -c $< -o $@
+	$(Q)$(MPICC) $(MPI_CPPFLAGS) $(MPI_INC) $(CFLAGS) -c $< -o $@
 
 # the same, -fPIC, for the shared library (built only when it is asked for)
 $(BUILD)/picmpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
-	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/mpi -Itests $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
+	$(Q)$(MPICC) $(MPI_CPPFLAGS) $(MPI_INC) $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
 
 MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o $(BUILD)/mpiobj/bench/mpi_check.o
 
