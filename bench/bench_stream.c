@@ -17,8 +17,6 @@ void bs_advise_huge(void *p, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
     uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-    const char *off = getenv("HSPMV_NO_THP");
-    if (off && *off && *off != '0') return;
     if (p && bytes >= ((size_t)4 << 20) && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 #else
     (void)p;

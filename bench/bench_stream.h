@@ -15,7 +15,7 @@ typedef struct bs_triad_result {
 } bs_triad_result;
 
 /* The same transparent-huge-page hint the library gives its matrix arrays
-   (off when HSPMV_NO_THP is set), for x, y and the probe's arrays. */
+   for x, y and the probe's arrays. */
 void bs_advise_huge(void *p, size_t bytes);
 
 /* MiB of this process's memory now on transparent huge pages (Linux

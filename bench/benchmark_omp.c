@@ -369,11 +369,9 @@ int main(int argc, char **argv)
     hspmv_read_opts ro = bu_progress_opts(c.path);
     double t0 = bu_now();
     if (hspmv_csr_read(c.path, &A, &ro, &rinfo, &e)) bu_die(prog, &e);
-    const char *nothp = getenv("HSPMV_NO_THP");
-    printf("matrix=%s read_s=%.3f rows=%lld cols=%lld nnz=%lld precision=%s omp_procs=%d thp_hint=%s\n",
+    printf("matrix=%s read_s=%.3f rows=%lld cols=%lld nnz=%lld precision=%s omp_procs=%d\n",
            c.path, bu_now() - t0, (long long)A.nrows, (long long)A.ncols, (long long)A.nnz,
-           sizeof(hspmv_real) == 8 ? "double" : "single", omp_get_num_procs(),
-           nothp && *nothp && *nothp != '0' ? "off (HSPMV_NO_THP)" : "on");
+           sizeof(hspmv_real) == 8 ? "double" : "single", omp_get_num_procs());
     for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
     hspmv_csr_free(&A);
     errno = 0;

@@ -215,7 +215,7 @@ void hspmv_local_destroy(hspmv_local **L);
 
 /* 64-byte aligned allocation used for every array the library owns; from
    2 MiB on a fresh mapping, 2 MiB aligned, with transparent huge pages asked
-   for before the first touch (madvise; HSPMV_NO_THP=1 leaves them off).
+   for before the first touch (madvise).
    Free with hspmv_free (also for vectors of hspmv_dist_vec_alloc, which
    may live in a shared window); hspmv_free(NULL) is a no-op. */
 void *hspmv_malloc(size_t bytes);

@@ -1,6 +1,6 @@
 /* test_shared_pages.c — shared memory on huge pages (src/util/shared_pages.c):
    the second mapping sees the same pages at an address congruent with the
-   file offset, collapsing keeps what the pages hold, and HSPMV_NO_THP=1 turns it off. */
+   file offset, collapsing keeps what the pages hold. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,33 +123,10 @@ static void collapsing_in_parts_keeps_what_the_pages_hold(void)
     munmap(p, LEN);
 }
 
-/* HSPMV_NO_THP=1 is the one switch (HSPMV_SHM_HUGE is gone: setting it
-   changes nothing). */
-static void the_switch_leaves_shared_pages_alone(void)
-{
-    hspmv_alias A;
-    char *p = map_shared_off();
-    if (!p) {
-        SKIP("no shared memory file here");
-        return;
-    }
-    unsetenv("HSPMV_NO_THP");
-    setenv("HSPMV_SHM_HUGE", "0", 1);
-    CHECK(!hspmv_shared_huge_off(), "HSPMV_SHM_HUGE=0 still turns huge shared pages off");
-    unsetenv("HSPMV_SHM_HUGE");
-    setenv("HSPMV_NO_THP", "1", 1);
-    CHECK(hspmv_shared_huge_off(), "HSPMV_NO_THP=1 not seen");
-    CHECK(hspmv_shared_alias(&A, p, LEN) == 0 && A.to == NULL, "HSPMV_NO_THP=1: aliased");
-    CHECK(hspmv_shared_huge(p, LEN, 0, 1) == 0, "HSPMV_NO_THP=1: collapsed");
-    unsetenv("HSPMV_NO_THP");
-    munmap(p, LEN);
-}
-
 int main(void)
 {
     RUN(an_alias_sees_the_same_pages_at_an_address_congruent_with_the_file);
     RUN(collapsing_in_parts_keeps_what_the_pages_hold);
-    RUN(the_switch_leaves_shared_pages_alone);
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
     return check_failed > 0;
 }

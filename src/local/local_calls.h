@@ -16,8 +16,7 @@ int hspmv_max_threads(void);
 
 /* Sets v[0..n) to zero with the same static thread layout the kernels use,
    so its pages are first touched where they will be read (x) or written (y),
-   after asking for transparent huge pages on it (4 MiB or more; not with
-   HSPMV_NO_THP=1): the random gathers of a large x miss the TLB on nearly
+   after asking for transparent huge pages on it (4 MiB or more): the random gathers of a large x miss the TLB on nearly
    every entry with 4 KiB pages, far less often with 2 MiB ones. */
 void hspmv_local_touch(const hspmv_local *L, hspmv_real *v, int64_t n);
 

@@ -72,7 +72,7 @@ static void *map_big(size_t bytes)
     if (a > p) munmap(p, (size_t)(a - p));
     if (p + len + HSPMV_HUGE > a + len) munmap(a + len, (size_t)(p + len + HSPMV_HUGE - (a + len)));
 #ifdef MADV_HUGEPAGE
-    if (!hspmv_thp_off()) (void)madvise(a, len, MADV_HUGEPAGE); /* a hint: where THP is off it fails */
+    (void)madvise(a, len, MADV_HUGEPAGE); /* a hint: where THP is off it fails */
 #endif
     if (add_range(a, len, NULL, NULL) != HSPMV_OK) {
         munmap(a, len);

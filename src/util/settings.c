@@ -6,12 +6,6 @@
 #include "settings.h"
 #include "util.h"
 
-int hspmv_thp_off(void)
-{
-    const char *off = getenv("HSPMV_NO_THP");
-    return off && *off && *off != '0';
-}
-
 const char *hspmv_test_spec(void)
 {
     const char *s = getenv("HSPMV_TEST");

@@ -1,11 +1,7 @@
-/* settings.h — the environment variables the library reads; settings.c is
+/* settings.h — the one environment variable the library reads, a test-only switch; settings.c is
    the only file of src/ that reads the environment (a test checks it:
    tests/scripts/test_sources.sh).
 
-   HSPMV_NO_THP=1   no transparent huge pages: neither for the library's own
-                    arrays nor for the MPI shared windows (default: asked
-                    for on every array of 2 MiB or more, and the windows are
-                    mapped where the kernel can give them huge pages).
    HSPMV_TEST=...   TEST ONLY, never for users: a comma-separated list of
                     key=value pairs that force a plan's choice or cut a size
                     so that small test matrices reach every code path (the
@@ -18,9 +14,6 @@
 #define HSPMV_SETTINGS_H
 
 #include "hspmv.h"
-
-/* 1 when HSPMV_NO_THP asks to leave pages alone. */
-int hspmv_thp_off(void);
 
 /* This process's HSPMV_TEST string ("" when unset). */
 const char *hspmv_test_spec(void);

@@ -20,7 +20,6 @@
 #define MADV_COLLAPSE 25 /* Linux 6.1 */
 #endif
 
-int hspmv_shared_huge_off(void) { return hspmv_thp_off(); }
 
 #if defined(__linux__)
 /* The mapping of this process that holds p: its start and file offset. */
@@ -45,7 +44,7 @@ int hspmv_shared_alias(hspmv_alias *A, void *p, size_t len)
     memset(A, 0, sizeof(*A));
 #if defined(__linux__) && defined(MREMAP_FIXED)
     uintptr_t lo, hi, off, a = (uintptr_t)p & ~(PAGE - 1), e = ((uintptr_t)p + len + PAGE - 1) & ~(PAGE - 1);
-    if (hspmv_shared_huge_off() || len < HUGE || !mapping_of(a, &lo, &hi, &off) || e > hi) return 0;
+    if (len < HUGE || !mapping_of(a, &lo, &hi, &off) || e > hi) return 0;
     uintptr_t foff = off + (a - lo), L = e - a; /* file offset of a; the alias's length */
     if ((a - foff) % HUGE == 0) return 0;       /* already congruent: the pages can be huge where they are */
     char *r = mmap(NULL, L + HUGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -76,7 +75,7 @@ void *hspmv_shared_view(hspmv_alias *A, void *p, size_t len)
     void *v = hspmv_shared_alias(A, p, len) ? hspmv_alias_of(A, p) : p;
 #ifdef MADV_HUGEPAGE
     uintptr_t a = (uintptr_t)v & ~(PAGE - 1);
-    if (!hspmv_thp_off()) (void)madvise((void *)a, len + ((uintptr_t)v - a), MADV_HUGEPAGE);
+    (void)madvise((void *)a, len + ((uintptr_t)v - a), MADV_HUGEPAGE);
 #endif
     return v;
 }
@@ -97,7 +96,7 @@ size_t hspmv_shared_huge(void *p, size_t len, int part, int nparts)
 {
 #if defined(__linux__)
     uintptr_t a = ((uintptr_t)p + HUGE - 1) & ~(HUGE - 1), e = ((uintptr_t)p + len) & ~(HUGE - 1);
-    if (hspmv_shared_huge_off() || e <= a || nparts < 1) return 0;
+    if (e <= a || nparts < 1) return 0;
     size_t n = (e - a) / HUGE, h0 = n * (size_t)part / (size_t)nparts, h1 = n * (size_t)(part + 1) / (size_t)nparts;
     char *s = (char *)(a + h0 * HUGE);
     size_t l = (h1 - h0) * HUGE, done = 0;

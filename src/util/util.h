@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include "hspmv.h"
-#include "settings.h" /* hspmv_thp_off */
+#include "settings.h" /* hspmv_test_* */
 #include "alloc.h"    /* hspmv_calloc, hspmv_alloc_fail_after */
 
 /* Records code and a printf-style message in *err (if not NULL); returns code. */
@@ -52,8 +52,7 @@ size_t hspmv_bytes(size_t n, size_t size);
 
 /* Allocates n elements of size bytes, 64-byte aligned; NULL on failure or
    overflow. From 2 MiB on (hspmv_malloc too): a fresh mapping, 2 MiB
-   aligned, advised MADV_HUGEPAGE before the first touch unless
-   HSPMV_NO_THP=1. */
+   aligned, advised MADV_HUGEPAGE before the first touch. */
 void *hspmv_alloc_array(size_t n, size_t size);
 
 /* Like hspmv_alloc_array, for arrays a product streams or gathers from:
@@ -67,7 +66,7 @@ void *hspmv_alloc_pages(size_t n, size_t size);
    window) a second time, at an address congruent with its file offset
    modulo 2 MiB, where the kernel can map it 2 MiB at a time; returns 1 and
    fills A, or 0 (A->to NULL) where not needed (already congruent), not
-   possible or not wanted (HSPMV_NO_THP=1). */
+   possible. */
 typedef struct hspmv_alias {
     char *from, *to; /* the aliased page range and its second mapping */
     size_t len;
@@ -75,7 +74,7 @@ typedef struct hspmv_alias {
 int hspmv_shared_alias(hspmv_alias *A, void *p, size_t len);
 /* [p, p+len) where its pages can be mapped 2 MiB at a time: in a second
    mapping made by hspmv_shared_alias (into A) where p's is not congruent,
-   else p itself; advised MADV_HUGEPAGE either way (not with HSPMV_NO_THP=1). */
+   else p itself; advised MADV_HUGEPAGE either way. */
 void *hspmv_shared_view(hspmv_alias *A, void *p, size_t len);
 /* p's address in the alias when p lies in the aliased range, else p. */
 void *hspmv_alias_of(const hspmv_alias *A, void *p);
@@ -86,8 +85,6 @@ void hspmv_shared_unalias(hspmv_alias *A);
    shmem_enabled says; returns the bytes now on huge pages (0 where the
    kernel cannot, or p's mapping is not congruent: see hspmv_shared_alias). */
 size_t hspmv_shared_huge(void *p, size_t len, int part, int nparts);
-/* 1 when HSPMV_NO_THP=1 leaves shared pages alone. */
-int hspmv_shared_huge_off(void);
 
 /* Memory another layer lends out as if allocated (vectors in a shared
    window): hspmv_free(p) of a p in [lo, lo+bytes) calls release(ctx, p)

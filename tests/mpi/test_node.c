@@ -654,8 +654,7 @@ static int system_collapses_shared(void)
 
 /* The node block's rows shared, a tail of several MB a rank: its segment
    is collapsed into huge pages where this system collapses shared memory
-   at all (system_collapses_shared), none with HSPMV_NO_THP=1, and the
-   product is right either way; skipped where no segment can be collapsed
+   at all (system_collapses_shared), and the product is right; skipped where no segment can be collapsed
    (a node of one rank, a system that does not collapse shared memory). */
 static void shared_rows_segments_on_huge_pages(void)
 {
@@ -664,11 +663,10 @@ static void shared_rows_segments_on_huge_pages(void)
                                         whole 2 MiB page lies in it wherever it starts (4 MiB would do) */
     const char *why = NULL; /* rank 0's reason the huge pages went unchecked */
     random_csr(&A, n, 32, 37);
-    for (int off = 0; off <= 1; off++) {
+    do {
         set_env(NULL, "share");
         tk("merge", "1");
         tk("share_tail", "64");
-        if (off) setenv("HSPMV_NO_THP", "1", 1);
         hspmv_opts o;
         t_opts(&o);
         o.halo = HSPMV_HALO_NODE;
@@ -678,28 +676,23 @@ static void shared_rows_segments_on_huge_pages(void)
         set_env(NULL, NULL);
         tk("merge", NULL);
         tk("share_tail", NULL);
-        unsetenv("HSPMV_NO_THP");
         CHECK(rc == 0, "%s", e.msg);
-        if (rc) continue;
+        if (rc) break;
         hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
         const node_share *S = D->node ? D->node->share : NULL;
         size_t got = hspmv_node_share_huge_bytes(S);
         char w[80];
-        snprintf(w, sizeof(w), "random %lld x 32, shared rows%s", (long long)n, off ? ", HSPMV_NO_THP=1" : "");
-        if (S && off) CHECK(got == 0, "%s: %zu bytes of the segment collapsed", w, got);
+        snprintf(w, sizeof(w), "random %lld x 32, shared rows", (long long)n);
         int can = system_collapses_shared();
-        if (S && !off && can) CHECK(got >= (2u << 20), "%s: %zu bytes of the segment on huge pages", w, got);
-        if (!off) why = !S ? "no shared rows (a node of one rank)"
-                        : !can ? "this system does not collapse shared memory"
-                               : NULL;
+        if (S && can) CHECK(got >= (2u << 20), "%s: %zu bytes of the segment on huge pages", w, got);
+        why = !S ? "no shared rows (a node of one rank)" : !can ? "this system does not collapse shared memory" : NULL;
         CHECK(!D->node || D->node->gather != HSPMV_GATHER_SHARE || S, "%s: gather share without shared rows", w);
         CHECK(product_ok(D, &A, x, y, 7, w), "%s: y", w);
         hspmv_free(x);
         hspmv_free(y);
         hspmv_dist_destroy(&D);
-    }
-    /* without a segment that can be collapsed, nothing was said of its pages
-       (HSPMV_NO_THP=1 leaves none where there are none anyway) */
+    } while (0);
+    /* without a segment that can be collapsed, nothing was said of its pages */
     if (why && me == 0) SKIP("huge pages unchecked: %s", why);
     hspmv_csr_free(&A);
 }

@@ -135,7 +135,6 @@ struct node_share {
     hspmv_real **ybuf;      /* size entries: tail rows taken by others land here (row - base) */
     hspmv_real *vecs;       /* the node vectors in this process's mapping (a y there is written directly) */
     hspmv_alias *alias;     /* size entries: this process's second mapping of each segment, on huge pages */
-    int huge;               /* 0: huge pages off (hspmv_shared_huge_off), the segments stay on 4 KiB mappings */
     size_t huge_bytes;      /* of this rank's segment, collapsed into huge pages */
     int direct;             /* this product: others write this rank's tail rows straight into its y */
     const hspmv_local *L;   /* this rank's own block */

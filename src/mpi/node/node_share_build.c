@@ -99,7 +99,6 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         const char *d = hspmv_test_str(D->test, "share_delay", buf, sizeof(buf));
         int dr = -1, du = 0;
         if (d && sscanf(d, "%d:%d", &dr, &du) == 2 && dr == me) S->delay_us = du;
-        S->huge = !hspmv_shared_huge_off();
         S->ranges = N->threads > 1;
         if (S->ranges) S->rw = hspmv_alloc_array((size_t)N->threads, sizeof(*S->rw));
         S->head = hspmv_calloc((size_t)N->size, sizeof(*S->head));
@@ -184,8 +183,8 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, S->win);
     /* this rank's segment, on huge pages before it is written */
-    if (S->huge) seg = hspmv_shared_view(&S->alias[N->rank], seg, at);
-    if (S->huge) S->huge_bytes = hspmv_shared_huge(seg, at, 0, 1);
+    seg = hspmv_shared_view(&S->alias[N->rank], seg, at);
+    S->huge_bytes = hspmv_shared_huge(seg, at, 0, 1);
     share_head *H = (share_head *)seg;
     *H = h;
     H->word = 0; /* epoch 0: nothing to claim until the first reset */
@@ -224,7 +223,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
            here too (a taker streams it: a copy on 4 KiB pages ran 17%
            slower than the private block, 2 ranks of random columns) */
         if (q == N->rank) b = hspmv_alias_of(&S->alias[q], b);
-        else if (S->huge) b = hspmv_shared_view(&S->alias[q], b, (size_t)qs);
+        else b = hspmv_shared_view(&S->alias[q], b, (size_t)qs);
         share_head *Hq = (share_head *)b;
         hspmv_panels *v = &S->view[q];
         S->head[q] = Hq;
