@@ -97,6 +97,14 @@ int hspmv_dist_recv(void *buf, int64_t n, MPI_Datatype t, int src, int tag, MPI_
    (S->rowptr, colind and val are compacted; S->nnz updated). */
 void hspmv_dist_sort_rows(hspmv_csr *S);
 
+/* Keeps a block's rows with entries when they are at most half of its rows
+   (PETSc's compressed rows: a stencil's ghost or node block touches a few
+   boundary rows, and walking every row pointer and y entry for them costs
+   as much as a third of the owned block): *row gets the local row of each
+   kept row, *gy room for their product, A is compressed in place, *nrows
+   the rows A keeps. HSPMV_ERR_NOMEM when an array cannot be had. */
+int hspmv_dist_compress_rows(hspmv_csr *A, int64_t **row, hspmv_real **gy, int64_t *nrows);
+
 /* Collective: builds D's blocks, halo plan and prepared matrices from this
    rank's slice S (global columns, sorted rows) and D->row_start/col_start;
    frees S. */

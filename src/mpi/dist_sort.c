@@ -1,6 +1,8 @@
-/* dist_sort.c — sort the columns of each row and sum duplicates, in place. */
+/* dist_sort.c — a rank's rows in place: columns sorted and duplicates
+   summed; the empty rows dropped from a block added into y. */
 #include <stdlib.h>
 #include "dist.h"
+#include "util.h"
 
 typedef struct { int32_t c; hspmv_real v; } entry;
 
@@ -74,4 +76,31 @@ void hspmv_dist_sort_rows(hspmv_csr *S)
     rp[S->nrows] = out;
     S->nnz = out;
     free(tmp);
+}
+
+int hspmv_dist_compress_rows(hspmv_csr *A, int64_t **row, hspmv_real **gy, int64_t *nrows)
+{
+    int64_t nl = A->nrows, nr = 0;
+    for (int64_t i = 0; i < nl; i++) nr += A->rowptr[i + 1] > A->rowptr[i];
+    *nrows = nl;
+    if (nr == 0 || 2 * nr > nl) return HSPMV_OK;
+    int64_t *rp = hspmv_alloc_array((size_t)nr + 1, sizeof(int64_t));
+    *row = hspmv_alloc_array((size_t)nr, sizeof(int64_t));
+    *gy = hspmv_alloc_pages((size_t)nr, sizeof(hspmv_real));
+    if (!rp || !*row || !*gy) {
+        hspmv_free(rp);
+        return HSPMV_ERR_NOMEM;
+    }
+    int64_t n = 0;
+    rp[0] = 0;
+    for (int64_t i = 0; i < nl; i++)
+        if (A->rowptr[i + 1] > A->rowptr[i]) {
+            (*row)[n] = i;
+            rp[++n] = A->rowptr[i + 1];
+        }
+    hspmv_free(A->rowptr);
+    A->rowptr = rp;
+    A->nrows = nr;
+    *nrows = nr;
+    return HSPMV_OK;
 }

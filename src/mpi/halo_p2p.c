@@ -11,29 +11,7 @@
    cost as much as a third of the owned block. */
 int hspmv_halo_p2p_rows(hspmv_dist *D, hspmv_csr *Ag)
 {
-    int64_t nl = Ag->nrows, nr = 0;
-    for (int64_t i = 0; i < nl; i++) nr += Ag->rowptr[i + 1] > Ag->rowptr[i];
-    D->nghost_rows = nl;
-    if (nr == 0 || 2 * nr > nl) return HSPMV_OK;
-    int64_t *rp = hspmv_alloc_array((size_t)nr + 1, sizeof(int64_t));
-    D->ghost_row = hspmv_alloc_array((size_t)nr, sizeof(int64_t));
-    D->gy = hspmv_alloc_pages((size_t)nr, sizeof(hspmv_real));
-    if (!rp || !D->ghost_row || !D->gy) {
-        hspmv_free(rp);
-        return HSPMV_ERR_NOMEM;
-    }
-    int64_t n = 0;
-    rp[0] = 0;
-    for (int64_t i = 0; i < nl; i++)
-        if (Ag->rowptr[i + 1] > Ag->rowptr[i]) {
-            D->ghost_row[n] = i;
-            rp[++n] = Ag->rowptr[i + 1];
-        }
-    hspmv_free(Ag->rowptr);
-    Ag->rowptr = rp;
-    Ag->nrows = nr;
-    D->nghost_rows = nr;
-    return HSPMV_OK;
+    return hspmv_dist_compress_rows(Ag, &D->ghost_row, &D->gy, &D->nghost_rows);
 }
 
 /* Exchanges the requests: each owner learns which of its x entries every

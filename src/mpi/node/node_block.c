@@ -10,29 +10,7 @@
    the p2p ghost block does): blk->row and gy, and A compressed in place. */
 int hspmv_node_block_compress(hspmv_csr *A, node_block *blk)
 {
-    int64_t nl = A->nrows, nr = 0;
-    for (int64_t i = 0; i < nl; i++) nr += A->rowptr[i + 1] > A->rowptr[i];
-    blk->nrows = nl;
-    if (nr == 0 || 2 * nr > nl) return HSPMV_OK;
-    int64_t *rp = hspmv_alloc_array((size_t)nr + 1, sizeof(int64_t));
-    blk->row = hspmv_alloc_array((size_t)nr, sizeof(int64_t));
-    blk->gy = hspmv_alloc_pages((size_t)nr, sizeof(hspmv_real));
-    if (!rp || !blk->row || !blk->gy) {
-        hspmv_free(rp);
-        return HSPMV_ERR_NOMEM;
-    }
-    int64_t n = 0;
-    rp[0] = 0;
-    for (int64_t i = 0; i < nl; i++)
-        if (A->rowptr[i + 1] > A->rowptr[i]) {
-            blk->row[n] = i;
-            rp[++n] = A->rowptr[i + 1];
-        }
-    hspmv_free(A->rowptr);
-    A->rowptr = rp;
-    A->nrows = nr;
-    blk->nrows = nr;
-    return HSPMV_OK;
+    return hspmv_dist_compress_rows(A, &blk->row, &blk->gy, &blk->nrows);
 }
 
 /* The entries of A (compressed rows, blk->row) as row1/col1/val1 when
