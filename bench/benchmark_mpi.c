@@ -267,8 +267,8 @@ static void alloc_vectors(variant *v, int caller_x, long nt)
 {
     v->caller_x = caller_x;
     v->x = caller_x ? hspmv_malloc(((size_t)v->in.ncols_local + 1) * sizeof(hspmv_real))
-                    : hspmv_dist_vec_alloc(v->D, HSPMV_VEC_COLS);
-    v->y = hspmv_dist_vec_alloc(v->D, HSPMV_VEC_ROWS);
+                    : hspmv_dist_vec_alloc(v->D, HSPMV_VEC_COLS, 1);
+    v->y = hspmv_dist_vec_alloc(v->D, HSPMV_VEC_ROWS, 1);
     v->t = malloc(sizeof(double) * (size_t)nt);
     int nomem = !v->x || !v->y || !v->t;
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

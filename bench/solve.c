@@ -139,9 +139,9 @@ int main(int argc, char **argv)
     agree0(rc, &e);
     if (in.nrows != in.ncols) mp_die_msg("the matrix is not square");
 
-    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS),
-               *ones = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *diag = NULL;
-    if (jacobi) diag = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1),
+               *ones = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *diag = NULL;
+    if (jacobi) diag = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     int nomem = !x || !b || !ones || (jacobi && !diag);
     if (me == 0) {
         yg = hspmv_malloc(((size_t)in.nrows + 1) * sizeof(hspmv_real));

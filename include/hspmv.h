@@ -206,6 +206,22 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *o, hspmv_local **L,
 /* y = A*x (add == 0) or y += A*x (add != 0), with the prepared threads. */
 void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add);
 
+/* Flags of the block and transposed products (hspmv_local_spmm, hspmv_dist_spmm). */
+#define HSPMV_TRANSPOSE 1 /* Y = A^T X: X has one entry per row of A per vector, Y one per column */
+#define HSPMV_COL_MAJOR 2 /* X and Y hold their k vectors one after another (vector j starts at
+                             j*n, n the vector's length: PETSc's and NumPy's Fortran-ordered dense
+                             blocks); without it row by row, the k values of one row together
+                             (X[i*k + j]), which is what makes the block product cheap */
+
+/* Y = op(A) X (add == 0) or Y += op(A) X for a block of k >= 1 vectors,
+   op(A) = A, or A^T with HSPMV_TRANSPOSE. The matrix is read once for all k
+   vectors. The first transposed call builds a transposed copy of the matrix
+   (as much memory again, in the format AUTO picks for A^T) and keeps it
+   with L: that call must not run beside other calls on L. Returns HSPMV_OK,
+   HSPMV_ERR_ARG (k < 1, unknown flags, NULL blocks) or HSPMV_ERR_NOMEM. */
+int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspmv_real *Y, int add,
+                     hspmv_error *err);
+
 void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info);
 
 /* Frees *L and sets it to NULL; accepts NULL. */
@@ -340,6 +356,19 @@ int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_err
 
 /* Collective like hspmv_dist_spmv: y = alpha*A*x + beta*y (beta == 0 ignores
    the old y, NaN included). */
+/* Collective, with the same flags and k on every rank. Y = op(A) X for a
+   block of k vectors (hspmv_local_spmm's flags and layouts): each product
+   sends one message per neighbour carrying k values per ghost entry. Plain:
+   X holds this rank's x part (ncols_local rows of k values), Y its y part
+   (nrows_local rows). HSPMV_TRANSPOSE: X is y-like (nrows_local rows), Y
+   x-like (ncols_local rows); the ghost columns' contributions go back to
+   their owners and are summed there (the halo in reverse); square and
+   rectangular matrices alike. Block vectors from hspmv_dist_vec_alloc(D,
+   which, k). Errors as hspmv_dist_spmv, HSPMV_ERR_ARG for k < 1 or
+   unknown flags, HSPMV_ERR_NOMEM when the first call's buffers cannot be
+   had (agreed on every rank). */
+int hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
+
 int hspmv_dist_spmv_scaled(hspmv_dist *D, hspmv_real alpha, const hspmv_real *x, hspmv_real beta,
                            hspmv_real *y, hspmv_error *err);
 
@@ -425,7 +454,8 @@ void hspmv_dist_get_file_index(const hspmv_dist *D, int which, int64_t *index);
 MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D);
 
 /* Not collective. An array for this rank's part of a distributed vector
-   (which: HSPMV_VEC_COLS or _ROWS), zeroed and first-touched by the threads
+   (which: HSPMV_VEC_COLS or _ROWS) of k >= 1 vectors (k values per
+   entry, row by row, for hspmv_dist_spmm; 1 for hspmv_dist_spmv), zeroed and first-touched by the threads
    that will use it; at least one entry even when the part is empty. Free with
    hspmv_free. NULL when out of memory. With halo "node", x-like vectors (and
    y-like ones of a square matrix split like its columns) are parts of a
@@ -435,7 +465,7 @@ MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D);
    (vectors allocated in the same order on every rank are). Free them before
    hspmv_dist_destroy; one freed after it stays valid until then, but keeps
    the window mapped until the program ends. */
-hspmv_real *hspmv_dist_vec_alloc(const hspmv_dist *D, int which);
+hspmv_real *hspmv_dist_vec_alloc(const hspmv_dist *D, int which, int k);
 
 /* Cumulative per-rank timing of the spmv calls since creation or the last
    reset (MPI_Wtime seconds on this rank). */

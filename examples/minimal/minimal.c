@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     }
 
     /* x = 1, then y = A*x a hundred times: the loop a solver would run */
-    hspmv_real *x = hspmv_dist_vec_alloc(A, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(A, HSPMV_VEC_ROWS);
+    hspmv_real *x = hspmv_dist_vec_alloc(A, HSPMV_VEC_COLS, 1), *y = hspmv_dist_vec_alloc(A, HSPMV_VEC_ROWS, 1);
     for (int64_t j = 0; j < nl; j++) x[j] = 1;
     double t = MPI_Wtime();
     for (int it = 0; it < 100 && !rc; it++) rc = hspmv_dist_spmv(A, x, y, &err);

@@ -100,8 +100,8 @@ PetscErrorCode MatCreateHspmv(hspmv_dist *D, const hspmv_real *diag, Mat *S)
         for (PetscInt i = 0; i < c->nrows; i++) c->diag[i] = (PetscScalar)diag[i];
     }
 #if !SAME_REAL
-    c->xs = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS);
-    c->ys = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    c->xs = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1);
+    c->ys = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     PetscCheck(c->xs && c->ys, PETSC_COMM_SELF, PETSC_ERR_MEM, "hspmv shell: no memory for scratch vectors");
 #endif
     PetscCall(MatCreateShell(hspmv_dist_get_comm(D), c->nrows, c->ncols, (PetscInt)info.nrows,

@@ -55,7 +55,12 @@ struct hspmv_local {
     int fitsp;                   /* pats holds every row's pattern (CSRP possible) */
     int64_t *esc;                /* during create only, threads+1 entries: CSRDU escapes before each chunk */
     int stream_y_forced;         /* HSPMV_TEST's stream_y at create (0 or 1), -1: the rule decides */
+    struct hspmv_local *T;       /* the transposed copy, made by the first transposed product; NULL before */
 };
+
+/* Makes L->T, A^T prepared like L (local_transpose.c), unless it is there.
+   HSPMV_OK, or HSPMV_ERR_NOMEM with err set. */
+int hspmv_local_transposed(hspmv_local *L, hspmv_error *err);
 
 /* Kernel "auto" times the kernel sets on matrices with at least this many
    nonzeros (below it timing is noise, and any set is fast enough). */

@@ -302,6 +302,7 @@ void hspmv_local_destroy(hspmv_local **pL)
 {
     hspmv_local *L = pL ? *pL : NULL;
     if (!L) return;
+    hspmv_local_destroy(&L->T);
     hspmv_csr_free(&L->csr);
     hspmv_csrl_free(&L->csrl);
     hspmv_bcoo_free(&L->bcoo);

@@ -112,18 +112,18 @@ out:
    of a square matrix split like its columns: solvers multiply those too);
    otherwise, or when the window's slots are all lent, private memory on
    huge pages. */
-hspmv_real *hspmv_dist_vec_alloc(const hspmv_dist *D, int which)
+hspmv_real *hspmv_dist_vec_alloc(const hspmv_dist *D, int which, int k)
 {
-    if (!D || (which != HSPMV_VEC_COLS && which != HSPMV_VEC_ROWS)) return NULL;
+    if (!D || (which != HSPMV_VEC_COLS && which != HSPMV_VEC_ROWS) || k < 1) return NULL;
     int64_t n = which == HSPMV_VEC_ROWS ? D->nrows_local : D->ncols_local;
     int xlike = which == HSPMV_VEC_COLS ||
                 (D->nrows == D->ncols && !memcmp(D->row_start, D->col_start, sizeof(int64_t) * (size_t)(D->size + 1)));
     hspmv_real *v = NULL;
-    if (D->halo == HSPMV_HALO_NODE && xlike && n > 0) v = hspmv_node_vec_take(D->node);
-    if (!v) v = hspmv_alloc_pages((size_t)(n ? n : 1), sizeof(hspmv_real));
+    if (D->halo == HSPMV_HALO_NODE && xlike && n > 0 && k == 1) v = hspmv_node_vec_take(D->node);
+    if (!v) v = hspmv_alloc_pages((size_t)(n ? n * k : 1), sizeof(hspmv_real));
     if (!v) return NULL;
     /* first touch by the threads that read (x: owned block) or write (y) it */
-    if (D->Lo && n > 0) hspmv_local_touch(D->Lo, v, n);
-    else memset(v, 0, sizeof(*v) * (size_t)(n ? n : 1));
+    if (D->Lo && n > 0) hspmv_local_touch(D->Lo, v, n * k);
+    else memset(v, 0, sizeof(*v) * (size_t)(n ? n * k : 1));
     return v;
 }

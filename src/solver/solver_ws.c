@@ -44,10 +44,10 @@ static int check_local(solver_ws *w, const hspmv_real *b, const hspmv_real *x,
 static int alloc_local(solver_ws *w, int nvec, const char *who, hspmv_error *err)
 {
     for (int k = 0; k < nvec; k++)
-        if (!(w->v[k] = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS))) goto nomem;
+        if (!(w->v[k] = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS, 1))) goto nomem;
     if (!(w->part = hspmv_calloc((size_t)w->threads * 8, sizeof(double)))) goto nomem;
     if (!w->o.diag) return HSPMV_OK;
-    if (!(w->dinv = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS))) goto nomem;
+    if (!(w->dinv = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS, 1))) goto nomem;
     hspmv_dist_info in;
     hspmv_dist_get_info(w->D, &in);
     for (int64_t i = 0; i < w->n; i++) {
@@ -87,7 +87,7 @@ static int scale_rhs(solver_ws *w, const hspmv_real *b, hspmv_real *x, const cha
     if (!(g[0] > 0x1p400 || (g[0] > 0 && g[0] < 0x1p-400))) return HSPMV_OK;
     frexp(g[0], &e);
     w->scale = ldexp(1.0, -e);
-    if (!(w->bs = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS)))
+    if (!(w->bs = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS, 1)))
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "%s: rank %d: out of memory for the scaled b", who, w->rank);
     if ((rc = agree(w->comm, w->rank, rc, err))) return rc;
     for (int64_t i = 0; i < w->n; i++) {

@@ -14,7 +14,7 @@ static int node_plan_ok(hspmv_dist *D, const char *what)
     hspmv_node *N = D->node;
     int ok = 1, me = D->rank;
     if (D->halo != HSPMV_HALO_NODE) return 1;
-    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     for (int64_t j = 0; j < D->ncols_local; j++) x[j] = (hspmv_real)(D->col_start[me] + j);
     ok &= hspmv_dist_spmv(D, x, y, NULL) == HSPMV_OK;
     uint64_t n = N->calls;

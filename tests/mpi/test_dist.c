@@ -49,7 +49,7 @@ static int plan_ok(hspmv_dist *D, const char *what)
     MPI_Allreduce(s, t, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     ok &= t[0] == t[1];
     /* real exchange: x[j] = global j */
-    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS);
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1);
     for (int64_t j = 0; j < D->ncols_local; j++) x[j] = (hspmv_real)(D->col_start[me] + j);
     ok &= hspmv_halo_begin(D, x, NULL) == HSPMV_OK;
     ok &= hspmv_halo_end(D) == HSPMV_OK;
@@ -75,8 +75,8 @@ static int dist_matches(const hspmv_csr *A, int part, const char *what, hspmv_di
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
     if (out) *out = in;
-    hspmv_real *x = NULL, *y = NULL, *xl = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS),
-               *yl = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *x = NULL, *y = NULL, *xl = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1),
+               *yl = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     if (me == 0) {
         x = hspmv_alloc_array((size_t)A->ncols + 1, sizeof(hspmv_real));
         y = hspmv_alloc_array((size_t)A->nrows + 1, sizeof(hspmv_real));
@@ -418,8 +418,8 @@ static void create_from_rows_matches_file_path(void)
     int rc = hspmv_dist_create(MPI_COMM_WORLD, nl, A.ncols, -1, rp, ci, v, &o, &Dr, &e);
     CHECK(rc == 0, "%s", e.msg);
     if (!rc && Df) {
-        hspmv_real *x = hspmv_dist_vec_alloc(Dr, HSPMV_VEC_COLS), *y1 = hspmv_dist_vec_alloc(Dr, HSPMV_VEC_ROWS),
-                   *y2 = hspmv_dist_vec_alloc(Df, HSPMV_VEC_ROWS);
+        hspmv_real *x = hspmv_dist_vec_alloc(Dr, HSPMV_VEC_COLS, 1), *y1 = hspmv_dist_vec_alloc(Dr, HSPMV_VEC_ROWS, 1),
+                   *y2 = hspmv_dist_vec_alloc(Df, HSPMV_VEC_ROWS, 1);
         hspmv_dist_info i1, i2;
         hspmv_dist_get_info(Df, &i1);
         hspmv_dist_get_info(Dr, &i2);
@@ -472,7 +472,7 @@ static void create_from_rows_with_own_column_layout(void)
         hspmv_dist_get_info(D, &in);
         CHECK(in.ncols_local == (me == P - 1 ? A.ncols : 0), "ncols_local %lld", (long long)in.ncols_local);
         hspmv_real *x = malloc(sizeof(hspmv_real) * (size_t)A.ncols), *y = malloc(sizeof(hspmv_real) * (size_t)A.nrows);
-        hspmv_real *xl = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *yl = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        hspmv_real *xl = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *yl = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
         tl_fill(x, A.ncols, 3);
         CHECK(hspmv_dist_scatter(D, HSPMV_VEC_COLS, x, xl, &e) == 0, "%s", e.msg);
         CHECK(hspmv_dist_spmv(D, xl, yl, &e) == 0, "%s", e.msg);
@@ -506,7 +506,7 @@ static void scatter_gather_round_trip_with_metis(void)
     }
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
-    hspmv_real *g = NULL, *g2 = NULL, *l = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *g = NULL, *g2 = NULL, *l = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     int64_t *idx = malloc(sizeof(int64_t) * (size_t)(in.nrows_local + 1));
     if (me == 0) {
         g = malloc(sizeof(hspmv_real) * (size_t)in.nrows);

@@ -250,7 +250,7 @@ static void each_rank_reads_the_rows_of_the_serial_read_bit_for_bit(void)
 static int product(hspmv_dist *D, const hspmv_csr *A, const hspmv_real *xg, hspmv_real *yg)
 {
     hspmv_error e;
-    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     int ok = x && y;
     ok = ok && hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, &e) == HSPMV_OK;
     ok = ok && hspmv_dist_spmv(D, x, y, &e) == HSPMV_OK;

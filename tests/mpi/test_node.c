@@ -192,7 +192,7 @@ static int case_ok(const hspmv_csr *A, int part, int halo, const char *gather, i
         ok &= in.replica == any;
     }
     hspmv_real *xg = NULL, *yg = NULL;
-    hspmv_real *xw = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *yw = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *xw = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *yw = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     hspmv_real *xc = hspmv_malloc(((size_t)in.ncols_local + 1) * sizeof(hspmv_real));
     if (me == 0) {
         xg = hspmv_alloc_array((size_t)A->ncols + 1, sizeof(hspmv_real));
@@ -379,7 +379,7 @@ static void node_times_the_gathers(void)
                (long long)n, P,
                gather_of(&in) == HSPMV_GATHER_COPY ? "copy" : gather_of(&in) == HSPMV_GATHER_SHARE ? "share" : "direct",
                (D->node->t_direct * 1e3), (D->node->t_copy * 1e3), (D->node->t_share * 1e3));
-    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     CHECK(product_ok(D, &A, x, y, 5, "random 24000*P"), "y");
     CHECK(node_plan_ok(D, "random 24000*P"), "plan");
     if (P == 1) SKIP("one rank: no gathers to time (its product checked)");
@@ -415,10 +415,10 @@ static int chain_ok(hspmv_dist *D, const hspmv_csr *A, int how, const char *what
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
     int64_t nl = in.nrows_local, n = A->nrows, steps = sizeof(hspmv_real) == 8 ? 12 : 5; /* growth <= 11x a step: exact below 2^53 / 2^24 */
-    hspmv_real *x = how & CHAIN_WINDOW_X ? hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS)
+    hspmv_real *x = how & CHAIN_WINDOW_X ? hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1)
                                          : hspmv_malloc(((size_t)nl + 1) * sizeof(hspmv_real));
     hspmv_real *y = how & CHAIN_PRIVATE_Y ? hspmv_malloc(((size_t)nl + 1) * sizeof(hspmv_real))
-                                          : hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS),
+                                          : hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1),
                *xg = NULL, *ref = NULL, *got = NULL;
     int64_t *fi = malloc(sizeof(int64_t) * (size_t)(nl + 1));
     int ok = 1;
@@ -678,7 +678,7 @@ static void shared_rows_segments_on_huge_pages(void)
         tk("share_tail", NULL);
         CHECK(rc == 0, "%s", e.msg);
         if (rc) break;
-        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
         const node_share *S = D->node ? D->node->share : NULL;
         size_t got = hspmv_node_share_huge_bytes(S);
         char w[80];
@@ -853,7 +853,7 @@ static void boundary_rows_folded_are_exact(void)
             }
             CHECK(chain_ok(D, &A[m], 1, w), "%s, window x", w);
             CHECK(chain_ok(D, &A[m], 0, w), "%s, caller's x", w);
-            hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+            hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
             CHECK(product_ok(D, &A[m], x, y, 9, w), "%s, real values", w);
             hspmv_free(x);
             hspmv_free(y);
@@ -937,7 +937,7 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
     hspmv_real *v[5], *xg = NULL, *yg = NULL;
     int inwin = 0;
     for (int i = 0; i < 5; i++) {
-        v[i] = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS);
+        v[i] = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1);
         inwin += in.ncols_local > 0 && hspmv_node_slot_of(D->node, v[i]) >= 0;
     }
     CHECK(in.ncols_local == 0 || inwin == 3, "%d of 5 vectors in the window", inwin);
@@ -952,7 +952,7 @@ static void window_vectors_run_out_and_outlive_the_matrix(void)
         CHECK(y_ok(D, &A, xg, v[i + 1], yg, 2, "slots run out"), "y %d", i);
     }
     hspmv_free(v[1]); /* a slot comes back and is lent again */
-    v[1] = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS);
+    v[1] = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1);
     CHECK(in.ncols_local == 0 || hspmv_node_slot_of(D->node, v[1]) >= 0, "slot not reused");
     hspmv_dist_destroy(&D);
     for (int64_t j = 0; j < in.ncols_local; j++) v[0][j] = (hspmv_real)j; /* still mapped */
@@ -992,7 +992,7 @@ static void a_node_of_one_rank_keeps_its_vectors_private(void)
         hspmv_dist_get_info(D, &in);
         CHECK(D->node->nslots == (ask ? 2 : 0), "%s: %d window slots on a node of one rank",
               ask ? "2 asked for" : "default", D->node->nslots);
-        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
         CHECK(in.ncols_local == 0 || (hspmv_node_slot_of(D->node, x) >= 0) == ask, "x %s the window",
               ask ? "not in" : "in");
         CHECK(product_ok(D, &A, x, y, 4, "nodes of one rank"), "y");
@@ -1056,7 +1056,7 @@ static void a_window_one_rank_cannot_map_is_every_ranks_smaller_window(void)
             MPI_Allreduce(s, r, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
             CHECK(in.halo == HSPMV_HALO_NODE && r[0] == 2 && -r[1] == 2, "slots %d..%d (want 2 everywhere)", r[0],
                   -r[1]);
-            hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+            hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
             CHECK(product_ok(D, &A, x, y, 5, "a smaller window"), "y");
             hspmv_free(x);
             hspmv_free(y);
@@ -1098,8 +1098,8 @@ static void no_shared_windows_means_p2p(void)
         hspmv_dist_info in;
         hspmv_dist_get_info(D, &in);
         CHECK(in.halo == HSPMV_HALO_P2P, "halo %d", in.halo);
-        hspmv_real *xg = NULL, *yg = NULL, *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS),
-                   *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        hspmv_real *xg = NULL, *yg = NULL, *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1),
+                   *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
         if (me == 0) {
             xg = hspmv_alloc_array((size_t)A.ncols, sizeof(hspmv_real));
             yg = hspmv_alloc_array((size_t)A.nrows, sizeof(hspmv_real));

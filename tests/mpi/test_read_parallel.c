@@ -301,8 +301,8 @@ static void dist_read_parallel_matches_root(void)
             hspmv_dist_get_info(Dr, &ir);
             hspmv_dist_get_info(Dp, &ip);
             ok &= ir.nnz == ip.nnz && ir.nnz_local == ip.nnz_local && ir.nghost == ip.nghost;
-            hspmv_real *x = hspmv_dist_vec_alloc(Dr, HSPMV_VEC_COLS), *yr = hspmv_dist_vec_alloc(Dr, HSPMV_VEC_ROWS),
-                       *yp = hspmv_dist_vec_alloc(Dp, HSPMV_VEC_ROWS);
+            hspmv_real *x = hspmv_dist_vec_alloc(Dr, HSPMV_VEC_COLS, 1), *yr = hspmv_dist_vec_alloc(Dr, HSPMV_VEC_ROWS, 1),
+                       *yp = hspmv_dist_vec_alloc(Dp, HSPMV_VEC_ROWS, 1);
             for (int64_t j = 0; j < ir.ncols_local; j++) x[j] = (hspmv_real)(1 + 0.001 * (double)((ir.col_begin + j) % 997));
             ok &= hspmv_dist_spmv(Dr, x, yr, &e) == HSPMV_OK && hspmv_dist_spmv(Dp, x, yp, &e) == HSPMV_OK;
             ok &= tl_same_bits(yr, yp, ir.nrows_local);

@@ -157,7 +157,7 @@ static int dist_ok(const char *path, const hspmv_csr *A)
     }
     hspmv_real *xg = malloc(sizeof(hspmv_real) * (size_t)(A->ncols + 1));
     hspmv_real *yg = malloc(sizeof(hspmv_real) * (size_t)(A->nrows + 1));
-    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *y = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     tl_fill(xg, A->ncols, 5);
     ok &= hspmv_dist_scatter(D, HSPMV_VEC_COLS, xg, x, &e) == HSPMV_OK;
     ok &= hspmv_dist_spmv(D, x, y, &e) == HSPMV_OK;

@@ -70,7 +70,7 @@ static run solve_dist(hspmv_dist *D, int method, const hspmv_real *diag, double 
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
     MPI_Comm comm = hspmv_dist_get_comm(D);
-    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     hspmv_error e = {0, ""};
     for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 1;
     if (given) hspmv_dist_scatter(D, HSPMV_VEC_ROWS, bglob, b, &e);
@@ -126,7 +126,7 @@ static run solve_root(MPI_Comm comm, const hspmv_csr *A, int part, int method, i
         snprintf(R.msg, sizeof(R.msg), "create: %s", e.msg);
         return R;
     }
-    hspmv_real *diag = jacobi ? hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS) : NULL;
+    hspmv_real *diag = jacobi ? hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1) : NULL;
     if (jacobi && hspmv_solver_diag_root(D, r == 0 ? A : NULL, diag, &e)) {
         R.rc = -HSPMV_ERR_ARG;
         snprintf(R.msg, sizeof(R.msg), "diag: %s", e.msg);
@@ -368,7 +368,7 @@ static void cg_reports_breakdown_or_noconv_when_not_spd(void)
     if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, NULL, &D, &e) == HSPMV_OK) {
         hspmv_dist_info in;
         hspmv_dist_get_info(D, &in);
-        hspmv_real *d = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        hspmv_real *d = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
         for (int64_t i = 0; i < in.nrows_local; i++) d[i] = -4;
         R = solve_dist(D, CG, d, TOL, 1000, 0, NULL, NULL, 0);
         CHECK(R.rc == HSPMV_ERR_BREAKDOWN && R.agreed, "negative Jacobi: status %d: %s", R.rc, R.msg);
@@ -423,8 +423,8 @@ static void rhs_near_1e300_and_1e_minus_300_solve_like_rhs_near_1(void)
     }
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
-    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
-    hspmv_real *b1 = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+    hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
+    hspmv_real *b1 = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
     for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 1;
     hspmv_dist_spmv(D, x, b1, &e);
     /* powers of two keep b = s*A*1 exact: the very same iteration (relres to
@@ -475,7 +475,7 @@ static void bad_arguments_agree_and_zero_rhs(void)
         hspmv_dist *D = NULL;
         hspmv_error e;
         if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, NULL, &D, &e) == HSPMV_OK) {
-            hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+            hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
             int rc = hspmv_cg_solve(D, b, x, NULL, NULL, &e);
             CHECK(rc == HSPMV_ERR_ARG && same_everywhere(MPI_COMM_WORLD, rc, e.msg), "non-square: %d %s", rc, e.msg);
             hspmv_free(x);
@@ -490,7 +490,7 @@ static void bad_arguments_agree_and_zero_rhs(void)
         hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, NULL, &D, &e);
         hspmv_dist_info in;
         hspmv_dist_get_info(D, &in);
-        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
         for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 7;
         hspmv_solver_result res;
         int rc = hspmv_bicgstab_solve(D, b, x, NULL, &res, &e);
@@ -544,7 +544,7 @@ static int convdiff_solve(MPI_Comm comm, int64_t m, run R[2])
     rc = hspmv_dist_create(comm, hi - lo, n, -1, rp, ci, v, NULL, &D, &e);
     if (rc) snprintf(R[0].msg, sizeof(R[0].msg), "create from own rows: %.400s", e.msg);
     else {
-        hspmv_real *diag = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS);
+        hspmv_real *diag = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
         for (int64_t i = 0; i < hi - lo; i++) diag[i] = (hspmv_real)(4 + 2.0);
         R[0] = solve_dist(D, BICG, NULL, TOL, 500, 0, NULL, NULL, 0);
         R[1] = solve_dist(D, BICG, diag, TOL, 500, 0, NULL, NULL, 0);
@@ -614,8 +614,8 @@ static void own_rows_matches_file_path(void)
         int rc = hspmv_dist_create(MPI_COMM_WORLD, hi - lo, A.ncols, -1, rp, ci, A.val + base, NULL, &M, &e);
         CHECK(rc == HSPMV_OK, "own rows: %s", e.msg);
         if (!rc) {
-            hspmv_real *x = hspmv_dist_vec_alloc(F, HSPMV_VEC_COLS), *y1 = hspmv_dist_vec_alloc(F, HSPMV_VEC_ROWS),
-                       *y2 = hspmv_dist_vec_alloc(M, HSPMV_VEC_ROWS), *xg = malloc(sizeof(hspmv_real) * (size_t)A.ncols),
+            hspmv_real *x = hspmv_dist_vec_alloc(F, HSPMV_VEC_COLS, 1), *y1 = hspmv_dist_vec_alloc(F, HSPMV_VEC_ROWS, 1),
+                       *y2 = hspmv_dist_vec_alloc(M, HSPMV_VEC_ROWS, 1), *xg = malloc(sizeof(hspmv_real) * (size_t)A.ncols),
                        *yg = malloc(sizeof(hspmv_real) * (size_t)A.nrows);
             tl_fill(xg, A.ncols, 7);
             for (int64_t j = lo; j < hi; j++) x[j - lo] = xg[j];
