@@ -6,6 +6,8 @@
 #include <mpi.h>
 #ifdef _OPENMP
 #include <omp.h>
+#else
+static int omp_get_max_threads(void) { return 1; }
 #endif
 #include "bench_util.h"
 #include "mpi_gen.h"
