@@ -20,12 +20,12 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mpirun -n P benchmark-mpi matrix.mtx[.gz] [--partition nnz|rows|metis] [--read root|parallel]\n"
-            "       mpirun -n P benchmark-mpi --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "         [--threshold T]\n"
             "         [--format %s] [--kernel K] [--threads N] [--reps N]\n"
             "         [--warmup N] [--halo node|p2p|node,p2p] [--node-ranks K] [--caller-x] [--passes N]\n"
             "         [--triad MIB]\n"
             "         [--json] [--verbose]\n"
+            "       mpirun -n P benchmark-mpi --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Rank 0 reads the matrix and sends each rank its rows (a PETSc binary file, told by its class\n"
             "  id: every rank reads its own rows with MPI-IO); y = A*x is timed with the halo\n"
             "  exchange overlapped (median/min/max over N calls, default 50, each barrier-separated and\n"

@@ -84,7 +84,7 @@ static double spd_value(const gen_spec *s, int64_t i, int64_t j, double plain, i
     return 1.5 * (double)maxoff + 0.5 + pair_u(s, i, i);
 }
 
-static int grow(gen_buf *b, int64_t need)
+int gen_buf_reserve(gen_buf *b, int64_t need)
 {
     if (need <= b->cap) return 0;
     int64_t cap = need > 2 * b->cap ? need : 2 * b->cap;
@@ -116,7 +116,7 @@ static int64_t stencil_row(const gen_spec *s, int64_t i, gen_buf *b, int want_va
     int64_t n = s->n, cnt = 0;
     int dim = !strcmp(s->kind, "lap2d") ? 2 : 3, full = !strcmp(s->kind, "lap3d27");
     int64_t x = i % n, y = (i / n) % n, z = dim == 3 ? i / (n * n) : 0;
-    if (grow(b, 27)) return -1;
+    if (gen_buf_reserve(b, 27)) return -1;
     for (int dz = (dim == 3 ? -1 : 0); dz <= (dim == 3 ? 1 : 0); dz++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
@@ -171,7 +171,7 @@ static int64_t fem_row(const gen_spec *s, int64_t i, gen_buf *b, int want_vals)
     int64_t x = g % n, y = (g / n) % n, z = g / (n * n);
     int32_t nb[27];
     int m = 0;
-    if (grow(b, 27 * D)) return -1;
+    if (gen_buf_reserve(b, 27 * D)) return -1;
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
@@ -193,7 +193,7 @@ static int64_t band_row(const gen_spec *s, int64_t i, gen_buf *b, int want_vals)
 {
     int64_t lo = i - s->w < 0 ? 0 : i - s->w, hi = i + s->w >= s->n ? s->n - 1 : i + s->w, cnt = 0;
     int blocks = !strcmp(s->kind, "blocks");
-    if (grow(b, 2 * s->w + 3)) return -1;
+    if (gen_buf_reserve(b, 2 * s->w + 3)) return -1;
     if (blocks) { /* dense block; its first row couples to the previous block's last */
         lo = i / s->w * s->w;
         hi = lo + s->w - 1 < s->n - 1 ? lo + s->w - 1 : s->n - 1;
@@ -230,7 +230,7 @@ static int64_t random_row(const gen_spec *s, int64_t i, gen_buf *b, int want_val
         len = l > (double)s->n ? s->n : (int64_t)l;
     }
     if (len > s->n) len = s->n;
-    if (grow(b, len)) return -1;
+    if (gen_buf_reserve(b, len)) return -1;
     while (m < len) {
         for (int64_t t = m; t < len; t++) b->cols[t] = (int64_t)(mix_next(rng) % (uint64_t)s->n);
         qsort(b->cols, (size_t)len, sizeof(*b->cols), cmp_i64);

@@ -54,6 +54,9 @@ int64_t gen_row(gen_spec *s, int64_t i, gen_buf *b, int want_vals);
 
 void gen_buf_free(gen_buf *b);
 
+/* Room for rows of up to need entries in b; 0, or -1 out of memory. */
+int gen_buf_reserve(gen_buf *b, int64_t need);
+
 /* Significant digits genmat writes a value that is not an integer with:
    8 (the m/256 values are exact in 8), 9 with --values random. */
 int gen_digits(const gen_spec *s);

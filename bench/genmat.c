@@ -145,6 +145,11 @@ int main(int argc, char **argv)
     /* count pass (the same rows as the write pass) */
     int64_t nnz = 0, m;
     gen_buf b = {0};
+    if (cls == 'r') { /* one row's columns and values: k of them, or up to n for a power-law row */
+        m = !strcmp(s.kind, "random") && s.k < s.n ? s.k : s.n;
+        if (gen_buf_reserve(&b, m))
+            bu_fail_status(1, "out of memory for a row of %lld columns (%.3g GB)", (long long)m, (double)m * 16 / 1e9);
+    }
     if (path) {
         struct stat st;
         out_name = path;
