@@ -17,16 +17,19 @@ static int me, P;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mpirun -n P solve matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab] [--tol T]\n"
+            "usage: mpirun -n P %s matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab] [--tol T]\n"
             "         [--maxit N] [--jacobi] [--partition nnz|rows|metis] [--read root|parallel] [--threads N]\n"
-            "         [--reps N] [--verbose]\n"
+            "         [--reps N] [--verbose] [--progress auto|on|off]\n"
             "  Solves A*x = b from x0 = 0. Without --rhs, b = A*1 so the exact solution is x* = 1 and\n"
             "  the error max|x - 1| is reported. --rhs reads a Matrix Market vector (array or\n"
             "  coordinate, n x 1) in the file ordering. Defaults: cg, tol 1e-8 (1e-5 in single\n"
             "  precision), maxit 1000, partition nnz, reps 1. --jacobi: diagonal\n"
             "  preconditioner. --reps N solves N times and reports the median time per iteration.\n"
             "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n"
-            "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n");
+            "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n"
+            "  --progress: rank 0's lines on stderr for the read and the distribution (auto: on a terminal\n"
+            "  after 2 s, elsewhere every 5 s; on: every 2 s and when each step ends; off).\n",
+            bu_invoked_name());
 }
 
 /* Rank 0's status becomes everyone's (rank 0 did the work alone). */
@@ -85,6 +88,7 @@ int main(int argc, char **argv)
     hspmv_csr A = {0};
 
     mp_start(&argc, &argv, prog, usage, &me, &P);
+    bu_progress_rank(me); /* progress from rank 0 only */
     hspmv_opts_default(&o);
     hspmv_solver_opts_default(&so);
     if (sizeof(hspmv_real) == 4) so.tol = 1e-5; /* 1e-8 is below single precision's reach */
@@ -110,6 +114,7 @@ int main(int argc, char **argv)
             else bu_fail("--read takes root or parallel, not '%.40s'", v);
         } else if (!strcmp(a, "--jacobi")) jacobi = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
+        else if (!strcmp(a, "--progress")) bu_progress_set(bu_parse_progress(a, bu_value(argc, argv, &i)));
         else mp_other_arg(a, &path);
     }
     mp_need_path(path);
@@ -126,12 +131,19 @@ int main(int argc, char **argv)
             hspmv_read_opts ro = bu_progress_opts(path);
             ro.threads = o.threads;
             rc = hspmv_csr_read(path, &A, &ro, NULL, &e);
+            bu_step_end();
         }
         agree0(rc, &e);
+        char step[64];
+        snprintf(step, sizeof(step), "partitioning, distributing to %d ranks and preparing", P);
+        bu_step_begin(step, me == 0 ? (double)(A.nrows + 1) * 8 + (double)A.nnz * (4.0 + sizeof(hspmv_real)) : 0, NULL);
         if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
+        bu_step_end();
     } else {
         o.read = HSPMV_READ_PARALLEL;
+        bu_step_begin("reading on every rank, partitioning, distributing and preparing", 0, NULL);
         if (hspmv_dist_read(path, MPI_COMM_WORLD, &o, &D, &e)) mp_die(&e);
+        bu_step_end();
     }
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
@@ -230,10 +242,12 @@ int main(int argc, char **argv)
                "%lld spmv calls\n", med * 1e3, reps, mn * 1e3, mx * 1e3, 100 * share, (long long)res.spmv_calls);
         printf("bench=solve matrix=%s precision=%s ranks=%d threads=%d partition=%s method=%s jacobi=%d "
                "tol=%.3g status=%d iterations=%lld relres=%.6e relres_true=%.6e err_max=%.6e "
-               "ms_per_iter=%.6g ms_per_iter_min=%.6g ms_per_iter_max=%.6g spmv_share=%.4f reps=%ld\n",
+               "ms_per_iter=%.6g ms_per_iter_min=%.6g ms_per_iter_max=%.6g spmv_share=%.4f reps=%ld",
                path, prec, P, thr, part_names[in.partition], meth, jacobi, so.tol, status,
                (long long)res.iterations, res.relres, res.relres_true, err_max, med * 1e3, mn * 1e3, mx * 1e3,
                share, reps);
+        bu_meta_kv(stdout, 0, 0);
+        printf("\n");
         fflush(stdout);
     }
     free(tpi);
