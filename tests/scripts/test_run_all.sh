@@ -210,7 +210,7 @@ FAKE_LINES="$(line 1 csr csr 2.0)
 $(line 1 auto csr16 1.25)" omp 1 mats --csv o.csv
 check "run_all-omp --csv: header + one row per line of the program, values from the lines" \
     test $? = 0 -a "$(grep -c . o.csv)" = $((2 * nmats + 1)) -a -n "$(grep "csv: o.csv ($((2 * nmats)) rows" out)" \
-    -a "$(awk -F, '$8 == "auto" {print $7 "/" $12}' o.csv | sort -u)" = "csr16/1.25"
+    -a "$(awk -F, '$8 == "auto" {print $7 "/" $17}' o.csv | sort -u)" = "csr16/1.25"
 
 # --- the real programs -------------------------------------------------------
 bomp=${build:+$build/bin/}benchmark-omp
@@ -223,7 +223,7 @@ if [ -x "$bomp" ]; then
     ok_rows=0
     for m in lap2d_64 lap3d_12; do
         shown=$(grep "^$m.mtx " out | awk '{print $6 " " $7}')
-        want=$(awk -F, -v m="$m" 'index($1, m ".mtx") && $8 == "auto" {printf "auto>%s %.4f", $7, $12}' real.csv)
+        want=$(awk -F, -v m="$m" 'index($2, m ".mtx") && $8 == "auto" {printf "auto>%s %.4f", $7, $17}' real.csv)
         [ -n "$want" ] && [ "$shown" = "$want" ] && ok_rows=$((ok_rows + 1))
     done
     check "real benchmark-omp: each row's auto>F and median are the program's asked=auto line (exit 0)" \
