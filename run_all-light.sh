@@ -17,6 +17,8 @@ case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBA
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/csv.sh
 . "$here/scripts/csv.sh"
+# --version: the hspmv version of the tree this script belongs to
+[ "${1:-}" = --version ] && { echo "run_all-light.sh hspmv $(csv_version "$here")"; exit 0; }
 prog=${1:-$here/benchmark-light}
 [ $# -eq 0 ] && [ ! -x "$prog" ] && [ -x "$here/../../bin/benchmark-light" ] && prog=$here/../../bin/benchmark-light
 [ $# -gt 0 ] && shift

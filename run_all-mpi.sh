@@ -34,6 +34,8 @@ me=run_all-mpi.sh
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/csv.sh
 . "$here/scripts/csv.sh"
+# --version: the hspmv version of the tree this script belongs to
+[ "${1:-}" = --version ] && { echo "run_all-mpi.sh hspmv $(csv_version "$here")"; exit 0; }
 usage() {
     echo "usage: sh $me [benchmark-mpi] RANKS|auto [folder] [--csv FILE] [-- benchmark options]" >&2
     exit 2

@@ -27,6 +27,8 @@ me=run_all-omp.sh
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/csv.sh
 . "$here/scripts/csv.sh"
+# --version: the hspmv version of the tree this script belongs to
+[ "${1:-}" = --version ] && { echo "run_all-omp.sh hspmv $(csv_version "$here")"; exit 0; }
 die() { echo "$me: $*" >&2; exit 2; }
 # the program is optional: a first argument that is a count or a list of
 # counts is THREADS (as run_all-mpi.sh takes RANKS)

@@ -9,6 +9,9 @@
 #   csv_rows_kv FILE BENCH MATRIX
 #                          one row of $csv_header per "bench=BENCH ..." line of
 #                          FILE (a program's output), on stdout
+#   csv_version DIR        the hspmv version of the tree a script in DIR belongs
+#                          to (DIR/include/hspmv.h in the sources,
+#                          DIR/../../include/... installed), or "unknown"
 #   csv_header             the one schema of run_all-omp.sh, run_all-mpi.sh,
 #                          run_all-light.sh and benchmark-omp --csv
 #                          (bench/bench_util.h's BU_CSV_HEADER; docs/programs.md
@@ -76,4 +79,14 @@ csv_rows_kv() {
             for (i = 1; i <= n; i++) row = row (i > 1 ? "," : "") q((k[i] in v) ? v[k[i]] : "")
             print row
         }' "$1"
+}
+
+csv_version() {
+    for _h in "$1/include/hspmv.h" "$1/../../include/hspmv.h" "$1/../../include/hspmv_single/hspmv.h"; do
+        if [ -f "$_h" ]; then
+            awk '/^#define HSPMV_VERSION_(MAJOR|MINOR|PATCH) /{v = v s $3; s = "."} END {print (v == "" ? "unknown" : v)}' "$_h"
+            return
+        fi
+    done
+    echo unknown
 }

@@ -188,6 +188,19 @@ for prec in double single; do
     done
 done
 
+# the installed scripts: --help, and --version finding PREFIX/include
+for f in run_all-omp.sh run_all-mpi.sh run_all-light.sh; do
+    sh "$pre/share/hspmv/$f" --version > "$t/out" 2>&1; rc=$?
+    if [ $rc = 0 ] && [ "$(cat "$t/out")" = "$f hspmv $ver" ] && sh "$pre/share/hspmv/$f" --help > /dev/null 2>&1; then
+        ok "installed $f --version: $(cat "$t/out"), --help"
+    else bad "installed $f --version says '$f hspmv $ver' (exit $rc), --help exits 0"; fi
+done
+if command -v python3 > /dev/null 2>&1; then
+    "$pre/share/hspmv/scripts/plot" --version > "$t/out" 2>&1; rc=$?
+    if [ $rc = 0 ] && [ "$(cat "$t/out")" = "plot hspmv $ver" ]; then ok "installed scripts/plot --version: $(cat "$t/out")"
+    else bad "installed scripts/plot --version says 'plot hspmv $ver' (exit $rc)"; fi
+fi
+
 # 6. uninstall double: single's files stay (share/hspmv too); then single:
 #    nothing of hspmv is left in the prefix
 if (cd "$root" && $MAKE --no-print-directory -s uninstall PRECISION=double PREFIX="$pre") > "$t/out" 2>&1; then

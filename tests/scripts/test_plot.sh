@@ -138,6 +138,11 @@ check "a missing file: exit 2, with the reason" test $? = 2 -a -n "$(grep 'canno
 check "--out to a missing folder: exit 2" test $? = 2 -a -n "$(grep 'no folder no/such/dir' out)"
 "$plot" --kind bogus mpi.csv > out 2>&1
 check "--kind bogus: usage error, exit 2" test $? = 2
+"$plot" --help > out 2>&1
+check "--help: exit 0, the usage" test $? = 0 -a -n "$(grep '^usage: plot ' out)"
+ver=$(awk '/^#define HSPMV_VERSION_(MAJOR|MINOR|PATCH) /{v = v s $3; s = "."} END {print v}' "$root/include/hspmv.h")
+"$plot" --version > out 2>&1
+check "--version: exit 0, 'plot hspmv $ver'" test $? = 0 -a "$(cat out)" = "plot hspmv $ver"
 
 echo "$P passed, $F failed, $S skipped"
 [ "$F" = 0 ]

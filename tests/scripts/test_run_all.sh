@@ -151,6 +151,12 @@ for f in run_all-omp.sh run_all-mpi.sh run_all-light.sh slurm/hspmv-flat.sbatch 
     sh "$root/$f" --help > out 2>&1
     check "sh $f --help: exit 0 and its usage" test $? = 0 -a -n "$(grep -m1 "^$(basename "$f") — " out)"
 done
+# and the run_all scripts --version: the tree's version from include/hspmv.h
+ver=$(awk '/^#define HSPMV_VERSION_(MAJOR|MINOR|PATCH) /{v = v s $3; s = "."} END {print v}' "$root/include/hspmv.h")
+for f in run_all-omp.sh run_all-mpi.sh run_all-light.sh; do
+    sh "$root/$f" --version > out 2>&1
+    check "sh $f --version: exit 0, '$f hspmv $ver'" test $? = 0 -a "$(cat out)" = "$f hspmv $ver"
+done
 
 # --- run_all-omp.sh with a fake benchmark-omp -------------------------------
 # FAKE_LINES is printed as the program's output; it records each call.
