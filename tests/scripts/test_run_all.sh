@@ -104,7 +104,7 @@ check "run_all-mpi writes a header and one CSV row per matrix, says so, exit 0" 
     test $rc = 0 -a "$(grep -c . good.csv)" = $((nmats + 1)) -a -n "$(grep "csv: good.csv ($nmats rows" out)"
 mpi ./prog 2 mats --csv good.csv
 check "run_all-mpi appends to its own CSV (one header)" \
-    test $? = 0 -a "$(grep -c . good.csv)" = $((2 * nmats + 1)) -a "$(grep -c '^matrix,' good.csv)" = 1
+    test $? = 0 -a "$(grep -c . good.csv)" = $((2 * nmats + 1)) -a "$(grep -c '^bench,matrix,' good.csv)" = 1
 rm -f calls
 FAKE_FAIL_LAP3D=1 MPIRUN=./launcher sh "$root/run_all-mpi.sh" ./prog 2 mats > out 2>&1
 check "run_all-mpi: a failing matrix is a failed row and exit 1, the others still run" \
