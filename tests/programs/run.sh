@@ -253,15 +253,16 @@ if timeout "$tmo" "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --format csr,auto
    grep -q "^bench=convert .* $facts ranks=1 threads=[0-9]*$" "$tmp/conv.txt"; then pass "$t"
 else fail "$t" "$out"; cat "$tmp/naive.txt" "$tmp/conv.txt" 2>/dev/null | grep bench= | head -3; fi
 if [ "$have_mpi" = 1 ]; then
+    # (these runs also give the progress lines checked below: --progress on, and off for --json)
     t=benchmark_mpi_key_value_and_json_and_solve_carry_the_facts
-    if timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$M" --reps 2 > "$out" 2>&1 &&
+    if timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$M" --reps 2 --progress on > "$out" 2> "$tmp/mpi_err" &&
        grep -q "^bench=mpi .* ranks=2 threads=1 .* $facts$" "$out" &&
-       timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$M" --reps 2 --json --progress off > "$tmp/json.txt" 2>&1 &&
+       timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$M" --reps 2 --json --progress off > "$tmp/json.txt" 2> "$tmp/mpi_err0" &&
        python3 -c 'import json, sys
 o = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
 assert o["ranks"] == 2 and o["version"] == sys.argv[2] and o["date"].endswith("Z") and o["commit"] and o["host"]
 assert o["compiler"] and o["progress"] == "off"' "$tmp/json.txt" "$ver" &&
-       timeout "$tmo" $MPIRUN -n 2 "$bin/solve" "$M" > "$tmp/solve.txt" 2>&1 &&
+       timeout "$tmo" $MPIRUN -n 2 "$bin/solve" "$M" --progress on > "$tmp/solve.txt" 2> "$tmp/solve_err" &&
        grep -q "^bench=solve .* ranks=2 threads=1 .* $facts$" "$tmp/solve.txt"; then pass "$t"
     else fail "$t" "$out"; cat "$tmp/json.txt" "$tmp/solve.txt" 2>/dev/null | tail -3; fi
 fi
@@ -287,14 +288,11 @@ if timeout "$tmo" "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --format csr,auto
 else fail "$t" "$tmp/err"; fi
 if [ "$have_mpi" = 1 ]; then
     t=progress_under_mpirun_comes_from_rank_0_in_ended_lines
-    if timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$M" --reps 2 --progress on > "$out" 2> "$tmp/err" &&
-       ended "$tmp/err" benchmark-mpi && [ "$(grep -c '^benchmark-mpi: reading ' "$tmp/err")" = 1 ] &&
-       [ "$(grep -c '^benchmark-mpi: partitioning, distributing to 2 ranks' "$tmp/err")" = 1 ] &&
-       timeout "$tmo" $MPIRUN -n 2 "$bin/solve" "$M" --progress on > "$out" 2> "$tmp/err2" && ended "$tmp/err2" solve &&
-       [ "$(grep -c '^solve: ' "$tmp/err2")" = 2 ] &&
-       timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$M" --reps 2 --progress off > "$out" 2> "$tmp/err0" &&
-       [ ! -s "$tmp/err0" ]; then pass "$t"
-    else fail "$t" "$tmp/err"; cat "$tmp/err2" "$tmp/err0" 2>/dev/null; fi
+    if ended "$tmp/mpi_err" benchmark-mpi && [ "$(grep -c '^benchmark-mpi: reading ' "$tmp/mpi_err")" = 1 ] &&
+       [ "$(grep -c '^benchmark-mpi: partitioning, distributing to 2 ranks' "$tmp/mpi_err")" = 1 ] &&
+       ended "$tmp/solve_err" solve && [ "$(grep -c '^solve: ' "$tmp/solve_err")" = 2 ] && [ ! -s "$tmp/mpi_err0" ]; then
+        pass "$t"
+    else fail "$t" "$tmp/mpi_err"; cat "$tmp/solve_err" "$tmp/mpi_err0" 2>/dev/null; fi
 fi
 
 # ---- item: convert writes the format its output's name says -----------------
