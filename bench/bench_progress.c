@@ -123,15 +123,28 @@ void bu_step_begin(const char *what, double bytes, const char *grow)
     pthread_mutex_unlock(&S.mu);
 }
 
-void bu_step_end(void)
+/* Stops the timer thread; 1 when one ran. */
+static int stop_timer(void)
 {
-    if (!S.running) return;
+    if (!S.running) return 0;
     pthread_mutex_lock(&S.mu);
     S.stop = 1;
     pthread_cond_signal(&S.cv);
     pthread_mutex_unlock(&S.mu);
     pthread_join(S.thread, NULL);
     S.running = 0;
+    return 1;
+}
+
+void bu_step_abort(void)
+{
+    if (stop_timer() && S.open_line) fputc('\n', stderr);
+    S.open_line = 0;
+}
+
+void bu_step_end(void)
+{
+    if (!stop_timer()) return;
     /* the closing line: always with "on", after any update otherwise */
     if (mode == BU_PROGRESS_ON || S.shown) {
         char b[160];

@@ -39,4 +39,8 @@ void bu_step_begin(const char *what, double bytes, const char *grow);
    none runs. Safe to call on an error path. */
 void bu_step_end(void);
 
+/* The error paths' end of a step: no closing line ("done" would be
+   wrong), only a line in place ended, so that the message starts a line. */
+void bu_step_abort(void);
+
 #endif

@@ -49,7 +49,7 @@ double bu_peak_rss(void)
 
 void bu_die(const char *prog, const hspmv_error *e)
 {
-    bu_step_end(); /* a progress line in place is ended first */
+    bu_step_abort(); /* a progress line in place is ended first */
     fflush(stdout);
     fprintf(stderr, "%s: error: %s\n", prog, e->msg[0] ? e->msg : hspmv_strerror(e->code));
     exit(1);
@@ -230,7 +230,7 @@ __attribute__((noreturn)) static void fail_v(int status, const char *fmt, va_lis
 {
     char m[600];
     vsnprintf(m, sizeof(m), fmt, ap);
-    bu_step_end(); /* a progress line in place is ended first */
+    bu_step_abort(); /* a progress line in place is ended first */
     fail_fn(status, m);
     exit(status); /* a hook that returns still leaves */
 }

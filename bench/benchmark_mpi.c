@@ -221,7 +221,8 @@ static void read_input(const args *a, input *in)
         hspmv_read_info ri;
         ro.threads = a->o.threads;
         rc = hspmv_csr_read(a->path, &in->A, &ro, &ri, &e);
-        bu_step_end();
+        if (rc) bu_step_abort(); /* no "done" for a failed read */
+        else bu_step_end();
         in->t_read = MPI_Wtime() - t0;
         in->read_bytes = rc ? 0 : (double)ri.bytes;
         in->peak_read = bu_peak_rss();
@@ -313,8 +314,8 @@ static void make_variant(variant *v, const args *a, const input *in)
     int rc = in->lib_reads ? hspmv_dist_read(a->path, MPI_COMM_WORLD, &o, &v->D, &e)
                            : hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &in->A : NULL, &o, &v->D, &e);
     double dt = MPI_Wtime() - t0;
+    if (rc) mp_die(&e); /* (ends the step without a "done") */
     bu_step_end();
-    if (rc) mp_die(&e);
     hspmv_dist_get_info(v->D, &v->in);
     record_setup(v, in, dt);
     alloc_vectors(v, a->caller_x, a->reps * a->passes);

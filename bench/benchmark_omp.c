@@ -170,7 +170,8 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         bu_step_begin(step, 0, NULL);
         t0 = bu_now();
         int rc = hspmv_local_create(A, &o, &r->L, &e);
-        bu_step_end();
+        if (rc) bu_step_abort(); /* skipped or failed: no "done" */
+        else bu_step_end();
         if (rc == HSPMV_ERR_UNSUPPORTED && r->asked != HSPMV_FORMAT_AUTO && nfmt > 1) {
             printf("  %s: not applicable to this matrix (%s)\n", fmt_word(r->asked), e.msg);
             memmove(&copy.fmts[f], &copy.fmts[f + 1], (size_t)(nfmt - f - 1) * sizeof(int));

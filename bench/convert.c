@@ -184,7 +184,8 @@ int main(int argc, char **argv)
     int rc = gz ? write_mtx_gz(out, &A, &e)
                 : hspmv_csr_write(out, &A, to_petsc ? (isz == 8 ? HSPMV_FILE_PETSC64 : HSPMV_FILE_PETSC) : HSPMV_FILE_MTX,
                                   &e);
-    bu_step_end();
+    if (rc) bu_step_abort(); /* no "done" for a failed write */
+    else bu_step_end();
     double t_write = bu_now() - t0;
     if (rc) {
         hspmv_csr_free(&A);

@@ -131,7 +131,8 @@ int main(int argc, char **argv)
             hspmv_read_opts ro = bu_progress_opts(path);
             ro.threads = o.threads;
             rc = hspmv_csr_read(path, &A, &ro, NULL, &e);
-            bu_step_end();
+            if (rc) bu_step_abort(); /* no "done" for a failed read */
+            else bu_step_end();
         }
         agree0(rc, &e);
         char step[64];
