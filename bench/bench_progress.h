@@ -9,7 +9,7 @@
 
 /* off: nothing. auto (default): on a terminal one line updated in place
    (\r) once a step has run 2 s, ended when the step ends; elsewhere (a file,
-   a pipe, mpirun) a plain line every 10 s once a step has run 10 s, and a
+   a pipe, mpirun) a plain line every 5 s once a step has run 5 s, and a
    closing line for a step that printed any. on: plain lines, one every 2 s
    while a step runs and a closing line for every step, however short. Every
    line printed ends with a newline by the end of its step. */
