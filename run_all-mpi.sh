@@ -7,8 +7,9 @@
 # or a path. RANKS: a number, or auto: inside a Slurm allocation the allocation's
 # tasks (SLURM_NTASKS, else its CPUs / SLURM_CPUS_PER_TASK), otherwise the
 # cores. FOLDER: the bundled matrices/ beside this script by default.
-# --csv FILE: one row per matrix, appended (the header is written when FILE is
-# new or empty; an existing FILE must have the same columns). FILE is tried
+# --csv FILE: one row per matrix (and halo mode), appended, in the CSV schema
+# all run_all scripts share (docs/programs.md; the header is written when
+# FILE is new or empty; an existing FILE must have the same columns). FILE is tried
 # before anything runs: an unwritable FILE stops the run with the reason.
 #
 # Launcher. Inside Slurm (SLURM_JOB_ID set): srun -n RANKS --cpu-bind=cores,
@@ -33,6 +34,8 @@ me=run_all-mpi.sh
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/csv.sh
 . "$here/scripts/csv.sh"
+# --version: the hspmv version of the tree this script belongs to
+[ "${1:-}" = --version ] && { echo "run_all-mpi.sh hspmv $(csv_version "$here")"; exit 0; }
 usage() {
     echo "usage: sh $me [benchmark-mpi] RANKS|auto [folder] [--csv FILE] [-- benchmark options]" >&2
     exit 2
@@ -109,8 +112,7 @@ if [ -z "$in_slurm" ] && [ -z "${MPIRUN:-}" ] && [ "$ranks" -gt $((64 * cores)) 
 fi
 
 # the CSV is tried before anything is measured
-header="matrix,precision,ranks,threads,partition,rows,nnz,imbalance,halo_bytes,median_ms,min_ms,max_ms,gflops,gbs,triad_gbs,wait_share,max_rel,violations"
-if [ -n "$csv" ] && ! csv_open "$csv" "$header"; then
+if [ -n "$csv" ] && ! csv_open "$csv" "$csv_header"; then
     echo "$me: cannot write the CSV file '$csv': $csv_why" >&2
     exit 2
 fi
@@ -167,6 +169,8 @@ launcher_failed() {
 }
 
 kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+tmp=$(mktemp "${TMPDIR:-/tmp}/run_all-mpi.XXXXXX") || exit 2
+trap 'rm -f "$tmp" "$tmp.rows"' EXIT INT TERM
 printf '%-34s %5s %4s %10s %9s %7s %10s %10s %8s %8s %6s %9s\n' matrix ranks thr nnz imbalance part \
     halo_B median_ms GFLOP/s GB/s wait% max_rel
 status=0
@@ -190,16 +194,15 @@ for m in "$folder"/*.mtx "$folder"/*.mtx.gz; do
         "$(kv "$line" halo_bytes)" "$(kv "$line" median_ms)" "$(kv "$line" gflops)" "$(kv "$line" gbs)" \
         "$(echo "${ws:-0}" | awk '{print $1 * 100}')" "$(kv "$line" max_rel)"
     if [ -n "$csv" ]; then
-        row=$(csv_field "$m")
-        for k in precision ranks threads partition rows nnz imbalance halo_bytes median_ms min_ms max_ms \
-                 gflops gbs triad_gbs wait_share max_rel violations; do
-            row="$row,$(kv "$line" $k)"
-        done
-        if ! csv_row "$row"; then
-            echo "$me: writing to the CSV file '$csv' failed: $csv_why" >&2
-            exit 1
-        fi
-        rows=$((rows + 1))
+        echo "$out" > "$tmp"
+        csv_rows_kv "$tmp" mpi "$m" > "$tmp.rows"
+        while IFS= read -r row; do
+            if ! csv_row "$row"; then
+                echo "$me: writing to the CSV file '$csv' failed: $csv_why" >&2
+                exit 1
+            fi
+            rows=$((rows + 1))
+        done < "$tmp.rows"
     fi
 done
 [ -z "$csv" ] || echo "csv: $csv ($rows rows appended)"

@@ -8,9 +8,10 @@
 # THREADS (a count or a list such as 1,2,4) to the program's default, FOLDER
 # to the bundled matrices/. More threads than cores is allowed (OpenMP
 # oversubscribes). --csv appends every measurement (one row per format and
-# thread count, the columns of the program's key=value lines) to FILE; the
-# header is written when FILE is new or empty, and FILE is tried before
-# anything is measured. Other options (--reps, --no-bw, --format, ...) go to
+# thread count) to FILE in the CSV schema all run_all scripts share
+# (docs/programs.md); the header is written when FILE is new or empty (a
+# FILE with other columns is refused), and FILE is tried before anything is
+# measured. Other options (--reps, --no-bw, --format, ...) go to
 # the program.
 # Table: "format" is the line the row's numbers come from, named by its own
 # asked=/format= keys: auto>F when the automatic choice ran (it chose F), else
@@ -26,6 +27,8 @@ me=run_all-omp.sh
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/csv.sh
 . "$here/scripts/csv.sh"
+# --version: the hspmv version of the tree this script belongs to
+[ "${1:-}" = --version ] && { echo "run_all-omp.sh hspmv $(csv_version "$here")"; exit 0; }
 die() { echo "$me: $*" >&2; exit 2; }
 # the program is optional: a first argument that is a count or a list of
 # counts is THREADS (as run_all-mpi.sh takes RANKS)
@@ -71,9 +74,7 @@ for m in "$folder"/*.mtx "$folder"/*.mtx.gz; do [ -f "$m" ] && n=$((n + 1)); don
 
 # The CSV is written here from the program's key=value lines, so it is tried
 # before anything is measured and every row's write is checked.
-keys="matrix rows cols nnz precision threads format asked isa seg_ratio reps median_ms min_ms max_ms gflops gbs triad_gbs frac_triad max_rel avg_rel violations"
-header=$(echo "$keys" | tr ' ' ',')
-if [ -n "$csv" ] && ! csv_open "$csv" "$header"; then
+if [ -n "$csv" ] && ! csv_open "$csv" "$csv_header"; then
     echo "$me: cannot write the CSV file '$csv': $csv_why" >&2
     exit 2
 fi
@@ -127,18 +128,7 @@ for m in "$folder"/*.mtx "$folder"/*.mtx.gz; do
         grep -E 'error|bound' "$log" | head -3 >&2
     fi
     if [ -n "$csv" ]; then
-        awk -v keys="$keys" '
-            /^bench=omp / {
-                n = split(keys, k, " "); split("", v)
-                for (i = 2; i <= NF; i++) { e = index($i, "="); v[substr($i, 1, e - 1)] = substr($i, e + 1) }
-                row = ""
-                for (i = 1; i <= n; i++) {
-                    f = v[k[i]]
-                    if (f ~ /[,"]/) { gsub(/"/, "\"\"", f); f = "\"" f "\"" }
-                    row = row (i > 1 ? "," : "") f
-                }
-                print row
-            }' "$log" > "$log.rows"
+        csv_rows_kv "$log" omp "$m" > "$log.rows"
         while IFS= read -r row; do
             if ! csv_row "$row"; then
                 echo "$me: writing to the CSV file '$csv' failed: $csv_why" >&2

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "bench_util.h"
@@ -46,41 +47,9 @@ double bu_peak_rss(void)
     return (double)ru.ru_maxrss * 1024.0; /* Linux reports KiB */
 }
 
-struct progress {
-    const char *path;
-    double start;
-    int shown;
-};
-
-static void show_progress(int64_t done, int64_t total, void *ctx)
-{
-    struct progress *p = ctx;
-    double t = bu_now() - p->start;
-    if (t < 2.0) return;
-    p->shown = 1;
-    if (total > 0)
-        fprintf(stderr, "\rreading %s: %.0f of %.0f MB (%.0f%%), %.0f MB/s   ", p->path, done / 1e6,
-                total / 1e6, 100.0 * done / total, done / 1e6 / t);
-    else
-        fprintf(stderr, "\rreading %s: %.0f MB, %.0f MB/s   ", p->path, done / 1e6, done / 1e6 / t);
-    if (total > 0 && done >= total) fputc('\n', stderr);
-}
-
-hspmv_read_opts bu_progress_opts(const char *path)
-{
-    static struct progress p;
-    hspmv_read_opts o = {NULL, NULL, 0};
-    if (!isatty(2)) return o;
-    p.path = path;
-    p.start = bu_now();
-    p.shown = 0;
-    o.progress = show_progress;
-    o.progress_ctx = &p;
-    return o;
-}
-
 void bu_die(const char *prog, const hspmv_error *e)
 {
+    bu_step_abort(); /* a progress line in place is ended first */
     fflush(stdout);
     fprintf(stderr, "%s: error: %s\n", prog, e->msg[0] ? e->msg : hspmv_strerror(e->code));
     exit(1);
@@ -145,17 +114,104 @@ static const char *prog_name = "hspmv";
 
 void bu_set_prog(const char *prog) { prog_name = prog; }
 
+/* The build's commit: build/.../include/hspmv_commit.h, made by the Makefile. */
+#if defined(__has_include)
+#if __has_include("hspmv_commit.h")
+#include "hspmv_commit.h"
+#endif
+#endif
+#ifndef HSPMV_GIT_COMMIT
+#define HSPMV_GIT_COMMIT "unknown"
+#endif
+
+static const char *invoked = NULL;
+static time_t start_time;
+
+const char *bu_commit(void) { return HSPMV_GIT_COMMIT[0] ? HSPMV_GIT_COMMIT : "unknown"; }
+
+const char *bu_invoked_name(void) { return invoked ? invoked : prog_name; }
+
 void bu_version(int argc, char **argv, const char *name)
 {
+    const char *base = argc > 0 && argv[0] ? strrchr(argv[0], '/') : NULL;
+    base = base ? base + 1 : argc > 0 && argv[0] ? argv[0] : "";
+    invoked = *base ? base : name;
+    start_time = time(NULL);
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (strcmp(argv[i], "--version")) continue;
-        printf("%s hspmv %s (%s)\n", name, hspmv_version(), sizeof(hspmv_real) == 4 ? "single" : "double");
+        printf("%s hspmv %s (%s) commit %s\n", invoked, hspmv_version(), sizeof(hspmv_real) == 4 ? "single" : "double",
+               bu_commit());
         if (fflush(stdout) || ferror(stdout)) {
-            fprintf(stderr, "%s: error: writing the version to stdout failed\n", name);
+            fprintf(stderr, "%s: error: writing the version to stdout failed\n", invoked);
             exit(1);
         }
         exit(0);
     }
+}
+
+/* The compiler that built this file, one word. */
+static const char *compiler_id(void)
+{
+    static char b[64];
+#if defined(__INTEL_LLVM_COMPILER)
+    snprintf(b, sizeof(b), "icx-%d", __INTEL_LLVM_COMPILER);
+#elif defined(__NVCOMPILER)
+    snprintf(b, sizeof(b), "nvc-%d.%d.%d", __NVCOMPILER_MAJOR__, __NVCOMPILER_MINOR__, __NVCOMPILER_PATCHLEVEL__);
+#elif defined(__clang__)
+    snprintf(b, sizeof(b), "clang-%d.%d.%d", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+    snprintf(b, sizeof(b), "gcc-%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+    snprintf(b, sizeof(b), "unknown");
+#endif
+    return b;
+}
+
+/* The five facts, each one word without quotes or commas. */
+static void meta_values(const char *v[5])
+{
+    static char host[256], date[32];
+    struct tm tm;
+    time_t t = start_time ? start_time : time(NULL);
+    if (gethostname(host, sizeof(host)) != 0 || !host[0]) snprintf(host, sizeof(host), "unknown");
+    host[sizeof(host) - 1] = 0;
+    for (char *c = host; *c; c++)
+        if (*c == ' ' || *c == ',' || *c == '"' || *c == '=' || *c == '\\' || (unsigned char)*c < 32) *c = '_';
+    if (!gmtime_r(&t, &tm) || !strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm)) snprintf(date, sizeof(date), "unknown");
+    v[0] = hspmv_version();
+    v[1] = bu_commit();
+    v[2] = host;
+    v[3] = date;
+    v[4] = compiler_id();
+}
+
+static const char *const meta_keys[5] = {"version", "commit", "host", "date", "compiler"};
+
+void bu_meta_kv(FILE *f, int ranks, int threads)
+{
+    const char *v[5];
+    meta_values(v);
+    for (int k = 0; k < 5; k++) fprintf(f, " %s=%s", meta_keys[k], v[k]);
+    fprintf(f, " progress=%s", bu_progress_name(bu_progress_mode()));
+    if (ranks > 0) fprintf(f, " ranks=%d", ranks);
+    if (threads > 0) fprintf(f, " threads=%d", threads);
+}
+
+void bu_meta_json(FILE *f, int ranks, int threads)
+{
+    const char *v[5];
+    meta_values(v);
+    for (int k = 0; k < 5; k++) fprintf(f, ",\"%s\":\"%s\"", meta_keys[k], v[k]);
+    fprintf(f, ",\"progress\":\"%s\"", bu_progress_name(bu_progress_mode()));
+    if (ranks > 0) fprintf(f, ",\"ranks\":%d", ranks);
+    if (threads > 0) fprintf(f, ",\"threads\":%d", threads);
+}
+
+void bu_meta_csv(FILE *f)
+{
+    const char *v[5];
+    meta_values(v);
+    for (int k = 0; k < 5; k++) fprintf(f, ",%s", v[k]);
 }
 
 const char *bu_prog(void) { return prog_name; }
@@ -174,6 +230,7 @@ __attribute__((noreturn)) static void fail_v(int status, const char *fmt, va_lis
 {
     char m[600];
     vsnprintf(m, sizeof(m), fmt, ap);
+    bu_step_abort(); /* a progress line in place is ended first */
     fail_fn(status, m);
     exit(status); /* a hook that returns still leaves */
 }
@@ -314,4 +371,43 @@ int bu_partition_of(const char *name)
     for (int p = 0; name && p < 3; p++)
         if (!strcmp(name, names[p])) return p;
     return -1;
+}
+
+FILE *bu_csv_open(const char *opt, const char *path)
+{
+    char first[1024];
+    struct stat st;
+    errno = 0;
+    FILE *f = fopen(path, "a+");
+    if (!f) bu_fail_status(1, "%s %s: cannot open for appending: %s", opt, path, strerror(errno));
+    rewind(f);
+    /* a new or empty file, or no file at all (a device, a pipe): the header */
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || !fgets(first, sizeof(first), f)) {
+        if (ferror(f)) bu_fail_status(1, "%s %s: reading failed: %s", opt, path, strerror(errno));
+        errno = 0;
+        if (fprintf(f, "%s\n", BU_CSV_HEADER) < 0 || fflush(f) != 0)
+            bu_fail_status(1, "%s %s: writing failed: %s", opt, path, strerror(errno ? errno : EIO));
+        return f;
+    }
+    first[strcspn(first, "\r\n")] = 0;
+    if (strcmp(first, BU_CSV_HEADER))
+        bu_fail_status(1, "%s %s: it holds other columns (first line: %.60s...); give a new file", opt, path, first);
+    fseek(f, 0, SEEK_END);
+    return f;
+}
+
+void bu_csv_field(FILE *f, const char *text)
+{
+    fputc(',', f);
+    if (!text) return;
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"') fputc('"', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
 }

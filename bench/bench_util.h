@@ -1,5 +1,5 @@
 /* bench_util.h — what every benchmark program shares: clocks, medians,
-   peak memory, a read-progress line, and dying with a clear message. */
+   peak memory, progress lines, the run's facts, and dying with a clear message. */
 #ifndef HSPMV_BENCH_UTIL_H
 #define HSPMV_BENCH_UTIL_H
 
@@ -17,9 +17,8 @@ void bu_stats(double *t, int n, double *median, double *min, double *max);
 /* Peak resident memory of this process so far, in bytes. */
 double bu_peak_rss(void);
 
-/* Read options that print a progress line on stderr once a read has taken
-   two seconds, only when stderr is a terminal. */
-hspmv_read_opts bu_progress_opts(const char *path);
+/* Progress lines (bu_progress_opts for reads, bu_step_begin/end). */
+#include "bench_progress.h"
 
 /* Prints "prog: error: message" and exits 1. */
 void bu_die(const char *prog, const hspmv_error *e) __attribute__((noreturn));
@@ -81,9 +80,52 @@ int bu_partition_of(const char *name);
 #define BU_MAX_REPS 10000000L
 
 /* With "--version" among the arguments (before any "--"): prints "NAME
-   hspmv 0.2.0 (double)" (the library's version and precision) and exits 0;
-   otherwise returns. Each main calls it first, before MPI starts. */
+   hspmv 0.2.0 (double) commit C" (the name it was started by, the
+   library's version and precision, the build's git commit) and exits 0;
+   otherwise returns. Each main calls it first, before MPI starts; it also
+   notes the start time and the name for bu_invoked_name. */
 void bu_version(int argc, char **argv, const char *name);
+
+/* The name the program was started by (argv[0]'s last part: "hspmv-convert"
+   when installed), for usage texts; the built-in name without argv[0]. */
+const char *bu_invoked_name(void);
+
+/* ---- the run's facts every result carries (docs/programs.md) ---- */
+
+/* The build's git commit ("git describe --always --dirty" at build time;
+   "unknown" from a tree without git). */
+const char *bu_commit(void);
+
+/* " version=V commit=C host=H date=D compiler=K progress=M" (M: the
+   --progress mode, bu_progress_mode), then " ranks=R" and
+   " threads=T" for each count above 0 (0: the line has it already). date:
+   the run's start, UTC, ISO 8601 (2026-01-31T12:00:00Z); host: this
+   process's (rank 0's under MPI); compiler: gcc-13.2.0, clang-17.0.6, ... */
+void bu_meta_kv(FILE *f, int ranks, int threads);
+
+/* The same as JSON members, each after a comma (,"version":"V",...). */
+void bu_meta_json(FILE *f, int ranks, int threads);
+
+/* The first five values as CSV fields after commas (",V,C,H,D,K"), in the
+   order of the schema's last columns. */
+void bu_meta_csv(FILE *f);
+
+/* The one CSV schema of benchmark-omp --csv and run_all-{omp,mpi,light}.sh
+   --csv (scripts/csv.sh holds the same line; a test compares them). */
+#define BU_CSV_HEADER                                                                                        \
+    "bench,matrix,precision,ranks,threads,partition,format,asked,kernel,rows,cols,nnz,seg_ratio,imbalance,"  \
+    "halo_bytes,reps,median_ms,min_ms,max_ms,gflops,gbs,triad_gbs,frac_triad,wait_share,vs_cusparse,"        \
+    "max_rel,avg_rel,violations,version,commit,host,date,compiler"
+
+/* Opens a CSV file of that schema for appending before anything is
+   measured: a new or empty file gets the header, a file that starts with
+   another line is refused ("give a new file"); an unwritable one too (exit
+   status 1, the reason named after OPT). */
+FILE *bu_csv_open(const char *opt, const char *path);
+
+/* ",TEXT", quoted when TEXT holds a comma, a quote or a line break; ","
+   alone for NULL (an absent value is empty, never 0). */
+void bu_csv_field(FILE *f, const char *text);
 
 /* The program's name in messages ("PROG: error: ..."). */
 void bu_set_prog(const char *prog);

@@ -13,8 +13,8 @@ static const char *prog = "benchmark-light";
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: benchmark-light matrix.mtx[.gz] [options]\n"
-        "       benchmark-light --gen KIND N [--k K] [--width W] [--alpha A] [--seed S] [options]\n"
+        "usage: %s matrix.mtx[.gz] [options]\n"
+        "       %s --gen KIND N [--k K] [--width W] [--alpha A] [--seed S] [options]\n"
         "  Times y = A*x on the GPU: CUDA events, median/min/max of --reps timed products\n"
         "  (default 50) after --warmup (default 5), each kernel checked against the CPU\n"
         "  long-double reference (docs/design.md bound).\n"
@@ -36,7 +36,8 @@ static void usage(FILE *f)
         "  --device D      CUDA device (default 0)\n"
         "generated matrices (CSR built in memory, no file; same kinds as genmat):\n"
         "  lap2d N  (N^2 rows, 5-point)   lap3d N  (N^3 rows, 7-point)\n"
-        "  banded N --width W (long runs of 2W+1)   random N --k K   powerlaw N --k K --alpha A\n");
+        "  banded N --width W (long runs of 2W+1)   random N --k K   powerlaw N --k K --alpha A\n",
+        bu_invoked_name(), bu_invoked_name());
 }
 
 /* ---- generators: CSR straight into memory, one RNG stream per row ------------ */
@@ -312,6 +313,7 @@ int main(int argc, char **argv)
         hspmv_read_opts ro = bu_progress_opts(path);
         snprintf(name, sizeof(name), "%s", path);
         die_if(hspmv_csr_read(path, &A, &ro, NULL, &e), &e);
+        bu_step_end();
     }
     t_read = bu_now() - t0;
 
@@ -426,7 +428,7 @@ int main(int argc, char **argv)
         printf("bench=light matrix=%s precision=%s kernel=%s hints=%d panel_cols=%lld panel_kernel=%s picked=%s rows=%lld nnz=%lld mean_row=%.3f "
                "max_row=%lld long_rows=%lld reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f gflops=%.3f gbs=%.2f "
                "copy_gbs=%.1f copy_frac=%.4f vs_cusparse=%.4f upload_s=%.4f max_rel=%.3e avg_rel=%.3e "
-               "violations=%lld checked=%d\n",
+               "violations=%lld checked=%d",
                name, prec, hspmv_gpu_kernel_name(k), r->hints, (long long)r->panel_cols,
                r->panel_cols > 0 ? hspmv_gpu_kernel_name(r->panel_kernel) : "-",
                hspmv_gpu_kernel_name(k == HSPMV_GPU_AUTO || k == HSPMV_GPU_AUTO_SHORT ? st.auto_kernel : k == HSPMV_GPU_LIGHT ? st.light_kernel : k),
@@ -434,6 +436,8 @@ int main(int argc, char **argv)
                (long long)(k == HSPMV_GPU_AUTO ? st.long_rows : 0), reps, r->med, r->min, r->max,
                flops / (r->med * 1e-3) / 1e9, gbs, copy_gbs, gbs / copy_gbs, sp_ms > 0 ? sp_ms / r->med : 0.0,
                st.upload_seconds, r->chk.max_rel, r->chk.avg_rel, (long long)r->chk.violations, r->checked);
+        bu_meta_kv(stdout, 1, 1);
+        printf("\n");
     }
     hspmv_gpu_vec_destroy(&dx);
     hspmv_gpu_vec_destroy(&dy);

@@ -19,12 +19,12 @@ static int me, P;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mpirun -n P benchmark-mpi matrix.mtx[.gz] [--partition nnz|rows|metis] [--read root|parallel]\n"
+            "usage: mpirun -n P %s matrix.mtx[.gz] [--partition nnz|rows|metis] [--read root|parallel]\n"
             "         [--threshold T]\n"
             "         [--format %s] [--kernel K] [--threads N] [--reps N]\n"
             "         [--warmup N] [--halo node|p2p|node,p2p] [--node-ranks K] [--caller-x] [--passes N]\n"
             "         [--triad MIB]\n"
-            "         [--json] [--verbose]\n"
+            "         [--json] [--verbose] [--progress auto|on|off]\n"
             "       mpirun -n P benchmark-mpi --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Rank 0 reads the matrix and sends each rank its rows (a PETSc binary file, told by its class\n"
             "  id: every rank reads its own rows with MPI-IO); y = A*x is timed with the halo\n"
@@ -49,7 +49,10 @@ static void usage(FILE *f)
             "  --gen KIND N: no file; every rank makes its own rows of genmat's matrix (KIND lap2d,\n"
             "  lap3d, lap3d27, random[:K], powerlaw[:K]; the same as genmat KIND N [--k K]), split by\n"
             "  nonzeros; read=gen and read_s is the generation time.\n"
-            "formats:\n", bu_format_list("|"));
+            "  --progress: rank 0's lines on stderr for the read, the partitioning and distribution and\n"
+            "  the check's preparation (auto: on a terminal after 2 s, elsewhere every 5 s; on: every\n"
+            "  2 s and when each step ends; off).\n"
+            "formats:\n", bu_invoked_name(), bu_format_list("|"));
     bu_format_usage(f, "  ");
 }
 
@@ -202,6 +205,7 @@ static void parse_args(int argc, char **argv, args *a)
         else if (!strcmp(s, "--caller-x")) a->caller_x = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--verbose")) a->verbose = 1;
+        else if (!strcmp(s, "--progress")) bu_progress_set(bu_parse_progress(s, bu_value(argc, argv, &i)));
         else if (!mg_parse(argc, argv, &i, &a->gen)) mp_other_arg(s, &a->path);
     }
     a->path = mg_finish(&a->gen, a->path);
@@ -231,6 +235,8 @@ static void read_input(const args *a, input *in)
         hspmv_read_info ri;
         ro.threads = a->o.threads;
         rc = hspmv_csr_read(a->path, &in->A, &ro, &ri, &e);
+        if (rc) bu_step_abort(); /* no "done" for a failed read */
+        else bu_step_end();
         in->t_read = MPI_Wtime() - t0;
         in->read_bytes = rc ? 0 : (double)ri.bytes;
         in->peak_read = bu_peak_rss();
@@ -314,12 +320,17 @@ static void make_variant(variant *v, const args *a, const input *in)
     hspmv_opts o = a->o;
     o.halo = v->halo;
     mem_now(kb0);
+    char step[700];
+    snprintf(step, sizeof(step), "%s%s, distributing to %d ranks and preparing (halo %s)",
+             in->lib_reads ? "reading on every rank, " : "", "partitioning", P, v->halo == HSPMV_HALO_P2P ? "p2p" : "node");
+    bu_step_begin(step, me == 0 && !in->lib_reads ? (double)(in->A.nrows + 1) * 8 + (double)in->A.nnz * (4.0 + sizeof(hspmv_real)) : 0, NULL);
     double t0 = MPI_Wtime();
     int rc = a->gen.s.kind ? mg_create(&in->G, &o, &v->D, &e)
              : in->lib_reads ? hspmv_dist_read(a->path, MPI_COMM_WORLD, &o, &v->D, &e)
                              : hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &in->A : NULL, &o, &v->D, &e);
     double dt = MPI_Wtime() - t0;
-    if (rc) mp_die(&e);
+    if (rc) mp_die(&e); /* (ends the step without a "done") */
+    bu_step_end();
     hspmv_dist_get_info(v->D, &v->in);
     record_setup(v, in, dt);
     alloc_vectors(v, a->caller_x, a->reps * a->passes);
@@ -351,6 +362,7 @@ static void prepare_reference(const args *a, input *in, variant *V, int nv, refe
 {
     hspmv_error e = {0, ""};
     memset(ref, 0, sizeof(*ref));
+    if (in->lib_reads) bu_step_begin("reading the matrix again for the check", 0, NULL);
     if (in->petsc) {
         in->peak_read = in->peak;
         int rc = me == 0 ? hspmv_petsc_read(a->path, &in->A, &e) : HSPMV_OK;
@@ -365,6 +377,7 @@ static void prepare_reference(const args *a, input *in, variant *V, int nv, refe
         ref->rows_check = 1;
         if (mg_rows(&a->gen, a->o.threads, &ref->R, &t, &e)) mp_die(&e);
     }
+    bu_step_end();
     const hspmv_dist_info *in0 = &V[0].in;
     int nomem = 0;
     if (me == 0) {
@@ -666,6 +679,8 @@ static void print_line(const args *a, const input *inp, const summary *s)
            inp->peak / 1e6, inp->peak_others / 1e6, s->chk.max_rel, s->chk.avg_rel, (long long)s->chk.violations, s->ysum, s->ychk,
            in->owned.nnz > 0 ? in->owned.isa : in->ghost.isa,
            in->owned_in_node, (long long)s->chk.overflows);
+    if (a->json) bu_meta_json(stdout, 0, 0);
+    else bu_meta_kv(stdout, 0, 0);
     if (a->json && a->verbose) {
         printf(",\"per_rank\":[");
         for (int p = 0; p < P; p++)
@@ -723,6 +738,7 @@ int main(int argc, char **argv)
     memset(&inp, 0, sizeof(inp));
 
     mp_start(&argc, &argv, prog, usage, &me, &P);
+    bu_progress_rank(me); /* progress from rank 0 only */
     parse_args(argc, argv, &a);
     rss0 = bu_peak_rss();
     read_input(&a, &inp);

@@ -9,11 +9,11 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: benchmark-naive matrix.mtx[.gz] [--reps N] [--warmup N] [--read-only]\n"
+    fprintf(f, "usage: %s matrix.mtx[.gz] [--reps N] [--warmup N] [--read-only]\n"
                "  Reads the matrix into CSR (a plain file in byte ranges by OMP_NUM_THREADS threads,\n"
                "  gzip by one) and times y = A*x with\n"
                "  the plain serial CSR loop: median/min/max over N timed calls (default 50)\n"
-               "  after warm-up calls (default 5). --read-only stops after reading (read_s: file to CSR).\n");
+               "  after warm-up calls (default 5). --read-only stops after reading (read_s: file to CSR).\n", bu_invoked_name());
 }
 
 int main(int argc, char **argv)
@@ -44,6 +44,7 @@ int main(int argc, char **argv)
     double t0 = bu_now();
     /* a plain file is parsed in byte ranges by OMP_NUM_THREADS threads; gzip and pipes by one */
     if (hspmv_csr_read(path, &A, &ro, &info, &e)) bu_die(prog, &e);
+    bu_step_end();
     double t_read = bu_now() - t0, mbs = info.bytes / 1e6 / t_read;
     int threads = info.gzip ? 1 : omp_get_max_threads();
     printf("matrix=%s read_s=%.3f read_mbs=%.1f text_mb=%.1f gzip=%d threads=%d rows=%lld cols=%lld nnz=%lld\n",
@@ -53,8 +54,10 @@ int main(int argc, char **argv)
     double peak_mb = (bu_peak_rss() - rss0) / 1e6;
     if (read_only) {
         printf("bench=naive-read matrix=%s precision=%s threads=%d read_s=%.4f read_mbs=%.1f text_mb=%.1f nnz=%lld "
-               "peak_mb=%.1f\n", path, sizeof(hspmv_real) == 8 ? "double" : "single", threads, t_read, mbs,
+               "peak_mb=%.1f", path, sizeof(hspmv_real) == 8 ? "double" : "single", threads, t_read, mbs,
                info.bytes / 1e6, (long long)A.nnz, peak_mb);
+        bu_meta_kv(stdout, 1, 0);
+        printf("\n");
         hspmv_csr_free(&A);
         bu_check_stdout();
         return 0;
@@ -93,10 +96,12 @@ int main(int argc, char **argv)
            chk.max_rel, chk.avg_rel, (long long)chk.violations, bu_check_word(&chk));
     printf("bench=naive matrix=%s precision=%s rows=%lld cols=%lld nnz=%lld reps=%ld median_ms=%.6f "
            "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f read_mbs=%.1f peak_mb=%.1f max_rel=%.3e "
-           "avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g ychk=%.10g\n",
+           "avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g ychk=%.10g",
            path, sizeof(hspmv_real) == 8 ? "double" : "single", (long long)A.nrows, (long long)A.ncols,
            (long long)A.nnz, reps, med * 1e3, mn * 1e3, mx * 1e3, flops / med / 1e9, bytes / med / 1e9, mbs,
            peak_mb, chk.max_rel, chk.avg_rel, (long long)chk.violations, (long long)chk.overflows, ysum, ychk);
+    bu_meta_kv(stdout, 1, 1);
+    printf("\n");
     hspmv_free(x);
     hspmv_free(y);
     free(t);

@@ -21,9 +21,9 @@ static const char *prog = "benchmark-omp";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: benchmark-omp matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
+            "usage: %s matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
             "         [--format %s|all[,...]] [--threshold T]\n"
-            "         [--kernel K]\n"
+            "         [--kernel K] [--progress auto|on|off]\n"
             "         [--bw | --no-bw] [--bw-mib M] [--csv FILE]\n"
             "  Prepares the matrix in each format asked for (default all: every format below\n"
             "  but auto, then the automatic choice; a format that\n"
@@ -36,10 +36,13 @@ static void usage(FILE *f)
             "  with the same threads over 3 arrays of M MiB (default: together 4x the\n"
             "  last-level cache the process's CPUs reach, each at least 16 MiB; see\n"
             "  docs/tuning.md) before and after the SpMV timings; every GB/s is\n"
-            "  also given as a fraction of its median. --csv appends one row per format.\n"
+            "  also given as a fraction of its median. --csv appends one row per format (the\n"
+            "  CSV schema of docs/programs.md). --progress: lines on stderr for the read and each\n"
+            "  format's preparation (auto: on a terminal after 2 s, elsewhere every 5 s; on: every\n"
+            "  2 s and when each step ends; off).\n"
             "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
             "  (OVFL: the matrix's values, not the kernel) or input is bad.\n"
-            "formats:\n", bu_format_list("|"));
+            "formats:\n", bu_invoked_name(), bu_format_list("|"));
     bu_format_usage(f, "  ");
 }
 
@@ -167,8 +170,13 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         o.kernel = c->kernel;
         o.threads = threads;
         r->asked = c->fmts[f];
+        char step[64];
+        snprintf(step, sizeof(step), "preparing %s with %d threads", fmt_word(r->asked), threads);
+        bu_step_begin(step, 0, NULL);
         t0 = bu_now();
         int rc = hspmv_local_create(A, &o, &r->L, &e);
+        if (rc) bu_step_abort(); /* skipped or failed: no "done" */
+        else bu_step_end();
         if (rc == HSPMV_ERR_UNSUPPORTED && r->asked != HSPMV_FORMAT_AUTO && nfmt > 1) {
             printf("  %s: not applicable to this matrix (%s)\n", fmt_word(r->asked), e.msg);
             memmove(&copy.fmts[f], &copy.fmts[f + 1], (size_t)(nfmt - f - 1) * sizeof(int));
@@ -270,28 +278,39 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
                "cols=%lld nnz=%lld nseg=%lld seg_ratio=%.4f threshold=%g reps=%d median_ms=%.6f "
                "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f bytes=%.0f triad_gbs=%.3f "
                "frac_triad=%.4f build_s=%.3f max_rel=%.3e avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g "
-               "ychk=%.10g\n",
+               "ychk=%.10g",
                path, sizeof(hspmv_real) == 8 ? "double" : "single", r->info.threads,
                r->info.format_name, fmt_word(r->asked), r->info.isa, (long long)A->nrows,
                (long long)A->ncols, (long long)A->nnz, (long long)r->info.nseg, r->info.seg_ratio,
                c->threshold, r->nt, r->med * 1e3, r->mn * 1e3, r->mx * 1e3, gflops, gbs, r->info.bytes,
                triad, triad > 0 ? gbs / triad : 0.0, r->build_s, r->chk.max_rel, r->chk.avg_rel,
                (long long)r->chk.violations, (long long)r->chk.overflows, r->ysum, r->ychk);
-        if (cf)
-            fprintf(cf, "%s,%lld,%lld,%lld,%s,%d,%s,%s,%s,%.4f,%d,%.6f,%.6f,%.6f,%.4f,%.3f,%.3f,%.4f,%.3e,%.3e,%lld\n",
-                    path, (long long)A->nrows, (long long)A->ncols, (long long)A->nnz,
+        bu_meta_kv(stdout, 1, 0);
+        printf("\n");
+        if (cf) { /* the schema of BU_CSV_HEADER; no triad: empty, not 0 */
+            char tr[2][32] = {"", ""};
+            if (triad > 0) snprintf(tr[0], sizeof(tr[0]), "%.3f", triad), snprintf(tr[1], sizeof(tr[1]), "%.4f", gbs / triad);
+            fprintf(cf, "omp");
+            bu_csv_field(cf, path);
+            fprintf(cf, ",%s,1,%d,,%s,%s,%s,%lld,%lld,%lld,%.4f,,,%d,%.6f,%.6f,%.6f,%.4f,%.3f,%s,%s,,,%.3e,%.3e,%lld",
                     sizeof(hspmv_real) == 8 ? "double" : "single", r->info.threads, r->info.format_name,
-                    fmt_word(r->asked), r->info.isa, r->info.seg_ratio, r->nt, r->med * 1e3, r->mn * 1e3,
-                    r->mx * 1e3, gflops, gbs, triad, triad > 0 ? gbs / triad : 0.0, r->chk.max_rel,
-                    r->chk.avg_rel, (long long)r->chk.violations);
+                    fmt_word(r->asked), r->info.isa, (long long)A->nrows, (long long)A->ncols, (long long)A->nnz,
+                    r->info.seg_ratio, r->nt, r->med * 1e3, r->mn * 1e3, r->mx * 1e3, gflops, gbs, tr[0], tr[1],
+                    r->chk.max_rel, r->chk.avg_rel, (long long)r->chk.violations);
+            bu_meta_csv(cf);
+            fputc('\n', cf);
+        }
     }
-    if (autoi >= 0 && best >= 0)
+    if (autoi >= 0 && best >= 0) {
         printf("bench=omp-summary matrix=%s threads=%d auto=%s auto_ms=%.6f best=%s best_ms=%.6f "
-               "auto_vs_best=%.4f auto_frac_triad=%.4f triad_gbs=%.3f triad_before=%.3f triad_after=%.3f\n",
+               "auto_vs_best=%.4f auto_frac_triad=%.4f triad_gbs=%.3f triad_before=%.3f triad_after=%.3f",
                path, threads, runs[autoi].info.format_name, runs[autoi].med * 1e3, runs[best].info.format_name,
                runs[best].med * 1e3, runs[best].med / runs[autoi].med,
                triad > 0 ? runs[autoi].info.bytes / runs[autoi].med / 1e9 / triad : 0.0, triad,
                p0.median_gbs, p1.median_gbs);
+        bu_meta_kv(stdout, 1, 0);
+        printf("\n");
+    }
     if (cf && (fflush(cf) != 0 || ferror(cf)))
         bu_fail_status(1, "--csv %s: writing failed: %s", c->csv, strerror(errno));
     for (int f = 0; f < nfmt; f++) {
@@ -344,6 +363,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-bw")) c.bw = 0;
         else if (!strcmp(a, "--bw-mib")) c.bw_bytes = bu_parse_mib(a, bu_value(argc, argv, &i));
         else if (!strcmp(a, "--csv")) c.csv = bu_value(argc, argv, &i);
+        else if (!strcmp(a, "--progress")) bu_progress_set(bu_parse_progress(a, bu_value(argc, argv, &i)));
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -353,16 +373,7 @@ int main(int argc, char **argv)
         else bu_fail("unexpected argument '%.40s' after the thread counts", a);
     }
     if (!c.path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [threads] [options]; see --help)", prog);
-    if (c.csv) { /* an unwritable CSV is found now, not after all the timings */
-        if (!(c.cf = fopen(c.csv, "a")))
-            bu_fail_status(1, "--csv %s: cannot open for appending: %s", c.csv, strerror(errno));
-        errno = 0;
-        if (fseek(c.cf, 0, SEEK_END) == 0 && ftell(c.cf) == 0 &&
-            (fprintf(c.cf, "matrix,rows,cols,nnz,precision,threads,format,asked,isa,seg_ratio,reps,median_ms,"
-                           "min_ms,max_ms,gflops,gbs,triad_gbs,frac_triad,max_rel,avg_rel,violations\n") < 0 ||
-             fflush(c.cf) != 0))
-            bu_fail_status(1, "--csv %s: writing failed: %s", c.csv, strerror(errno));
-    }
+    if (c.csv) c.cf = bu_csv_open("--csv", c.csv); /* an unwritable CSV is found now, not after the timings */
     if (c.reps < ROUNDS) c.reps = ROUNDS;
     if (!nthr) {
         thr[nthr++] = omp_get_max_threads();
@@ -374,6 +385,7 @@ int main(int argc, char **argv)
     hspmv_read_opts ro = bu_progress_opts(c.path);
     double t0 = bu_now();
     if (hspmv_csr_read(c.path, &A, &ro, &rinfo, &e)) bu_die(prog, &e);
+    bu_step_end();
     printf("matrix=%s read_s=%.3f rows=%lld cols=%lld nnz=%lld precision=%s omp_procs=%d\n",
            c.path, bu_now() - t0, (long long)A.nrows, (long long)A.ncols, (long long)A.nnz,
            sizeof(hspmv_real) == 8 ? "double" : "single", omp_get_num_procs());

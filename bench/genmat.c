@@ -15,7 +15,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: genmat KIND SIZE [options] -o out.mtx\n"
+        "usage: %s KIND SIZE [options] -o out.mtx\n"
         "  lap2d N         2D 5-point Laplacian on an N x N grid (SPD, 4 / -1)\n"
         "  lap3d N         3D 7-point Laplacian on an N^3 grid (SPD, 6 / -1)\n"
         "  lap3d27 N       3D 27-point stencil on an N^3 grid (SPD, 26 / -1)\n"
@@ -43,7 +43,7 @@ static void usage(FILE *f)
         "  random draws real values with 9 significant digits from a fixed seed (--seed):\n"
         "  stencil/fem3d/banded/blocks off-diagonals in [-1.5,-0.5), a[i][j] == a[j][i], and a\n"
         "  diagonal above the row's largest possible off-diagonal sum (still SPD);\n"
-        "  random/powerlaw values in [-1,1) (+4 on the diagonal).\n");
+        "  random/powerlaw values in [-1,1) (+4 on the diagonal).\n", bu_invoked_name());
 }
 
 /* Buffered output of "i j v" lines with hand-written integer formatting. */
@@ -127,10 +127,10 @@ int main(int argc, char **argv)
         else bu_fail("unexpected argument '%.60s' (see genmat --help)", a);
     }
     int cls = gen_class(s.kind);
-    if (!s.kind) bu_fail("no KIND given (usage: genmat KIND SIZE [options] -o out.mtx; see --help)");
+    if (!s.kind) bu_fail("no KIND given (usage: %s KIND SIZE [options] -o out.mtx; see --help)", bu_invoked_name());
     if (!cls)
         bu_fail("KIND takes lap2d, lap3d, lap3d27, fem3d, banded, blocks, random or powerlaw, not '%.40s'", s.kind);
-    if (!s.n) bu_fail("no SIZE given (usage: genmat KIND SIZE [options] -o out.mtx; see --help)");
+    if (!s.n) bu_fail("no SIZE given (usage: %s KIND SIZE [options] -o out.mtx; see --help)", bu_invoked_name());
     if (cls == 'r' && s.sym) bu_fail("--symmetric is for stencil, fem3d, banded and blocks only, not %s", s.kind);
     if (cls != 'f' && dof_given) bu_fail("--dof is for fem3d only, not %s", s.kind);
     int64_t rows = gen_rows(&s);

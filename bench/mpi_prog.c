@@ -19,6 +19,7 @@ static int me;
    why, after what stdout holds. */
 static void fail_all(int status, const char *msg)
 {
+    bu_step_abort(); /* rank 0's progress line is ended first */
     fflush(stdout);
     if (me == 0) fprintf(stderr, "%s: error: %s\n", prog_name, msg);
     MPI_Finalize();

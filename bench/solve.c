@@ -18,9 +18,9 @@ static int me, P;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mpirun -n P solve matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab] [--tol T]\n"
+            "usage: mpirun -n P %s matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab] [--tol T]\n"
             "         [--maxit N] [--jacobi] [--partition nnz|rows|metis] [--read root|parallel] [--threads N]\n"
-            "         [--reps N] [--verbose]\n"
+            "         [--reps N] [--verbose] [--progress auto|on|off]\n"
             "       mpirun -n P solve --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Solves A*x = b from x0 = 0. Without --rhs, b = A*1 so the exact solution is x* = 1 and\n"
             "  the error max|x - 1| is reported. --rhs reads a Matrix Market vector (array or\n"
@@ -30,7 +30,10 @@ static void usage(FILE *f)
             "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n"
             "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n"
             "  --gen KIND N: no file; every rank makes its own rows of genmat's matrix (KIND lap2d, lap3d,\n"
-            "  lap3d27, random[:K], powerlaw[:K]), split by nonzeros.\n");
+            "  lap3d27, random[:K], powerlaw[:K]), split by nonzeros.\n"
+            "  --progress: rank 0's lines on stderr for the read and the distribution (auto: on a terminal\n"
+            "  after 2 s, elsewhere every 5 s; on: every 2 s and when each step ends; off).\n",
+            bu_invoked_name());
 }
 
 /* Rank 0's status becomes everyone's (rank 0 did the work alone). */
@@ -91,6 +94,7 @@ int main(int argc, char **argv)
     double gen_s = 0;
 
     mp_start(&argc, &argv, prog, usage, &me, &P);
+    bu_progress_rank(me); /* progress from rank 0 only */
     hspmv_opts_default(&o);
     hspmv_solver_opts_default(&so);
     mg_init(&gen);
@@ -117,6 +121,7 @@ int main(int argc, char **argv)
             else bu_fail("--read takes root or parallel, not '%.40s'", v);
         } else if (!strcmp(a, "--jacobi")) jacobi = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
+        else if (!strcmp(a, "--progress")) bu_progress_set(bu_parse_progress(a, bu_value(argc, argv, &i)));
         else if (!mg_parse(argc, argv, &i, &gen)) mp_other_arg(a, &path);
     }
     path = mg_finish(&gen, path);
@@ -138,12 +143,20 @@ int main(int argc, char **argv)
             hspmv_read_opts ro = bu_progress_opts(path);
             ro.threads = o.threads;
             rc = hspmv_csr_read(path, &A, &ro, NULL, &e);
+            if (rc) bu_step_abort(); /* no "done" for a failed read */
+            else bu_step_end();
         }
         agree0(rc, &e);
+        char step[64];
+        snprintf(step, sizeof(step), "partitioning, distributing to %d ranks and preparing", P);
+        bu_step_begin(step, me == 0 ? (double)(A.nrows + 1) * 8 + (double)A.nnz * (4.0 + sizeof(hspmv_real)) : 0, NULL);
         if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &D, &e)) mp_die(&e);
+        bu_step_end();
     } else {
         o.read = HSPMV_READ_PARALLEL;
+        bu_step_begin("reading on every rank, partitioning, distributing and preparing", 0, NULL);
         if (hspmv_dist_read(path, MPI_COMM_WORLD, &o, &D, &e)) mp_die(&e);
+        bu_step_end();
     }
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
@@ -242,10 +255,12 @@ int main(int argc, char **argv)
                "%lld spmv calls\n", med * 1e3, reps, mn * 1e3, mx * 1e3, 100 * share, (long long)res.spmv_calls);
         printf("bench=solve matrix=%s precision=%s ranks=%d threads=%d partition=%s method=%s jacobi=%d "
                "tol=%.3g status=%d iterations=%lld relres=%.6e relres_true=%.6e err_max=%.6e "
-               "ms_per_iter=%.6g ms_per_iter_min=%.6g ms_per_iter_max=%.6g spmv_share=%.4f reps=%ld\n",
+               "ms_per_iter=%.6g ms_per_iter_min=%.6g ms_per_iter_max=%.6g spmv_share=%.4f reps=%ld",
                path, prec, P, thr, part_names[in.partition], meth, jacobi, so.tol, status,
                (long long)res.iterations, res.relres, res.relres_true, err_max, med * 1e3, mn * 1e3, mx * 1e3,
                share, reps);
+        bu_meta_kv(stdout, 0, 0);
+        printf("\n");
         fflush(stdout);
     }
     free(tpi);

@@ -136,7 +136,7 @@ if [ "$have_mpi" = 1 ]; then
     ysum() { sed -n 's/^bench=mpi .* ysum=\([^ ]*\) .*/\1/p' "$1"; }
     if timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" $m --reps 3 > "$tmp/root.txt" 2>&1 &&
        timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" $m --reps 3 --read parallel > "$out" 2>&1 &&
-       grep -q '^bench=mpi .* read=parallel read_s=[0-9.]* partition_s=[0-9.]* distribute_s=[0-9.]* prepare_s=[0-9.]* read_peak_mb_max=[0-9.]* read_peak_mb_root=[0-9.]* read_peak_share_max=[0-9.]* .*violations=0 .* overflows=0$' "$out" &&
+       grep -q '^bench=mpi .* read=parallel read_s=[0-9.]* partition_s=[0-9.]* distribute_s=[0-9.]* prepare_s=[0-9.]* read_peak_mb_max=[0-9.]* read_peak_mb_root=[0-9.]* read_peak_share_max=[0-9.]* .*violations=0 .* overflows=0 version=' "$out" &&
        [ -n "$(ysum "$out")" ] && [ "$(ysum "$out")" = "$(ysum "$tmp/root.txt")" ]; then pass "$t"
     else fail "$t" "$out"; fi
     t=benchmark_mpi_read_parallel_on_gzip_reads_on_rank_0_and_says_so
@@ -269,10 +269,99 @@ if [ "$have_mpi" = 1 ]; then
     OMP_NUM_THREADS=100000 expect_error_np 2 "benchmark-mpi with OMP_NUM_THREADS=100000" OMP_NUM_THREADS \
         "$bin/benchmark-mpi" "$M"
 fi
-for prog in benchmark-naive benchmark-omp genmat; do
-    if timeout "$tmo" "$bin/$prog" --help > "$out" 2>&1 && grep -q '^usage: ' "$out"; then pass "$prog --help"
+# every program: --help (exit 0, a usage naming the program as started) and
+# --version (exit 0, "NAME hspmv VERSION (PRECISION) commit C"; before MPI
+# starts, so the MPI programs need no mpirun for either)
+ver=$(awk '/^#define HSPMV_VERSION_(MAJOR|MINOR|PATCH) /{v = v s $3; s = "."} END {print v}' include/hspmv.h)
+prec=double; [ -n "$single" ] && prec=single
+for prog in benchmark-naive benchmark-omp genmat convert benchmark-mpi solve; do
+    [ -x "$bin/$prog" ] || { skip "$prog --help and --version (not built)"; continue; }
+    if timeout "$tmo" "$bin/$prog" --help > "$out" 2>&1 && grep -q "^usage: .*$prog" "$out"; then pass "$prog --help"
     else fail "$prog --help" "$out"; fi
+    if timeout "$tmo" "$bin/$prog" --version > "$out" 2>&1 && grep -qx "$prog hspmv $ver ($prec) commit [^ ]*" "$out" &&
+       [ "$(wc -l < "$out")" = 1 ]; then pass "$prog --version: $(cat "$out")"
+    else fail "$prog --version says '$prog hspmv $ver ($prec) commit C'" "$out"; fi
 done
+
+# ---- item: the run's facts in every result line -----------------------------
+# version, commit, host, date (UTC, ISO 8601), compiler, ranks and threads
+facts='version='"$ver"' commit=[^ ]* host=[^ ]* date=[0-9-]*T[0-9:]*Z compiler=[a-z]*-[0-9][^ ]* progress=[a-z]*'
+t=every_result_line_carries_version_commit_host_date_compiler_ranks_threads
+if timeout "$tmo" "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --format csr,auto > "$out" 2>&1 &&
+   [ "$(grep -c '^bench=omp' "$out")" = 3 ] && [ -z "$(grep '^bench=omp' "$out" | grep -v " $facts" )" ] &&
+   [ -z "$(grep '^bench=omp' "$out" | grep -v ' ranks=1\b' | grep -v ' threads=1 ')" ] &&
+   timeout "$tmo" "$bin/benchmark-naive" "$M" --reps 5 > "$tmp/naive.txt" 2>&1 &&
+   grep -q "^bench=naive .* $facts ranks=1 threads=1$" "$tmp/naive.txt" &&
+   timeout "$tmo" "$bin/convert" "$M" "$tmp/f.petsc" > "$tmp/conv.txt" 2>&1 &&
+   grep -q "^bench=convert .* $facts ranks=1 threads=[0-9]*$" "$tmp/conv.txt"; then pass "$t"
+else fail "$t" "$out"; cat "$tmp/naive.txt" "$tmp/conv.txt" 2>/dev/null | grep bench= | head -3; fi
+if [ "$have_mpi" = 1 ]; then
+    # (these runs also give the progress lines checked below: --progress on, and off for --json)
+    t=benchmark_mpi_key_value_and_json_and_solve_carry_the_facts
+    if timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$M" --reps 2 --progress on > "$out" 2> "$tmp/mpi_err" &&
+       grep -q "^bench=mpi .* ranks=2 threads=1 .* $facts$" "$out" &&
+       timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$M" --reps 2 --json --progress off > "$tmp/json.txt" 2> "$tmp/mpi_err0" &&
+       python3 -c 'import json, sys
+o = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
+assert o["ranks"] == 2 and o["version"] == sys.argv[2] and o["date"].endswith("Z") and o["commit"] and o["host"]
+assert o["compiler"] and o["progress"] == "off"' "$tmp/json.txt" "$ver" &&
+       timeout "$tmo" $MPIRUN -n 2 "$bin/solve" "$M" --progress on > "$tmp/solve.txt" 2> "$tmp/solve_err" &&
+       grep -q "^bench=solve .* ranks=2 threads=1 .* $facts$" "$tmp/solve.txt"; then pass "$t"
+    else fail "$t" "$out"; cat "$tmp/json.txt" "$tmp/solve.txt" 2>/dev/null | tail -3; fi
+fi
+
+# ---- item: progress when stderr is no terminal --------------------------------
+# --progress on: a closing line for every step (reading, each format's
+# preparation, partitioning/distribution, writing), each ended by a newline,
+# no carriage return; under mpirun from rank 0 only. --progress off: none.
+ended() { # FILE PROG: lines of PROG's progress, all ended, no \r, the file ends with a newline
+    [ -s "$1" ] && ! grep -q "$(printf '\r')" "$1" && [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] &&
+        [ -z "$(grep -v "^$2: .*: done in [0-9.]* s" "$1")" ]
+}
+t=progress_on_prints_ended_lines_for_each_step_and_off_none
+if timeout "$tmo" "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --format csr,auto --progress on > "$out" 2> "$tmp/err" &&
+   ended "$tmp/err" benchmark-omp && grep -q "^benchmark-omp: reading $M: done in .* MB/s$" "$tmp/err" &&
+   [ "$(grep -c '^benchmark-omp: preparing ' "$tmp/err")" = 2 ] && grep -q '^bench=omp .* progress=on' "$out" &&
+   timeout "$tmo" "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --format csr --progress off > "$out" 2> "$tmp/err0" &&
+   [ ! -s "$tmp/err0" ] &&
+   timeout "$tmo" "$bin/convert" "$M" "$tmp/p.mtx.gz" --progress on > "$out" 2> "$tmp/err" &&
+   ended "$tmp/err" convert && grep -q "^convert: writing $tmp/p.mtx.gz: done" "$tmp/err" &&
+   timeout "$tmo" "$bin/convert" "$M" "$tmp/p.mtx.gz" --progress off > "$out" 2> "$tmp/err0" && [ ! -s "$tmp/err0" ]; then
+    pass "$t"
+else fail "$t" "$tmp/err"; fi
+if [ "$have_mpi" = 1 ]; then
+    t=progress_under_mpirun_comes_from_rank_0_in_ended_lines
+    if ended "$tmp/mpi_err" benchmark-mpi && [ "$(grep -c '^benchmark-mpi: reading ' "$tmp/mpi_err")" = 1 ] &&
+       [ "$(grep -c '^benchmark-mpi: partitioning, distributing to 2 ranks' "$tmp/mpi_err")" = 1 ] &&
+       ended "$tmp/solve_err" solve && [ "$(grep -c '^solve: ' "$tmp/solve_err")" = 2 ] && [ ! -s "$tmp/mpi_err0" ]; then
+        pass "$t"
+    else fail "$t" "$tmp/mpi_err"; cat "$tmp/solve_err" "$tmp/mpi_err0" 2>/dev/null; fi
+fi
+
+# ---- item: convert writes the format its output's name says -----------------
+# .mtx Matrix Market, .mtx.gz the same compressed, .petsc and .bin PETSc
+# binary (class id 1211216; --to petsc64: 8-byte integers, the header's
+# too); any other name is
+# refused (bad_args.txt) unless --to names the format; PETSc back to .mtx
+# gives the same file.
+t=convert_takes_the_output_format_from_the_name
+classid() { od -An -tx1 -N4 "$1" | tr -d ' \n'; }
+if timeout "$tmo" "$bin/convert" "$M" "$tmp/c.mtx" > "$out" 2>&1 && [ "$(head -c 14 "$tmp/c.mtx")" = "%%MatrixMarket" ] &&
+   timeout "$tmo" "$bin/convert" "$M" "$tmp/c.mtx.gz" >> "$out" 2>&1 && [ "$(od -An -tx1 -N2 "$tmp/c.mtx.gz" | tr -d ' ')" = 1f8b ] &&
+   gzip -dc "$tmp/c.mtx.gz" | cmp -s - "$tmp/c.mtx" &&
+   timeout "$tmo" "$bin/convert" "$M" "$tmp/c.petsc" >> "$out" 2>&1 && [ "$(classid "$tmp/c.petsc")" = 00127b50 ] &&
+   timeout "$tmo" "$bin/convert" "$tmp/c.mtx.gz" "$tmp/c.bin" >> "$out" 2>&1 && cmp -s "$tmp/c.bin" "$tmp/c.petsc" &&
+   timeout "$tmo" "$bin/convert" "$tmp/c.petsc" "$tmp/back.mtx" >> "$out" 2>&1 && cmp -s "$tmp/back.mtx" "$tmp/c.mtx" &&
+   timeout "$tmo" "$bin/convert" "$M" "$tmp/c.data" --to petsc64 >> "$out" 2>&1 &&
+   [ "$(od -An -tx1 -N8 "$tmp/c.data" | tr -d ' \n')" = 0000000000127b50 ] &&
+   [ "$(wc -c < "$tmp/c.data")" -gt "$(wc -c < "$tmp/c.petsc")" ] &&
+   timeout "$tmo" "$bin/convert" "$tmp/c.data" "$tmp/c.txt" --to mtx >> "$out" 2>&1 && cmp -s "$tmp/c.txt" "$tmp/c.mtx" &&
+   grep -q '^bench=convert .* from=mtx to=mtx.gz ' "$out" && grep -q '^bench=convert .* from=petsc to=mtx ' "$out"; then
+    pass "$t"
+else fail "$t" "$out"; fi
+expect_error "convert_refuses_an_output_name_without_a_format_and_writes_nothing" "give --to mtx, petsc or petsc64" \
+    "$bin/convert" "$M" "$tmp/none.dat"
+if [ -e "$tmp/none.dat" ]; then fail "convert_wrote_a_file_it_refused"; fi
 
 # ---- item: lost output is an error -------------------------------------------
 # A full disk (/dev/full) or an unwritable path: exit non-zero with the
@@ -305,7 +394,7 @@ fi
 rm -f "$tmp/ok.csv"
 if timeout "$tmo" "$bin/benchmark-omp" "$M" 1,2 --no-bw --reps 5 --format csr,auto --csv "$tmp/ok.csv" > "$out" 2>&1 &&
    timeout "$tmo" "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --format csr --csv "$tmp/ok.csv" >> "$out" 2>&1 &&
-   [ "$(grep -c '^matrix,rows' "$tmp/ok.csv")" = 1 ] && [ "$(wc -l < "$tmp/ok.csv")" = 6 ]; then
+   [ "$(grep -c '^bench,matrix,' "$tmp/ok.csv")" = 1 ] && [ "$(wc -l < "$tmp/ok.csv")" = 6 ]; then
     pass "benchmark_omp_csv_appends_rows_under_one_header"
 else fail "benchmark_omp_csv_appends_rows_under_one_header" "$tmp/ok.csv"; fi
 
@@ -338,7 +427,7 @@ if [ "$have_mpi" = 1 ]; then
     # the check from every rank's rows read again (--read parallel) counts them too (it left them unset)
     expect_error_np 2 "benchmark-mpi_read_parallel_reports_an_overflowing_product_as_overflow" "range in 1 rows (first row 1)" \
         "$bin/benchmark-mpi" "$tmp/ovf.mtx" --reps 5 --read parallel
-    if grep -q '^bench=mpi .* violations=0 .* overflows=1$' "$out"; then pass "benchmark-mpi_read_parallel_overflow_has_its_own_field"
+    if grep -q '^bench=mpi .* violations=0 .* overflows=1 version=' "$out"; then pass "benchmark-mpi_read_parallel_overflow_has_its_own_field"
     else fail "benchmark-mpi_read_parallel_overflow_has_its_own_field" "$out"; fi
     expect_error_np 2 "solve_reports_an_overflowing_product_as_overflow" "y = A*1 overflows the" \
         "$bin/solve" "$tmp/ovf.mtx"

@@ -5,7 +5,7 @@
 # symbols and a ctypes load calling hspmv_version(), a probe and
 # examples/minimal built against each precision with pkg-config and with
 # CMake find_package (shared and static), every program's --version and
-# --help, then uninstall of one precision keeping the other intact and of
+# --help under its installed name, then uninstall of one precision keeping the other intact and of
 # the other leaving nothing behind. Ends with "N passed, N failed, N skipped".
 #   sh tests/scripts/test_install.sh     (HSPMV_MAKE: the make to use)
 set -u
@@ -171,18 +171,35 @@ if command -v cmake > /dev/null 2>&1; then
     done
 else skip "CMake builds (no cmake)"; fi
 
-# 5. every installed program: --version (before MPI starts: no mpirun) and --help
+# 5. every installed program under its installed name: --version (exit 0,
+#    before MPI starts: no mpirun; "NAME hspmv VERSION (PRECISION) commit C"
+#    with NAME as installed) and --help (exit 0, a usage naming it as installed)
 for prec in double single; do
     for p in $progs; do
-        bin=$pre/bin/$p$(sfx $prec); core=${p#hspmv-}
-        if "$bin" --version > "$t/out" 2>&1 && [ "$(cat "$t/out")" = "$core hspmv $ver ($prec)" ]; then
-            ok "$p$(sfx $prec) --version: $(cat "$t/out")"
-        else echo "(exit $?)" >> "$t/out"; bad "$p$(sfx $prec) --version says '$core hspmv $ver ($prec)'"; fi
+        name=$p$(sfx $prec); bin=$pre/bin/$name
+        "$bin" --version > "$t/out" 2>&1; rc=$?
+        if [ $rc = 0 ] && grep -qx "$name hspmv $ver ($prec) commit [^ ][^ ]*" "$t/out" && [ "$(wc -l < "$t/out")" = 1 ]; then
+            ok "$name --version: $(cat "$t/out")"
+        else echo "(exit $rc)" >> "$t/out"; bad "$name --version says '$name hspmv $ver ($prec) commit C'"; fi
         case $p in benchmark-mpi|hspmv-solve) run="timeout 60 $MPIRUN -n 1" ;; *) run="timeout 60" ;; esac
-        if $run "$bin" --help > "$t/out" 2>&1 && grep -q "^usage: .*$core" "$t/out"; then ok "$p$(sfx $prec) --help names $core"
-        else bad "$p$(sfx $prec) --help exits 0 with a usage naming $core"; fi
+        $run "$bin" --help > "$t/out" 2>&1; rc=$?
+        if [ $rc = 0 ] && grep -q "^usage: \(mpirun -n P \)\{0,1\}$name " "$t/out"; then ok "$name --help: exit 0, the usage names $name"
+        else echo "(exit $rc)" >> "$t/out"; bad "$name --help exits 0 with a usage naming $name"; fi
     done
 done
+
+# the installed scripts: --help, and --version finding PREFIX/include
+for f in run_all-omp.sh run_all-mpi.sh run_all-light.sh; do
+    sh "$pre/share/hspmv/$f" --version > "$t/out" 2>&1; rc=$?
+    if [ $rc = 0 ] && [ "$(cat "$t/out")" = "$f hspmv $ver" ] && sh "$pre/share/hspmv/$f" --help > /dev/null 2>&1; then
+        ok "installed $f --version: $(cat "$t/out"), --help"
+    else bad "installed $f --version says '$f hspmv $ver' (exit $rc), --help exits 0"; fi
+done
+if command -v python3 > /dev/null 2>&1; then
+    "$pre/share/hspmv/scripts/plot" --version > "$t/out" 2>&1; rc=$?
+    if [ $rc = 0 ] && [ "$(cat "$t/out")" = "plot hspmv $ver" ]; then ok "installed scripts/plot --version: $(cat "$t/out")"
+    else bad "installed scripts/plot --version says 'plot hspmv $ver' (exit $rc)"; fi
+fi
 
 # 6. uninstall double: single's files stay (share/hspmv too); then single:
 #    nothing of hspmv is left in the prefix

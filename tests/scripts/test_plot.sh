@@ -1,9 +1,10 @@
 #!/bin/sh
 # test_plot.sh — scripts/plot on what the programs and scripts write: the
-# CSV columns of run_all-mpi.sh and run_all-omp.sh (taken from the scripts
-# themselves), benchmark-mpi --json lines and bench= key=value lines in a job
+# CSV schema of the run_all scripts (taken from scripts/csv.sh, which they
+# share) and the older per-script columns, benchmark-mpi --json lines and bench= key=value lines in a job
 # output; the numbers behind each figure (--table) checked against the input,
-# the PNGs checked for their signature and size, and bad input refused.
+# the PNGs checked for their signature and size, 16 triad series in 16
+# colours with the legend clear of the bars, and bad input refused.
 # Skipped without a python3 that has matplotlib. Ends with "N passed, N failed, N skipped".
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,11 +30,11 @@ png_ok() { # a PNG signature, and small
         [ "$(wc -c < "$1")" -lt 200000 ]
 }
 
-# run_all-mpi.sh's own CSV header; lap at 1, 2 (twice: the median counts) and 4 cores
-mpih=$(sed -n 's/^header="\(.*\)"$/\1/p' "$root/run_all-mpi.sh")
+# the run_all scripts' CSV header (scripts/csv.sh); lap at 1, 2 (twice: the median counts) and 4 cores
+mpih=$(. "$root/scripts/csv.sh" && echo "$csv_header")
 row() { # matrix ranks threads median_ms
     echo "$mpih" | tr ',' '\n' | awk -v m="$1" -v r="$2" -v th="$3" -v ms="$4" '
-        { v = "1" } $1 == "matrix" { v = m } $1 == "ranks" { v = r } $1 == "threads" { v = th }
+        { v = "1" } $1 == "bench" { v = "mpi" } $1 == "matrix" { v = m } $1 == "ranks" { v = r } $1 == "threads" { v = th }
         $1 == "median_ms" { v = ms } $1 == "partition" { v = "nnz" } $1 == "precision" { v = "double" }
         { printf "%s%s", (NR > 1 ? "," : ""), v } END { print "" }'
 }
@@ -60,11 +61,13 @@ check "JSON lines from benchmark-mpi --json: scaling and triad (gbs / triad_gbs 
     test $? = 0 -a -n "$(grep '^scaling matrix=lap3d cores=4 ranks=4 threads=1 median_ms=3 speedup=4 ideal=4$' out)" \
     -a -n "$(grep '^triad panel=ranks_x_threads matrix=lap3d series=mpi_4x1 fraction=0.5$' out)"
 
-# run_all-omp.sh's CSV columns, with a triad
-omph=$(sed -n 's/^keys="\(.*\)"$/\1/p' "$root/run_all-omp.sh" | tr ' ' ',')
+# run_all-omp.sh's CSV columns, with a triad (the schema; then the columns
+# before it, which files written earlier have)
+omph=$mpih
+ob=omp
 orow() { # matrix threads format asked frac
     echo "$omph" | tr ',' '\n' | awk -v m="$1" -v th="$2" -v f="$3" -v a="$4" -v fr="$5" '
-        { v = "1" } $1 == "matrix" { v = m } $1 == "threads" { v = th } $1 == "format" { v = f }
+        { v = "1" } $1 == "bench" { v = "'"$ob"'" } $1 == "matrix" { v = m } $1 == "threads" { v = th } $1 == "format" { v = f }
         $1 == "asked" { v = a } $1 == "frac_triad" { v = fr } $1 == "precision" { v = "double" }
         { printf "%s%s", (NR > 1 ? "," : ""), v } END { print "" }'
 }
@@ -76,6 +79,40 @@ check "triad from run_all-omp.sh's CSV: per matrix, format and thread count; aut
     -a -n "$(grep '^triad panel=2_threads matrix=a series=csr fraction=0.7$' out)" \
     -a -n "$(grep '^triad panel=1_thread matrix=b series=csr fraction=0.25$' out)"
 check "triad PNG has the PNG signature and is small" png_ok hspmv-triad.png
+omph="matrix,rows,cols,nnz,precision,threads,format,asked,isa,seg_ratio,reps,median_ms,min_ms,max_ms,gflops,gbs,triad_gbs,frac_triad,max_rel,avg_rel,violations"
+{ echo "$omph"; orow o.mtx 1 csr csr 0.8; orow o.mtx 1 csr16 auto 0.88; } > old.csv
+# the schema with an absent triad (empty) is no bar, not a bar at 0
+omph=$mpih
+{ echo "$omph"; orow g.mtx 1 csr csr 0.8; orow g.mtx 1 csrl csrl ""; } > gap.csv
+"$plot" --out . --kind triad --table old.csv gap.csv > out 2>&1
+check "triad from an older run_all-omp.sh CSV (no bench column)" \
+    test $? = 0 -a -n "$(grep '^triad panel=1_thread matrix=o series=auto>csr16 fraction=0.88$' out)"
+check "an empty frac_triad is no bar" \
+    test -n "$(grep 'matrix=g series=csr fraction=0.8$' out)" -a -z "$(grep 'matrix=g series=csrl' out)"
+
+# 16 series: 16 colours, and the legend right of every panel's bars
+"$py" - "$plot" > out 2>&1 <<'PY'
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("plotmod", sys.argv[1])
+spec = importlib.util.spec_from_loader("plotmod", loader)
+m = importlib.util.module_from_spec(spec); loader.exec_module(m)
+plt = m.need_matplotlib()
+styles = m.series_styles(plt, 16)
+assert len(set((tuple(c), h) for c, h in styles)) == 16, "16 series, fewer styles"
+assert len(set(tuple(c) for c, _ in styles)) == 16, "16 series, fewer colours"
+recs = [{"bench": "omp", "matrix": "m%d.mtx" % i, "threads": "1", "format": "f%02d" % j, "asked": "f%02d" % j,
+         "frac_triad": str(0.5 + 0.01 * j)} for i in range(3) for j in range(16)]
+fig, why = m.plot_triad(plt, recs, "", [])
+fig.canvas.draw()
+r = fig.canvas.get_renderer()
+for ax in fig.axes:
+    leg, box = ax.get_legend(), ax.get_window_extent(r)
+    assert leg is not None and len(leg.get_texts()) == 16, "a legend of 16 entries"
+    lb = leg.get_window_extent(r)
+    assert lb.x0 >= box.x1 - 1, "the legend overlaps the axes (%s vs %s)" % (lb, box)
+print("ok")
+PY
+check "16 triad series get 16 colours, the legend outside the axes" test "$(tail -n 1 out)" = ok
 
 # bench=light key=value lines inside a job's output
 { echo "some job output"
@@ -101,6 +138,11 @@ check "a missing file: exit 2, with the reason" test $? = 2 -a -n "$(grep 'canno
 check "--out to a missing folder: exit 2" test $? = 2 -a -n "$(grep 'no folder no/such/dir' out)"
 "$plot" --kind bogus mpi.csv > out 2>&1
 check "--kind bogus: usage error, exit 2" test $? = 2
+"$plot" --help > out 2>&1
+check "--help: exit 0, the usage" test $? = 0 -a -n "$(grep '^usage: plot ' out)"
+ver=$(awk '/^#define HSPMV_VERSION_(MAJOR|MINOR|PATCH) /{v = v s $3; s = "."} END {print v}' "$root/include/hspmv.h")
+"$plot" --version > out 2>&1
+check "--version: exit 0, 'plot hspmv $ver'" test $? = 0 -a "$(cat out)" = "plot hspmv $ver"
 
 echo "$P passed, $F failed, $S skipped"
 [ "$F" = 0 ]

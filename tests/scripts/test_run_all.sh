@@ -104,7 +104,7 @@ check "run_all-mpi writes a header and one CSV row per matrix, says so, exit 0" 
     test $rc = 0 -a "$(grep -c . good.csv)" = $((nmats + 1)) -a -n "$(grep "csv: good.csv ($nmats rows" out)"
 mpi ./prog 2 mats --csv good.csv
 check "run_all-mpi appends to its own CSV (one header)" \
-    test $? = 0 -a "$(grep -c . good.csv)" = $((2 * nmats + 1)) -a "$(grep -c '^matrix,' good.csv)" = 1
+    test $? = 0 -a "$(grep -c . good.csv)" = $((2 * nmats + 1)) -a "$(grep -c '^bench,matrix,' good.csv)" = 1
 rm -f calls
 FAKE_FAIL_LAP3D=1 MPIRUN=./launcher sh "$root/run_all-mpi.sh" ./prog 2 mats > out 2>&1
 check "run_all-mpi: a failing matrix is a failed row and exit 1, the others still run" \
@@ -150,6 +150,12 @@ for f in run_all-omp.sh run_all-mpi.sh run_all-light.sh slurm/hspmv-flat.sbatch 
          slurm/hspmv-scaling.sbatch; do
     sh "$root/$f" --help > out 2>&1
     check "sh $f --help: exit 0 and its usage" test $? = 0 -a -n "$(grep -m1 "^$(basename "$f") — " out)"
+done
+# and the run_all scripts --version: the tree's version from include/hspmv.h
+ver=$(awk '/^#define HSPMV_VERSION_(MAJOR|MINOR|PATCH) /{v = v s $3; s = "."} END {print v}' "$root/include/hspmv.h")
+for f in run_all-omp.sh run_all-mpi.sh run_all-light.sh; do
+    sh "$root/$f" --version > out 2>&1
+    check "sh $f --version: exit 0, '$f hspmv $ver'" test $? = 0 -a "$(cat out)" = "$f hspmv $ver"
 done
 
 # --- run_all-omp.sh with a fake benchmark-omp -------------------------------
@@ -210,7 +216,7 @@ FAKE_LINES="$(line 1 csr csr 2.0)
 $(line 1 auto csr16 1.25)" omp 1 mats --csv o.csv
 check "run_all-omp --csv: header + one row per line of the program, values from the lines" \
     test $? = 0 -a "$(grep -c . o.csv)" = $((2 * nmats + 1)) -a -n "$(grep "csv: o.csv ($((2 * nmats)) rows" out)" \
-    -a "$(awk -F, '$8 == "auto" {print $7 "/" $12}' o.csv | sort -u)" = "csr16/1.25"
+    -a "$(awk -F, '$8 == "auto" {print $7 "/" $17}' o.csv | sort -u)" = "csr16/1.25"
 
 # --- the real programs -------------------------------------------------------
 bomp=${build:+$build/bin/}benchmark-omp
@@ -223,7 +229,7 @@ if [ -x "$bomp" ]; then
     ok_rows=0
     for m in lap2d_64 lap3d_12; do
         shown=$(grep "^$m.mtx " out | awk '{print $6 " " $7}')
-        want=$(awk -F, -v m="$m" 'index($1, m ".mtx") && $8 == "auto" {printf "auto>%s %.4f", $7, $12}' real.csv)
+        want=$(awk -F, -v m="$m" 'index($2, m ".mtx") && $8 == "auto" {printf "auto>%s %.4f", $7, $17}' real.csv)
         [ -n "$want" ] && [ "$shown" = "$want" ] && ok_rows=$((ok_rows + 1))
     done
     check "real benchmark-omp: each row's auto>F and median are the program's asked=auto line (exit 0)" \
