@@ -6,6 +6,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <string.h>
+#include <time.h>
 #include "hspmv.h"
 
 #ifdef HSPMV_SINGLE

@@ -145,6 +145,29 @@ static PyObject *Local_mul(LocalObject *self, PyObject *const *args, Py_ssize_t 
     return (PyObject *)Y;
 }
 
+/* time_c(x, y, reps) -> list of the seconds of each of reps plain C calls
+   hspmv_local_spmv(x, y) (bench/python_vs_scipy.py: the binding's overhead) */
+static PyObject *Local_time_c(LocalObject *self, PyObject *args)
+{
+    PyObject *xo, *yo;
+    int reps;
+    if (!PyArg_ParseTuple(args, "OOi", &xo, &yo, &reps)) return NULL;
+    if (!self->L) return raise_error(HSPMV_ERR_ARG, "the matrix was freed");
+    if (exact_array(xo, NPY_REAL, self->ncols, "x") || exact_array(yo, NPY_REAL, self->nrows, "y")) return NULL;
+    PyObject *list = PyList_New(reps > 0 ? reps : 0);
+    if (!list) return NULL;
+    const hspmv_real *x = PyArray_DATA((PyArrayObject *)xo);
+    hspmv_real *y = PyArray_DATA((PyArrayObject *)yo);
+    for (int r = 0; r < reps; r++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        hspmv_local_spmv(self->L, x, y, 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        PyList_SET_ITEM(list, r, PyFloat_FromDouble((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)));
+    }
+    return list;
+}
+
 static PyObject *local_info_dict(const hspmv_local_info *in)
 {
     return Py_BuildValue("{s:s,s:s,s:i,s:L,s:L,s:L,s:L,s:d,s:d,s:s,s:i,s:i,s:i}", "format", in->format_name, "isa",
@@ -186,6 +209,7 @@ static PyMethodDef Local_methods[] = {
     {"mul", (PyCFunction)(void (*)(void))Local_mul, METH_FASTCALL, "mul(x, out=None, transpose=False)"},
     {"info", (PyCFunction)(void (*)(void))Local_info, METH_NOARGS, "hspmv_local_get_info as a dict"},
     {"free", (PyCFunction)(void (*)(void))Local_free, METH_NOARGS, "hspmv_local_destroy now"},
+    {"time_c", (PyCFunction)(void (*)(void))Local_time_c, METH_VARARGS, "time_c(x, y, reps): seconds of each C call"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Local_getset[] = {{"shape", (getter)Local_shape, NULL, "(nrows, ncols)", NULL},
