@@ -6,9 +6,10 @@
 #   deps.sh test    + aarch64 cross compiler and qemu-aarch64 (NEON tests)
 #   deps.sh fuzz    + clang with libFuzzer
 #   deps.sh plot    python3 with matplotlib (scripts/plot)
-# At the test level CMake, matplotlib and the Python packages are optional (their tests report
-# themselves skipped): installed as root, named otherwise; PETSc (the
-# petsc-shell example's tests) and Slurm (tests/slurm) are only named.
+# At the test level CMake, matplotlib and the Python package's Debian
+# packages are optional (their tests report themselves skipped): installed
+# as root, named otherwise; PETSc (the petsc-shell example's tests) and
+# Slurm (tests/slurm) are only named.
 # HSPMV_SKIP_DEPS=1 skips every check.
 set -u
 case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
