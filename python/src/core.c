@@ -83,8 +83,9 @@ static PyArrayObject *operand(PyObject *x, npy_intp n)
     PyArrayObject *a = numeric_array(x, "operand");
     if (!a) return NULL;
     if (PyArray_NDIM(a) < 1 || PyArray_NDIM(a) > 2 || PyArray_DIM(a, 0) != n) {
-        PyErr_Format(PyExc_ValueError, "operand of shape %R: expected (%zd,) or (%zd, k)",
-                     PyObject_GetAttrString((PyObject *)a, "shape"), (Py_ssize_t)n, (Py_ssize_t)n);
+        PyErr_Format(PyExc_ValueError, "operand of %d dimension(s), %zd rows: expected shape (%zd,) or (%zd, k)",
+                     PyArray_NDIM(a), PyArray_NDIM(a) ? (Py_ssize_t)PyArray_DIM(a, 0) : (Py_ssize_t)0,
+                     (Py_ssize_t)n, (Py_ssize_t)n);
         Py_DECREF(a);
         return NULL;
     }
@@ -108,8 +109,9 @@ static int check_out(PyObject *o, int nd, npy_intp m, npy_intp k, int *fortran)
         return -1;
     }
     if (PyArray_NDIM(a) != nd || PyArray_DIM(a, 0) != m || (nd == 2 && PyArray_DIM(a, 1) != k)) {
-        PyErr_Format(PyExc_ValueError, "out has shape %R, expected (%zd%s)", PyObject_GetAttrString(o, "shape"),
-                     (Py_ssize_t)m, nd == 2 ? ", k" : ",");
+        PyErr_Format(PyExc_ValueError, "out of %d dimension(s), %zd rows: expected shape (%zd%s)", PyArray_NDIM(a),
+                     PyArray_NDIM(a) ? (Py_ssize_t)PyArray_DIM(a, 0) : (Py_ssize_t)0, (Py_ssize_t)m,
+                     nd == 2 ? ", k" : ",");
         return -1;
     }
     if (!PyArray_ISWRITEABLE(a) || !PyArray_ISALIGNED(a)) {
