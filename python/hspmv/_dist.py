@@ -22,7 +22,7 @@ def agreed(comm, fn):
     rank goes on into a collective call the others left)."""
     try:
         res, exc = fn(), None
-    except (TypeError, ValueError, Error, ImportError, MemoryError) as e:
+    except Exception as e:  # noqa: BLE001 (any failure must reach every rank)
         res, exc = None, e
     bad = comm.allreduce(comm.rank if exc is not None else comm.size, op=_mpi().MIN)
     if bad == comm.size:
@@ -33,7 +33,8 @@ def agreed(comm, fn):
     kind, msg, code = comm.bcast(info, root=bad)
     if kind == "Error":
         raise Error(msg, code)
-    raise {"TypeError": TypeError, "ValueError": ValueError, "MemoryError": MemoryError}.get(kind, ImportError)(msg)
+    raise {"TypeError": TypeError, "ValueError": ValueError, "MemoryError": MemoryError,
+           "ImportError": ImportError}.get(kind, RuntimeError)(msg)
 
 
 def _kind(kind):
@@ -60,7 +61,7 @@ class DistMatrix:
         def prepare():
             dt = _dtype_of(rows, dtype)
             o = _backend.opts(format, kernel, threads, csrl_threshold, "nnz", halo, "root", node_ranks)
-            ip, ix, dv, copied = csr_arrays(rows, dt, np.int64)
+            ip, ix, dv, copied = csr_arrays(rows, dt, np.int64, canonical=False)
             return dt, o, ip, ix, dv, copied, _backend.core(dt)
 
         dt, o, ip, ix, dv, self.copied, core = agreed(comm, prepare)

@@ -20,10 +20,12 @@ def _dtype_of(A, dtype):
     return np.dtype(np.float64)
 
 
-def csr_arrays(A, dtype, index_dtype):
+def csr_arrays(A, dtype, index_dtype, canonical=True):
     """A's CSR arrays as the library takes them: indptr int64, indices of
     index_dtype, data of dtype, all contiguous; those already so are used
-    in place. Returns (indptr, indices, data, copied names)."""
+    in place; canonical: columns sorted and duplicates summed (on a copy)
+    when they are not (hspmv_local_create wants them so, hspmv_dist_create
+    does not). Returns (indptr, indices, data, copied names)."""
     if not sp.issparse(A):
         raise TypeError(f"expected a scipy.sparse matrix or array, not {type(A).__name__}")
     if np.dtype(A.dtype).kind == "c":
@@ -33,7 +35,7 @@ def csr_arrays(A, dtype, index_dtype):
         A, copied = A.tocsr(), ["all (converted to CSR)"]
     if A.shape[1] > _INT32_MAX:
         raise ValueError(f"{A.shape[1]} columns: hspmv takes at most 2^31-1")
-    if not A.has_canonical_format:  # the library wants ascending columns, no duplicates
+    if canonical and not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()
         copied = ["all (columns sorted, duplicates summed)"]
