@@ -73,4 +73,4 @@ def extensions():
     return exts
 
 
-setup(ext_modules=extensions())
+setup(packages=["hspmv"], ext_modules=extensions())
