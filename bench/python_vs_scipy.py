@@ -2,12 +2,12 @@
 """python_vs_scipy.py — hspmv's Python binding against SciPy on one process:
 the product y = A @ x (SciPy's csr_matrix @ x against hspmv.Matrix @ x, the
 median of --reps calls each, both allocating y), the binding's own cost on
-small matrices (Matrix @ x and matvec(x, out=y) against the bare C call
+small matrices (--small, 20000 calls by default: Matrix @ x and matvec(x, out=y) against the bare C call
 hspmv_local_spmv timed in C on the same matrix), and CG through
 scipy.sparse.linalg.cg on the SciPy matrix and on Matrix.aslinearoperator()
 (iterations and end-to-end seconds). One key=value line per figure.
 
-  python_vs_scipy.py [--threads T] [--reps R] [--small M.mtx ...] [--cg M.mtx] MATRIX...
+  python_vs_scipy.py [--threads T] [--reps R] [--small M.mtx ... [--small-reps N]] [--cg M.mtx ...] MATRIX...
 
 Run with PYTHONPATH=python after `make python` (or the installed package)."""
 import argparse
@@ -23,14 +23,18 @@ import scipy.sparse.linalg as spla
 import hspmv
 
 
-def median_call(fn, reps):
-    fn()
-    ts = []
+def interleaved(fns, reps):
+    """Median seconds of each of fns, called in turn reps times (one round
+    calls each once, so a load that comes and goes hits all alike)."""
+    for f in fns:
+        f()
+    ts = [[] for _ in fns]
     for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+        for f, t in zip(fns, ts):
+            t0 = time.perf_counter()
+            f()
+            t.append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in ts]
 
 
 def product(path, threads, reps):
@@ -38,10 +42,10 @@ def product(path, threads, reps):
     M = hspmv.Matrix(A, threads=threads)
     x = np.random.default_rng(1).uniform(-1, 1, A.shape[1])
     y = np.empty(A.shape[0])
-    t_s = median_call(lambda: A @ x, reps)
-    t_h = median_call(lambda: M @ x, reps)
-    t_o = median_call(lambda: M.matvec(x, out=y), reps)
-    t_c = statistics.median(M._c.time_c(x, y, reps))
+    c_call = []  # the C loop's own clock, one call a round
+    t_s, t_h, t_o, _ = interleaved([lambda: A @ x, lambda: M @ x, lambda: M.matvec(x, out=y),
+                                    lambda: c_call.extend(M._c.time_c(x, y, 1))], reps)
+    t_c = statistics.median(c_call[1:])
     err = float(np.abs(M @ x - A @ x).max() / max(np.abs(A @ x).max(), 1e-300))
     print(f"bench=python-spmv matrix={os.path.basename(path)} rows={A.shape[0]} nnz={A.nnz} threads={threads} "
           f"format={M.info['format']} isa={M.info['isa']} scipy_us={t_s * 1e6:.1f} hspmv_us={t_h * 1e6:.1f} "
@@ -79,14 +83,15 @@ def main():
     ap.add_argument("matrices", nargs="*")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--small", nargs="*", default=[], help="matrices for the overhead (many reps)")
+    ap.add_argument("--small", nargs="*", default=[], help="matrices for the overhead (--small-reps calls)")
+    ap.add_argument("--small-reps", type=int, default=20000)
     ap.add_argument("--cg", nargs="*", default=[], help="SPD matrices for scipy's CG")
     ap.add_argument("--cg-rounds", type=int, default=3)
     a = ap.parse_args()
     print(f"python={sys.version.split()[0]} numpy={np.__version__} scipy={sp.__name__ and __import__('scipy').__version__} "
           f"hspmv={hspmv.library_version()} cores={len(os.sched_getaffinity(0))}", flush=True)
     for p in a.small:
-        product(p, a.threads, 20000)
+        product(p, a.threads, a.small_reps)
     for p in a.matrices:
         product(p, a.threads, a.reps)
     for p in a.cg:
