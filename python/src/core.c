@@ -22,6 +22,14 @@
 
 static PyObject *ErrorClass; /* hspmv._error.Error */
 
+/* Runs stmt with the GIL released (other Python threads go on meanwhile). */
+#define NOGIL(stmt)                                                                                            \
+    do {                                                                                                       \
+        PyThreadState *nogil_ts_ = PyEval_SaveThread();                                                        \
+        stmt;                                                                                                  \
+        PyEval_RestoreThread(nogil_ts_);                                                                       \
+    } while (0)
+
 /* Raises hspmv.Error(message, code). Returns NULL. */
 static PyObject *raise_error(int code, const char *msg)
 {

@@ -91,8 +91,8 @@ static PyObject *dist_read(PyObject *mod, PyObject *args)
     hspmv_error err;
     int rc;
     const char *p = PyBytes_AS_STRING(path);
-    Py_BEGIN_ALLOW_THREADS rc = hspmv_dist_read(p, *comm, &o, &D, &err);
-    Py_END_ALLOW_THREADS Py_DECREF(path);
+    NOGIL(rc = hspmv_dist_read(p, *comm, &o, &D, &err));
+    Py_DECREF(path);
     if (rc) return raise_error(rc, err.msg);
     return new_dist(D);
 }
@@ -115,8 +115,8 @@ static PyObject *dist_create(PyObject *mod, PyObject *args)
     int rc;
     const int64_t *rp = PyArray_DATA((PyArrayObject *)ip), *ci = PyArray_DATA((PyArrayObject *)ix);
     const hspmv_real *va = PyArray_DATA((PyArrayObject *)dv);
-    Py_BEGIN_ALLOW_THREADS rc = hspmv_dist_create(*comm, nl, ncols, ncl, rp, ci, va, &o, &D, &err);
-    Py_END_ALLOW_THREADS if (rc) return raise_error(rc, err.msg);
+    NOGIL(rc = hspmv_dist_create(*comm, nl, ncols, ncl, rp, ci, va, &o, &D, &err));
+    if (rc) return raise_error(rc, err.msg);
     return new_dist(D);
 }
 
@@ -192,9 +192,8 @@ static PyObject *Dist_mul(DistObject *self, PyObject *const *args, Py_ssize_t na
     hspmv_error err;
     int flags = (T ? HSPMV_TRANSPOSE : 0) | (fortran ? HSPMV_COL_MAJOR : 0);
     if (k > 0) { /* k == 0: nothing to compute (on every rank alike) */
-        Py_BEGIN_ALLOW_THREADS if (!T && k == 1) rc = hspmv_dist_spmv(self->D, x, y, &err);
-        else rc = hspmv_dist_spmm(self->D, flags, (int)k, x, y, &err);
-        Py_END_ALLOW_THREADS
+        if (!T && k == 1) NOGIL(rc = hspmv_dist_spmv(self->D, x, y, &err));
+        else NOGIL(rc = hspmv_dist_spmm(self->D, flags, (int)k, x, y, &err));
     }
     Py_DECREF(X);
     if (rc) {
@@ -218,9 +217,8 @@ static PyObject *Dist_scatter(DistObject *self, PyObject *args)
     hspmv_error err;
     const hspmv_real *gp = g == Py_None ? NULL : PyArray_DATA((PyArrayObject *)g);
     hspmv_real *lp = PyArray_DATA(loc);
-    Py_BEGIN_ALLOW_THREADS rc = hspmv_dist_scatter(self->D, which, gp, lp, &err);
-    Py_END_ALLOW_THREADS if (rc)
-    {
+    NOGIL(rc = hspmv_dist_scatter(self->D, which, gp, lp, &err));
+    if (rc) {
         Py_DECREF(loc);
         return raise_error(rc, err.msg);
     }
@@ -242,9 +240,8 @@ static PyObject *Dist_gather(DistObject *self, PyObject *args)
     hspmv_error err;
     const hspmv_real *lp = PyArray_DATA((PyArrayObject *)l);
     hspmv_real *gp = g ? PyArray_DATA(g) : NULL;
-    Py_BEGIN_ALLOW_THREADS rc = hspmv_dist_gather(self->D, which, lp, gp, &err);
-    Py_END_ALLOW_THREADS if (rc)
-    {
+    NOGIL(rc = hspmv_dist_gather(self->D, which, lp, gp, &err));
+    if (rc) {
         Py_XDECREF(g);
         return raise_error(rc, err.msg);
     }
@@ -283,8 +280,8 @@ static PyObject *Dist_solve(DistObject *self, PyObject *args)
     hspmv_error err;
     const hspmv_real *bp = PyArray_DATA((PyArrayObject *)b);
     hspmv_real *xp = PyArray_DATA((PyArrayObject *)x);
-    Py_BEGIN_ALLOW_THREADS rc = run_solver(method, self->D, bp, xp, &o, &res, &err);
-    Py_END_ALLOW_THREADS return Py_BuildValue(
+    NOGIL(rc = run_solver(method, self->D, bp, xp, &o, &res, &err));
+    return Py_BuildValue(
         "isN", rc, rc ? err.msg : "",
         Py_BuildValue("{s:L,s:d,s:d,s:L,s:d,s:d}", "iterations", (long long)res.iterations, "relres", res.relres,
                       "relres_true", res.relres_true, "spmv_calls", (long long)res.spmv_calls, "total_s",

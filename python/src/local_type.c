@@ -48,9 +48,20 @@ static PyObject *local_create(PyObject *mod, PyObject *args)
     hspmv_local *L = NULL;
     hspmv_error err;
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = hspmv_local_create(&A, &o, &L, &err);
-    Py_END_ALLOW_THREADS if (rc) return raise_error(rc, err.msg);
+    NOGIL(rc = hspmv_local_create(&A, &o, &L, &err));
+    if (rc) return raise_error(rc, err.msg);
     return new_local(L);
+}
+
+static int read_and_create(const char *path, const hspmv_read_opts *ro, const hspmv_opts *o, hspmv_local **L,
+                           hspmv_error *err)
+{
+    hspmv_csr A;
+    int rc = hspmv_csr_read(path, &A, ro, NULL, err);
+    if (rc) return rc;
+    rc = hspmv_local_create(&A, o, L, err);
+    hspmv_csr_free(&A);
+    return rc;
 }
 
 /* local_read(path, read_threads, opts): hspmv_csr_read, then create. */
@@ -66,16 +77,11 @@ static PyObject *local_read(PyObject *mod, PyObject *args)
         return NULL;
     }
     hspmv_read_opts ro = {NULL, NULL, rthreads};
-    hspmv_csr A;
     hspmv_local *L = NULL;
     hspmv_error err;
     const char *p = PyBytes_AS_STRING(path);
-    Py_BEGIN_ALLOW_THREADS rc = hspmv_csr_read(p, &A, &ro, NULL, &err);
-    if (!rc) {
-        rc = hspmv_local_create(&A, &o, &L, &err);
-        hspmv_csr_free(&A);
-    }
-    Py_END_ALLOW_THREADS Py_DECREF(path);
+    NOGIL(rc = read_and_create(p, &ro, &o, &L, &err));
+    Py_DECREF(path);
     if (rc) return raise_error(rc, err.msg);
     return new_local(L);
 }
@@ -92,8 +98,8 @@ static PyObject *read_csr(PyObject *mod, PyObject *args)
     hspmv_csr A;
     hspmv_error err;
     const char *p = PyBytes_AS_STRING(path);
-    Py_BEGIN_ALLOW_THREADS rc = hspmv_csr_read(p, &A, &ro, NULL, &err);
-    Py_END_ALLOW_THREADS Py_DECREF(path);
+    NOGIL(rc = hspmv_csr_read(p, &A, &ro, NULL, &err));
+    Py_DECREF(path);
     if (rc) return raise_error(rc, err.msg);
     /* each wrap takes its array (freed on failure too) */
     PyObject *ip = wrap_library_array(A.rowptr, NPY_INT64, (npy_intp)A.nrows + 1);
@@ -129,13 +135,13 @@ static PyObject *Local_mul(LocalObject *self, PyObject *const *args, Py_ssize_t 
     hspmv_error err;
     if (k == 0) {
     } else if (!T && k == 1) {
-        Py_BEGIN_ALLOW_THREADS hspmv_local_spmv(self->L, x, y, 0);
-        Py_END_ALLOW_THREADS
+        NOGIL(hspmv_local_spmv(self->L, x, y, 0));
+        
     } else if (T) /* the first builds the transposed copy: no other call beside it, so the GIL stays */
         rc = hspmv_local_spmm(self->L, HSPMV_TRANSPOSE | (fortran ? HSPMV_COL_MAJOR : 0), (int)k, x, y, 0, &err);
     else {
-        Py_BEGIN_ALLOW_THREADS rc = hspmv_local_spmm(self->L, fortran ? HSPMV_COL_MAJOR : 0, (int)k, x, y, 0, &err);
-        Py_END_ALLOW_THREADS
+        NOGIL(rc = hspmv_local_spmm(self->L, fortran ? HSPMV_COL_MAJOR : 0, (int)k, x, y, 0, &err));
+        
     }
     Py_DECREF(X);
     if (rc) {
