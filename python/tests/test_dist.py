@@ -62,6 +62,27 @@ def test_from_each_ranks_rows(dtype, index):
     assert product_ok(D, A, dtype)
 
 
+def test_float32_read_and_unsorted_rows():
+    D = hspmv.DistMatrix.read(NONSYM, dtype=np.float32, threads=1, read="parallel")
+    A = whole(NONSYM, np.float32)
+    assert everywhere(D.dtype == np.float32)
+    assert product_ok(D, A, np.float32)
+    # rows whose columns are unsorted and split into duplicates: hspmv_dist_create sums them
+    lo, hi = A.shape[0] * comm.rank // comm.size, A.shape[0] * (comm.rank + 1) // comm.size
+    mine = A[lo:hi].astype(np.float64).tocoo()
+    r = np.concatenate([mine.row, mine.row])[::-1]
+    c = np.concatenate([mine.col, mine.col])[::-1]
+    v = np.concatenate([mine.data * 0.25, mine.data * 0.75])[::-1]
+    U = sp.csr_matrix((hi - lo, A.shape[1]))
+    U.indptr = np.searchsorted(np.sort(r), np.arange(hi - lo + 1)).astype(np.int64)
+    order = np.argsort(r, kind="stable")
+    U.indices, U.data = c[order].astype(np.int64), v[order]
+    assert not U.has_sorted_indices
+    D2 = hspmv.DistMatrix(U, threads=1)
+    assert everywhere(D2.copied == () and D2.nnz == A.nnz)
+    assert product_ok(D2, A.astype(np.float64), np.float64)
+
+
 def test_rectangular_rows():
     A = sp.random(RECT_ROWS, 200, density=0.05, format="csr", random_state=3)
     lo, hi = RECT_ROWS * comm.rank // comm.size, RECT_ROWS * (comm.rank + 1) // comm.size
