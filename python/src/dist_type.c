@@ -69,9 +69,22 @@ static PyObject *new_dist(hspmv_dist *D)
     return (PyObject *)self;
 }
 
+/* Not hspmv_dist_destroy: it is collective, and Python drops an object at
+   moments that differ between ranks (the cycle collector runs when each
+   rank's allocations say so), so destroying here can hang the ranks. A
+   matrix dropped without free() keeps its memory until the program ends. */
 static void Dist_dealloc(DistObject *self)
 {
-    if (self->D && !mpi_finalized()) hspmv_dist_destroy(&self->D); /* collective */
+    if (self->D && !mpi_finalized()) {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        if (PyErr_WarnEx(PyExc_ResourceWarning,
+                         "hspmv.DistMatrix dropped without free(): its memory stays until the program ends "
+                         "(destroying is collective: call free() or use `with` on every rank)",
+                         1) < 0)
+            PyErr_WriteUnraisable((PyObject *)self);
+        PyErr_Restore(et, ev, tb);
+    }
     PyObject_Free(self);
 }
 

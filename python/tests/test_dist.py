@@ -14,6 +14,9 @@ import hspmv
 from conftest import ROOT, within_bound
 
 MPI = pytest.importorskip("mpi4py.MPI")
+# most tests drop their matrices without free() (kept until the end then);
+# test_free_and_the_warning checks the warning and free()
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 comm = MPI.COMM_WORLD
 LAP = os.path.join(ROOT, "matrices", "lap3d_12.mtx")
 NONSYM = os.path.join(ROOT, "matrices", "fem3d_6.mtx")
@@ -124,6 +127,28 @@ def test_matrix_freed_while_vectors_live():
         D @ v
     del v, x, y
     assert everywhere(ok)
+
+
+@pytest.mark.filterwarnings("default::ResourceWarning")
+def test_free_and_the_warning():
+    import gc
+    import warnings
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with hspmv.DistMatrix.read(LAP, threads=1) as D:
+            x = D.vector("x")
+        D = hspmv.DistMatrix.read(LAP, threads=1)
+        D.free()
+        del D
+        gc.collect()
+        clean = not [m for m in w if issubclass(m.category, ResourceWarning)]
+        D = hspmv.DistMatrix.read(LAP, threads=1)
+        del D  # dropped without free(): a warning, no collective call
+        gc.collect()
+        warned = [m for m in w if issubclass(m.category, ResourceWarning)]
+    x[:] = 1.0  # a vector of a freed matrix stays usable
+    assert everywhere(clean and len(warned) == 1 and "free()" in str(warned[0].message) and x.sum() == x.size)
 
 
 @pytest.mark.parametrize("method", ["cg", "bicgstab"])
