@@ -68,9 +68,9 @@ int main(void){idx_t o[METIS_NOPTIONS]; return METIS_SetDefaultOptions(o) != MET
         have_matplotlib || want python3-matplotlib
         # the Python package's tests (tests/python), with Debian's python3
         if [ -x /usr/bin/python3 ]; then
-            /usr/bin/python3 -c 'import numpy, scipy, mpi4py, pytest, venv, ensurepip' >/dev/null 2>&1 &&
+            /usr/bin/python3 -c 'import numpy, scipy, mpi4py, pytest, pip' >/dev/null 2>&1 &&
                 [ -f "$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ] ||
-                want python3-dev python3-numpy python3-scipy python3-mpi4py python3-pytest python3-venv
+                want python3-dev python3-numpy python3-scipy python3-mpi4py python3-pytest python3-pip
         fi
     fi
     if [ "$level" = fuzz ]; then
