@@ -5,6 +5,7 @@
 #   make sanitize           the tests under AddressSanitizer + UBSan
 #   make fuzz               the Matrix Market reader under libFuzzer
 #   make lib                libhspmv.a and the shared libhspmv.so (make shared: the .so alone)
+#   make python             the Python package's extension modules, in place in python/ (python.mk)
 #   make install PREFIX=/usr/local     (make uninstall PREFIX=... removes it again)
 #
 # Install layout: both precisions side by side in one prefix. Each `make
@@ -139,6 +140,7 @@ EXTRA_TEST_CMD  += $(PROGRAMS_TEST_RUN);
 test-programs: $(PROG_BIN)
 	@$(PROGRAMS_TEST_RUN)
 -include cluster.mk
+-include python.mk
 endif
 # The CUDA path (make CUDA=1).
 ifneq ($(CUDA),)

@@ -2,8 +2,9 @@
 # build, after every precision's unit, MPI and solver tests: the run_all
 # scripts, scripts/plot, the installed header's size, the sources' rules, the
 # job scripts' --help, and make install and uninstall of both precisions side
-# by side (tests/scripts), the PETSc example (tests/petsc) and a real one-node
-# Slurm (tests/slurm: root only, SKIPPED otherwise).
+# by side (tests/scripts), the Python package (tests/python, python.mk), the
+# PETSc example (tests/petsc) and a real one-node Slurm (tests/slurm: root
+# only, SKIPPED otherwise).
 # Each records "P F S" in $(BUILD)/results-*.txt for the closing summary.
 # Included by the Makefile unless NO_MPI is set.
 #   SLURM_TEST_TIMEOUT  seconds for the whole Slurm suite (default 900)
@@ -14,6 +15,7 @@ SLURM_TEST_TIMEOUT ?= 900
 # one after another: they time things and start daemons
 test-cluster:
 	@$(MAKE) --no-print-directory test-scripts
+	@$(MAKE) --no-print-directory test-python
 	@$(MAKE) --no-print-directory test-petsc
 	@$(MAKE) --no-print-directory test-slurm
 

@@ -6,9 +6,10 @@
 #   deps.sh test    + aarch64 cross compiler and qemu-aarch64 (NEON tests)
 #   deps.sh fuzz    + clang with libFuzzer
 #   deps.sh plot    python3 with matplotlib (scripts/plot)
-# At the test level CMake and matplotlib are optional (their tests report
-# themselves skipped): installed as root, named otherwise; PETSc (the
-# petsc-shell example's tests) and Slurm (tests/slurm) are only named.
+# At the test level CMake, matplotlib and the Python package's Debian
+# packages are optional (their tests report themselves skipped): installed
+# as root, named otherwise; PETSc (the petsc-shell example's tests) and
+# Slurm (tests/slurm) are only named.
 # HSPMV_SKIP_DEPS=1 skips every check.
 set -u
 case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
@@ -65,6 +66,12 @@ int main(void){idx_t o[METIS_NOPTIONS]; return METIS_SetDefaultOptions(o) != MET
     if [ "$level" = test ]; then
         command -v cmake >/dev/null 2>&1 || want cmake
         have_matplotlib || want python3-matplotlib
+        # the Python package's tests (tests/python), with Debian's python3
+        if [ -x /usr/bin/python3 ]; then
+            /usr/bin/python3 -c 'import numpy, scipy, mpi4py, pytest, pip' >/dev/null 2>&1 &&
+                [ -f "$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ] ||
+                want python3-dev python3-numpy python3-scipy python3-mpi4py python3-pytest python3-pip
+        fi
     fi
     if [ "$level" = fuzz ]; then
         { command -v clang >/dev/null 2>&1 &&

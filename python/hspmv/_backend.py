@@ -1,0 +1,79 @@
+"""_backend.py — the C core of each precision (libhspmv for float64,
+libhspmv_single for float32) and the options every matrix takes."""
+import importlib
+import os
+import warnings
+
+import numpy as np
+
+_FORMATS = ("auto", "csr", "csrl", "bcoo", "csr16", "csrvi", "csrp", "csrdu", "panels")
+_PARTITIONS = ("nnz", "rows", "metis")
+_HALOS = ("auto", "node", "p2p")
+_READS = ("root", "parallel")
+_cores = {}
+
+
+def core(dtype):
+    """The extension module for dtype (float64 or float32)."""
+    dt = np.dtype(dtype)
+    if dt not in (np.float64, np.float32):
+        raise TypeError(f"hspmv works in float64 or float32, not {dt}")
+    name = "_core_double" if dt == np.float64 else "_core_single"
+    mod = _cores.get(name)
+    if mod is None:
+        try:
+            mod = importlib.import_module("hspmv." + name)
+        except ImportError as e:
+            lib = "libhspmv.so" if dt == np.float64 else "libhspmv_single.so"
+            raise ImportError(f"hspmv: no {dt} core ({e}); was {lib} built when hspmv was installed? "
+                              f"(make shared PRECISION={'double' if dt == np.float64 else 'single'}, "
+                              f"then make python)") from e
+        _cores[name] = mod
+    return mod
+
+
+def _choice(value, names, what):
+    try:
+        return names.index(value)
+    except ValueError:
+        raise ValueError(f"{what} must be one of {', '.join(names)}, not {value!r}") from None
+
+
+def opts(format="auto", kernel="auto", threads=None, csrl_threshold=None, partition="nnz", halo="auto",
+         read="root", node_ranks=0):
+    """The tuple the C core turns into hspmv_opts."""
+    if threads is None:
+        threads = 0
+    if not isinstance(threads, (int, np.integer)) or threads < 0:
+        raise ValueError(f"threads must be None or a positive integer, not {threads!r}")
+    if kernel not in ("auto", "avx512", "avx2", "neon", "scalar"):
+        raise ValueError(f"kernel must be auto, avx512, avx2, neon or scalar, not {kernel!r}")
+    return (_choice(format, _FORMATS, "format"), str(kernel), int(threads),
+            -1.0 if csrl_threshold is None else float(csrl_threshold),
+            _choice(partition, _PARTITIONS, "partition"), _choice(halo, _HALOS, "halo"),
+            _choice(read, _READS, "read"), int(node_ranks))
+
+
+def cores_available():
+    """Cores of this process's affinity mask."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def binding_warning(threads, cores):
+    """The programs' warning when threads outnumber the cores they may run on
+    (bench/mpi_prog.c), or None."""
+    if threads <= cores:
+        return None
+    return (f"hspmv: a process runs {threads} OpenMP threads on {cores} core{'' if cores == 1 else 's'} of its "
+            f"affinity mask, so they share cores; give each process {threads} cores "
+            f"(mpirun --map-by slot:PE={threads} --bind-to core; Slurm: srun --cpus-per-task={threads}) "
+            f"or ask for fewer threads")
+
+
+def warn_binding(threads):
+    msg = binding_warning(threads, cores_available())
+    if msg:
+        warnings.warn(msg, RuntimeWarning, stacklevel=3)

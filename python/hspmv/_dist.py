@@ -1,0 +1,178 @@
+"""_dist.py — hspmv.DistMatrix: a matrix whose rows are spread over the ranks
+of an mpi4py communicator (hspmv_dist), its vectors as NumPy views of the
+library's memory, and the agreement of argument errors across ranks."""
+import numpy as np
+
+from . import _backend
+from ._error import Error
+from ._matrix import _dtype_of, csr_arrays
+
+_KINDS = {"x": 0, "cols": 0, "y": 1, "rows": 1}
+
+
+def _mpi():
+    from mpi4py import MPI  # imported only by the distributed part: it initializes MPI
+
+    return MPI
+
+
+def agreed(comm, fn):
+    """fn() on every rank; when it raises on some rank, every rank raises the
+    same exception type with the lowest failing rank's message (so that no
+    rank goes on into a collective call the others left)."""
+    try:
+        res, exc = fn(), None
+    except Exception as e:  # noqa: BLE001 (any failure must reach every rank)
+        res, exc = None, e
+    bad = comm.allreduce(comm.rank if exc is not None else comm.size, op=_mpi().MIN)
+    if bad == comm.size:
+        return res
+    info = None
+    if comm.rank == bad:
+        info = (type(exc).__name__, f"rank {bad}: {exc}", getattr(exc, "code", 0))
+    kind, msg, code = comm.bcast(info, root=bad)
+    if kind == "Error":
+        raise Error(msg, code)
+    raise {"TypeError": TypeError, "ValueError": ValueError, "MemoryError": MemoryError,
+           "ImportError": ImportError}.get(kind, RuntimeError)(msg)
+
+
+def _kind(kind):
+    try:
+        return _KINDS[kind]
+    except KeyError:
+        raise ValueError(f"vector kind must be 'x' (like the columns) or 'y' (like the rows), not {kind!r}") from None
+
+
+class DistMatrix:
+    """A matrix distributed by rows over the ranks of comm (collective creation).
+
+    DistMatrix(rows, comm=None, ncols_local=None, threads=None, dtype=None, format="auto",
+               kernel="auto", halo="auto", node_ranks=0, csrl_threshold=None)
+    rows: this rank's rows as a scipy.sparse matrix of shape (nrows_local, ncols)
+    with GLOBAL column indices; rank r's rows follow rank r-1's (hspmv_dist_create).
+    ncols_local: the x entries this rank owns (None: split like the rows).
+    comm: an mpi4py communicator (default MPI.COMM_WORLD)."""
+
+    def __init__(self, rows, comm=None, ncols_local=None, threads=None, dtype=None, format="auto", kernel="auto",
+                 halo="auto", node_ranks=0, csrl_threshold=None):
+        comm = _mpi().COMM_WORLD if comm is None else comm
+
+        def prepare():
+            dt = _dtype_of(rows, dtype)
+            o = _backend.opts(format, kernel, threads, csrl_threshold, "nnz", halo, "root", node_ranks)
+            ip, ix, dv, copied = csr_arrays(rows, dt, np.int64, canonical=False)
+            return dt, o, ip, ix, dv, copied, _backend.core(dt)
+
+        dt, o, ip, ix, dv, self.copied, core = agreed(comm, prepare)
+        ncl = -1 if ncols_local is None else int(ncols_local)
+        self._init(core.dist_create(comm, rows.shape[0], rows.shape[1], ncl, ip, ix, dv, o), comm, dt)
+
+    def _init(self, c, comm, dtype):
+        self._c = c
+        self.comm = comm
+        self.dtype = np.dtype(dtype)
+        self.shape = c.shape
+        self.local_shape = c.local_shape
+        info = c.info()
+        self.nnz = info["nnz"]
+        # the programs' check: threads against the cores of each rank's affinity mask
+        threads, cores = info["owned"]["threads"], _backend.cores_available()
+        worst = comm.allreduce(threads if threads > cores else 0, op=_mpi().MAX)
+        fewest = comm.allreduce(cores, op=_mpi().MIN)
+        if worst and comm.rank == 0:
+            _backend.warnings.warn(_backend.binding_warning(worst, fewest), RuntimeWarning, stacklevel=3)
+
+    @classmethod
+    def read(cls, path, comm=None, partition="nnz", read="root", threads=None, dtype=np.float64, format="auto",
+             kernel="auto", halo="auto", node_ranks=0, csrl_threshold=None):
+        """Reads a Matrix Market or PETSc binary file collectively
+        (hspmv_dist_read): partition "nnz", "rows" or "metis"; read "root"
+        (rank 0 reads and sends) or "parallel" (every rank a byte range)."""
+        comm = _mpi().COMM_WORLD if comm is None else comm
+        o, core = agreed(comm, lambda: (_backend.opts(format, kernel, threads, csrl_threshold, partition, halo,
+                                                      read, node_ranks), _backend.core(dtype)))
+        self = cls.__new__(cls)
+        self.copied = ()
+        self._init(core.dist_read(comm, path, o), comm, dtype)
+        return self
+
+    ndim = 2
+
+    @property
+    def info(self):
+        """hspmv_dist_get_info: rank, sizes, this rank's ranges, halo, the blocks' formats, ..."""
+        return self._c.info()
+
+    def ranges(self):
+        """(row_start, col_start): nranks+1 entries each; rank r owns [start[r], start[r+1])."""
+        return self._c.ranges()
+
+    def file_index(self, kind="y"):
+        """Each local entry's index in the file ordering (identity unless METIS renumbered)."""
+        return self._c.file_index(_kind(kind))
+
+    def vector(self, kind="x", k=None):
+        """A zeroed vector of this rank's part from hspmv_dist_vec_alloc
+        ("x": ncols_local entries, "y": nrows_local; k vectors: shape (n, k)).
+        Products read x-like vectors in the node's shared window without a copy."""
+        return self._c.vector(_kind(kind), 0 if k is None else int(k))
+
+    def __matmul__(self, x):
+        return self._c.mul(x)
+
+    def matvec(self, x, out=None):
+        """y = A x on this rank's parts (collective)."""
+        return self._c.mul(x, out)
+
+    def matmat(self, X, out=None):
+        """Y = A X for a block of k vectors (hspmv_dist_spmm; collective)."""
+        return self._c.mul(X, out)
+
+    def rmatvec(self, x, out=None):
+        """y = A^T x (hspmv_dist_spmm with HSPMV_TRANSPOSE; collective)."""
+        return self._c.mul(x, out, True)
+
+    def scatter(self, v, kind="x"):
+        """This rank's part of a whole vector v given on rank 0 in the file
+        ordering (other ranks pass None); collective."""
+        n = self.shape[1] if _kind(kind) == 0 else self.shape[0]
+
+        def check():
+            if self.comm.rank != 0:
+                return None
+            a = np.ascontiguousarray(v, dtype=self.dtype)
+            if a.shape != (n,):
+                raise ValueError(f"scatter: vector of shape {a.shape} on rank 0, expected ({n},)")
+            return a
+
+        return self._c.scatter(_kind(kind), agreed(self.comm, check))
+
+    def gather(self, v, kind="y"):
+        """The whole vector in the file ordering on rank 0 (None elsewhere) from each rank's part; collective."""
+        w = _kind(kind)
+        n = self.local_shape[w == 0]
+
+        def check():
+            a = np.ascontiguousarray(v, dtype=self.dtype)
+            if a.shape != (n,):
+                raise ValueError(f"gather: local part of shape {a.shape}, expected ({n},)")
+            return a
+
+        return self._c.gather(w, agreed(self.comm, check))
+
+    def free(self):
+        """hspmv_dist_destroy now (collective: every rank at the same point).
+        Otherwise it happens when the last reference goes, which must also be
+        at the same point on every rank; vectors keep the matrix alive."""
+        self._c.free()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.free()
+
+    def __repr__(self):
+        return (f"<hspmv.DistMatrix {self.shape[0]}x{self.shape[1]}, {self.nnz} entries, {self.dtype}, "
+                f"rank {self.comm.rank} of {self.comm.size}: {self.local_shape[0]} rows>")

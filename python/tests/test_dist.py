@@ -1,0 +1,235 @@
+"""test_dist.py — hspmv.DistMatrix under MPI (any rank count; tests/python/run.sh
+runs it at 1 and 3 ranks): products and solves against SciPy, reading with
+each partition and read mode, matrices from each rank's rows in both index
+types and precisions, vectors living in the library's memory, errors the
+same on every rank. Every check is agreed across ranks before it is
+asserted, so that a failure fails every rank instead of hanging the others."""
+import os
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import hspmv
+from conftest import ROOT, within_bound
+
+MPI = pytest.importorskip("mpi4py.MPI")
+# most tests drop their matrices without free() (kept until the end then);
+# test_free_and_the_warning checks the warning and free()
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+comm = MPI.COMM_WORLD
+LAP = os.path.join(ROOT, "matrices", "lap3d_12.mtx")
+NONSYM = os.path.join(ROOT, "matrices", "fem3d_6.mtx")
+RECT_ROWS = 300
+
+
+def everywhere(ok):
+    """ok on every rank (a collective: every rank calls it at the same point)."""
+    return comm.allreduce(bool(ok), op=MPI.LAND)
+
+
+def whole(path, dtype=np.float64):
+    return hspmv.read_csr(path, dtype=dtype)  # every rank reads the small file itself
+
+
+def product_ok(D, A, dtype, seed=7):
+    """D @ x against SciPy's A @ x, x given whole on rank 0 and scattered."""
+    x = np.random.default_rng(seed).uniform(-1, 1, A.shape[1]).astype(dtype)
+    xl = D.scatter(x if comm.rank == 0 else None, "x")
+    y = D.gather(D @ xl, "y")
+    return everywhere(comm.rank != 0 or within_bound(y, A, x, dtype)[0])
+
+
+@pytest.mark.parametrize("partition,read", [("nnz", "root"), ("rows", "parallel"), ("metis", "root")])
+def test_read_and_multiply(partition, read):
+    D = hspmv.DistMatrix.read(LAP, partition=partition, read=read, threads=1)
+    A = whole(LAP)
+    assert everywhere(D.shape == A.shape and D.nnz == A.nnz and D.info["nranks"] == comm.size)
+    assert product_ok(D, A, np.float64)
+    rows, cols = D.ranges()
+    assert everywhere(rows[-1] == A.shape[0] and D.local_shape[0] == rows[comm.rank + 1] - rows[comm.rank])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+def test_from_each_ranks_rows(dtype, index):
+    A = whole(NONSYM, dtype)
+    lo = A.shape[0] * comm.rank // comm.size
+    hi = A.shape[0] * (comm.rank + 1) // comm.size
+    mine = A[lo:hi].tocsr()
+    mine.indptr, mine.indices = mine.indptr.astype(index), mine.indices.astype(index)
+    D = hspmv.DistMatrix(mine, threads=1)
+    # hspmv_dist_create takes 64-bit columns: 32-bit ones are copied
+    assert everywhere(D.copied == (("indptr", "indices") if index == np.int32 else ()))
+    assert everywhere(D.dtype == dtype and D.local_shape[0] == hi - lo)
+    assert product_ok(D, A, dtype)
+
+
+def test_float32_read_and_unsorted_rows():
+    D = hspmv.DistMatrix.read(NONSYM, dtype=np.float32, threads=1, read="parallel")
+    A = whole(NONSYM, np.float32)
+    assert everywhere(D.dtype == np.float32)
+    assert product_ok(D, A, np.float32)
+    # rows whose columns are unsorted and split into duplicates: hspmv_dist_create sums them
+    lo, hi = A.shape[0] * comm.rank // comm.size, A.shape[0] * (comm.rank + 1) // comm.size
+    mine = A[lo:hi].astype(np.float64).tocoo()
+    r = np.concatenate([mine.row, mine.row])[::-1]
+    c = np.concatenate([mine.col, mine.col])[::-1]
+    v = np.concatenate([mine.data * 0.25, mine.data * 0.75])[::-1]
+    U = sp.csr_matrix((hi - lo, A.shape[1]))
+    U.indptr = np.searchsorted(np.sort(r), np.arange(hi - lo + 1)).astype(np.int64)
+    order = np.argsort(r, kind="stable")
+    U.indices, U.data = c[order].astype(np.int64), v[order]
+    assert not U.has_sorted_indices
+    D2 = hspmv.DistMatrix(U, threads=1)
+    assert everywhere(D2.copied == () and D2.nnz == A.nnz)
+    assert product_ok(D2, A.astype(np.float64), np.float64)
+
+
+def test_rectangular_rows():
+    A = sp.random(RECT_ROWS, 200, density=0.05, format="csr", random_state=3)
+    lo, hi = RECT_ROWS * comm.rank // comm.size, RECT_ROWS * (comm.rank + 1) // comm.size
+    D = hspmv.DistMatrix(A[lo:hi], threads=1)
+    assert everywhere(D.shape == A.shape)
+    assert product_ok(D, A, np.float64)
+
+
+def test_vectors_are_the_librarys_memory():
+    D = hspmv.DistMatrix.read(LAP, threads=1)
+    x = D.vector("x")
+    y = D.vector("y")
+    X = D.vector("x", k=3)
+    ok = x.shape == (D.local_shape[1],) and X.shape == (D.local_shape[1], 3) and not x.any()
+    ok = ok and x.flags.writeable and x.flags.c_contiguous and x.dtype == np.float64
+    x[:] = 1.0
+    D.matvec(x, out=y)  # y = A*1 = the row sums
+    A = whole(LAP)
+    yg = D.gather(y, "y")
+    ok = ok and (comm.rank != 0 or np.allclose(yg, A @ np.ones(A.shape[1])))
+    y2 = D @ x  # a new library vector
+    ok = ok and np.array_equal(y2, y)
+    assert everywhere(ok)
+
+
+def test_matrix_freed_while_vectors_live():
+    D = hspmv.DistMatrix.read(LAP, threads=1)
+    x = D.vector("x")
+    y = D @ x
+    del D  # the vectors keep it alive
+    x[:] = 2.0
+    ok = float(x.sum()) == 2.0 * x.size and not y.any()
+    D = hspmv.DistMatrix.read(LAP, threads=1)
+    v = D.vector("x")
+    D.free()  # collective destroy with a vector alive: the vector stays usable
+    v[:] = 3.0
+    ok = ok and float(v.sum()) == 3.0 * v.size
+    with pytest.raises(hspmv.Error):
+        D @ v
+    del v, x, y
+    assert everywhere(ok)
+
+
+@pytest.mark.filterwarnings("default::ResourceWarning")
+def test_free_and_the_warning():
+    import gc
+    import warnings
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with hspmv.DistMatrix.read(LAP, threads=1) as D:
+            x = D.vector("x")
+        D = hspmv.DistMatrix.read(LAP, threads=1)
+        D.free()
+        del D
+        gc.collect()
+        clean = not [m for m in w if issubclass(m.category, ResourceWarning)]
+        D = hspmv.DistMatrix.read(LAP, threads=1)
+        del D  # dropped without free(): a warning, no collective call
+        gc.collect()
+        warned = [m for m in w if issubclass(m.category, ResourceWarning)]
+    x[:] = 1.0  # a vector of a freed matrix stays usable
+    assert everywhere(clean and len(warned) == 1 and "free()" in str(warned[0].message) and x.sum() == x.size)
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab"])
+def test_solvers_against_scipy(method):
+    path = LAP if method == "cg" else NONSYM
+    A = whole(path)
+    D = hspmv.DistMatrix.read(path, threads=1)
+    xs = np.random.default_rng(5).uniform(-1, 1, A.shape[1])
+    b = D.scatter(A @ xs if comm.rank == 0 else None, "y")
+    solver = hspmv.cg if method == "cg" else hspmv.bicgstab
+    x, res = solver(D, b, tol=1e-10, maxit=2000)
+    xg = D.gather(x, "y")
+    ok = res.iterations > 0 and res.relres_true <= 1e-10
+    ok = ok and (comm.rank != 0 or np.abs(xg - xs).max() < 1e-6)
+    iters = comm.allgather(res.iterations)
+    assert everywhere(ok and len(set(iters)) == 1)
+
+
+def test_solver_errors_agree():
+    D = hspmv.DistMatrix.read(LAP, threads=1)
+    b = D.vector("y")
+    b[:] = 1.0
+    with pytest.raises(hspmv.Error) as e:
+        hspmv.cg(D, b, tol=1e-12, maxit=2)
+    msgs = comm.allgather((e.value.code, str(e.value), e.value.result.iterations))
+    assert everywhere(e.value.code == hspmv.ERR_NOCONV and len(set(msgs)) == 1 and e.value.x.shape == b.shape)
+    with pytest.raises(ValueError) as e:  # a wrong length on one rank: every rank raises
+        hspmv.cg(D, b if comm.rank != comm.size - 1 else b[:-1])
+    assert everywhere(f"rank {comm.size - 1}" in str(e.value))
+
+
+def test_read_errors_agree(tmp_path_factory):
+    d = comm.bcast(str(tmp_path_factory.mktemp("bad")) if comm.rank == 0 else None)
+    bad = os.path.join(d, "bad.mtx")
+    if comm.rank == 0:
+        with open(bad, "w") as f:
+            f.write("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n2 x 2.0\n")
+    comm.Barrier()
+    with pytest.raises(hspmv.Error) as e:
+        hspmv.DistMatrix.read(bad)
+    msgs = comm.allgather((e.value.code, str(e.value)))
+    assert everywhere(len(set(msgs)) == 1 and e.value.code == hspmv.ERR_FORMAT and "bad.mtx" in str(e.value))
+    with pytest.raises(ValueError):
+        hspmv.DistMatrix.read(LAP, partition="nosuch")
+    D = hspmv.DistMatrix.read(LAP, threads=1)
+    with pytest.raises(ValueError) as e:  # a wrong whole vector on rank 0: every rank raises
+        D.scatter(np.ones(3) if comm.rank == 0 else None)
+    assert everywhere("rank 0" in str(e.value))
+
+
+def unsupported_skip(fn):
+    """fn(), or a skip on every rank while the library answers ERR_UNSUPPORTED."""
+    try:
+        return fn()
+    except hspmv.Error as e:
+        if everywhere(e.code == hspmv.ERR_UNSUPPORTED):
+            pytest.skip(f"not in this library yet: {e}")
+        raise
+
+
+@pytest.mark.parametrize("halo", ["node", "p2p"])
+def test_transposed_product(halo):
+    A = whole(NONSYM)
+    D = hspmv.DistMatrix.read(NONSYM, threads=1, halo=halo)
+    v = np.random.default_rng(11).uniform(-1, 1, A.shape[0])
+    vl = D.scatter(v if comm.rank == 0 else None, "y")
+    yt = unsupported_skip(lambda: D.rmatvec(vl))
+    assert everywhere(yt.shape == (D.local_shape[1],))
+    got = D.gather(yt, "x")
+    assert everywhere(comm.rank != 0 or within_bound(got, A.T.tocsr(), v, np.float64)[0])
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_block_product(order):
+    A = whole(NONSYM)
+    D = hspmv.DistMatrix.read(NONSYM, threads=1)
+    lo, hi = D.info["col_begin"], D.info["col_end"]
+    X = np.asarray(np.random.default_rng(12).uniform(-1, 1, (A.shape[1], 3)), order=order)
+    Y = unsupported_skip(lambda: D.matmat(np.asarray(X[lo:hi], order=order)))
+    ok = Y.shape == (D.local_shape[0], 3)
+    for j in range(3):
+        yj = D.gather(np.ascontiguousarray(Y[:, j]), "y")
+        ok = ok and (comm.rank != 0 or within_bound(yj, A, X[:, j], np.float64)[0])
+    assert everywhere(ok)
