@@ -18,6 +18,8 @@ struct hspmv_dist_tr {
     hspmv_local *To;   /* the owned part transposed: ncols_local x nrows_local; NULL when it has no entries */
     hspmv_local *Tg;   /* the ghost part transposed: nghost x nrows_local; NULL when it has no entries */
     int k;             /* vectors the buffers hold */
+    int npieces;       /* the owned part of one vector is multiplied in this many parts, messages
+                          progressing between them (as the owned block: halo_plan.c's prepare_owned) */
     hspmv_real *gv;    /* nghost*k: this rank's contributions to the ghost columns, sent to their owners */
     hspmv_real *rv;    /* send_ptr[nsend]*k: the contributions others send to this rank's columns */
     MPI_Request *req;  /* nrecv + nsend entries (at least 1) */
@@ -279,6 +281,21 @@ static int reverse_plan(hspmv_dist *D, hspmv_error *err)
     return rc;
 }
 
+/* Parts of the owned transposed product: one without messages, else one
+   per 2^17 entries (2^15 per thread), at most HSPMV_DIST_PIECES_MAX:
+   without a single-copy transport a message moves only while both ranks
+   are inside MPI (halo_plan.c's prepare_owned says how much that costs).
+   HSPMV_TEST's dist_pieces forces a count. */
+static int owned_pieces(const hspmv_dist *D)
+{
+    long forced = hspmv_test_int(D->test, "dist_pieces", 0);
+    int64_t per = (int64_t)1 << 17, nnz = D->nnz_owned;
+    if (per < (int64_t)D->threads << 15) per = (int64_t)D->threads << 15;
+    if (forced > 0) return forced > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX : (int)forced;
+    if (D->nrecv + D->nsend == 0) return 1;
+    return nnz / per > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX : nnz / per < 1 ? 1 : (int)(nnz / per);
+}
+
 /* The transposed parts and buffers for k vectors, made when missing or
    too small. Collective, agreed (every rank passes the same k, so every
    rank comes here with the same history). */
@@ -303,6 +320,7 @@ static int setup(hspmv_dist *D, int k, hspmv_error *err)
             hspmv_dist_transpose_free(D);
             return rc;
         }
+        t->npieces = owned_pieces(D);
     }
     /* buffers for k vectors */
     int64_t nr = D->send_ptr[D->nsend];
@@ -344,10 +362,10 @@ static int product(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hsp
     if (!t->To) {
         if (nl) memset(Y, 0, sizeof(hspmv_real) * (size_t)(nl * k));
     } else if (k == 1) {
-        for (int c = 0; c < D->npieces; c++) {
+        for (int c = 0; c < t->npieces; c++) {
             int flag;
-            hspmv_local_spmv_part(t->To, c, D->npieces, X, Y, 0);
-            if (c + 1 < D->npieces && n) MPI_Testall(n, t->req, &flag, MPI_STATUSES_IGNORE);
+            hspmv_local_spmv_part(t->To, c, t->npieces, X, Y, 0);
+            if (c + 1 < t->npieces && n) MPI_Testall(n, t->req, &flag, MPI_STATUSES_IGNORE);
         }
     } else {
         hspmv_local_spmm(t->To, 0, k, X, Y, 0, NULL);
