@@ -368,7 +368,7 @@ static void prepare_reference(const args *a, input *in, variant *V, int nv, refe
     if (me == 0) {
         ref->xg = hspmv_malloc(((size_t)nx + 1) * sizeof(hspmv_real));
         ref->yg = hspmv_malloc(((size_t)ny + 1) * sizeof(hspmv_real));
-        nomem |= !ref->xg || !ref->yg || (transpose && hspmv_local_csr_transpose(&in->A, &tA));
+        nomem |= !ref->xg || !ref->yg || (transpose && hspmv_local_csr_transpose(&in->A, &tA, 1));
         if (ref->xg) bu_fill_x(ref->xg, nx);
     }
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

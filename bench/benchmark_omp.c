@@ -388,7 +388,7 @@ int main(int argc, char **argv)
     printf("matrix=%s read_s=%.3f rows=%lld cols=%lld nnz=%lld precision=%s omp_procs=%d\n",
            c.path, bu_now() - t0, (long long)A.nrows, (long long)A.ncols, (long long)A.nnz,
            sizeof(hspmv_real) == 8 ? "double" : "single", omp_get_num_procs());
-    if (transpose && hspmv_local_csr_transpose(&A, &tA)) bu_fail("out of memory transposing the matrix");
+    if (transpose && hspmv_local_csr_transpose(&A, &tA, 1)) bu_fail("out of memory transposing the matrix");
     for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
     hspmv_csr_free(&tA);
     hspmv_csr_free(&A);

@@ -216,7 +216,7 @@ static int prepare(const hspmv_dist *D, const hspmv_csr *A, const char *isa, hsp
     hspmv_opts o;
     int rc;
     if (A->nnz == 0) return HSPMV_OK;
-    if (hspmv_local_csr_transpose(A, &At) != HSPMV_OK)
+    if (hspmv_local_csr_transpose(A, &At, D->threads) != HSPMV_OK)
         return hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory transposing %lld entries", D->rank,
                          (long long)A->nnz);
     hspmv_opts_default(&o);
