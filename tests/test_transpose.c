@@ -207,9 +207,9 @@ static int check_products(hspmv_local *L, const hspmv_csr *At, const char *what,
 
 static void transposed_product_matches_ref(void)
 {
-    static const int64_t shapes[][2] = {{300, 300}, {200, 330}, {330, 200}, {1, 40}, {40, 1}};
+    static const int64_t shapes[][2] = {{300, 300}, {200, 330}, {330, 200}, {1, 40}, {40, 1}, {0, 7}, {7, 0}};
     int cases = 0;
-    for (int s = 0; s < 5; s++) {
+    for (int s = 0; s < 7; s++) {
         hspmv_csr A, At;
         banded(&A, shapes[s][0], shapes[s][1]);
         transpose_slow(&A, &At);
