@@ -2,8 +2,9 @@
    MatMultTranspose_MPIAIJ): the rank's rows transposed into an owned part
    (x-like rows) and a ghost part (one row per ghost column), whose results
    go back to the ghost columns' owners and are summed there: the p2p halo
-   in reverse. Built on the first transposed call from the blocks of either
-   halo mode (decoded back to entries), then kept. */
+   in reverse (halo "node": through a shared window within a node, by
+   message between nodes). Built on the first transposed call from the
+   blocks of either halo mode (decoded back to entries), then kept. */
 #include <limits.h>
 #include <string.h>
 #include "dist.h"
