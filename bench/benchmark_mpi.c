@@ -9,6 +9,7 @@
 #include <string.h>
 #include "bench_stream.h"
 #include "bench_util.h"
+#include "local_calls.h" /* hspmv_local_csr_transpose, for --transpose's check */
 #include "mpi_check.h"
 #include "mpi_gen.h"
 #include "mpi_prog.h"
@@ -24,7 +25,7 @@ static void usage(FILE *f)
             "         [--format %s] [--kernel K] [--threads N] [--reps N]\n"
             "         [--warmup N] [--halo node|p2p|node,p2p] [--node-ranks K] [--caller-x] [--passes N]\n"
             "         [--triad MIB]\n"
-            "         [--json] [--verbose] [--progress auto|on|off]\n"
+            "         [--json] [--verbose] [--progress auto|on|off] [--transpose]\n"
             "       mpirun -n P benchmark-mpi --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Rank 0 reads the matrix and sends each rank its rows (a PETSc binary file, told by its class\n"
             "  id: every rank reads its own rows with MPI-IO); y = A*x is timed with the halo\n"
@@ -52,8 +53,21 @@ static void usage(FILE *f)
             "  --progress: rank 0's lines on stderr for the read, the partitioning and distribution and\n"
             "  the check's preparation (auto: on a terminal after 2 s, elsewhere every 5 s; on: every\n"
             "  2 s and when each step ends; off).\n"
+            "  --transpose: times y = A^T x instead (hspmv_dist_spmm; the first call, which makes the\n"
+            "  transposed parts, is among the warm-up calls), checked against rank 0's A^T (not with\n"
+            "  --read parallel).\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
     bu_format_usage(f, "  ");
+}
+
+/* --transpose: y = A^T x is timed (x y-like, y x-like) and checked against tA = A^T (rank 0). */
+static int transpose;
+static hspmv_csr tA;
+
+/* y = A*x, or y = A^T x with --transpose. */
+static int product(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *e)
+{
+    return transpose ? hspmv_dist_spmm(D, HSPMV_TRANSPOSE, 1, x, y, e) : hspmv_dist_spmv(D, x, y, e);
 }
 
 /* The command line. */
@@ -206,6 +220,7 @@ static void parse_args(int argc, char **argv, args *a)
         else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--verbose")) a->verbose = 1;
         else if (!strcmp(s, "--progress")) bu_progress_set(bu_parse_progress(s, bu_value(argc, argv, &i)));
+        else if (!strcmp(s, "--transpose")) transpose = 1;
         else if (!mg_parse(argc, argv, &i, &a->gen)) mp_other_arg(s, &a->path);
     }
     a->path = mg_finish(&a->gen, a->path);
@@ -286,9 +301,10 @@ static void record_setup(variant *v, const input *in, double dt)
 static void alloc_vectors(variant *v, int caller_x, long nt)
 {
     v->caller_x = caller_x;
-    v->x = caller_x ? hspmv_malloc(((size_t)v->in.ncols_local + 1) * sizeof(hspmv_real))
-                    : hspmv_dist_vec_alloc(v->D, HSPMV_VEC_COLS, 1);
-    v->y = hspmv_dist_vec_alloc(v->D, HSPMV_VEC_ROWS, 1);
+    int64_t nx = transpose ? v->in.nrows_local : v->in.ncols_local;
+    v->x = caller_x ? hspmv_malloc(((size_t)nx + 1) * sizeof(hspmv_real))
+                    : hspmv_dist_vec_alloc(v->D, transpose ? HSPMV_VEC_ROWS : HSPMV_VEC_COLS, 1);
+    v->y = hspmv_dist_vec_alloc(v->D, transpose ? HSPMV_VEC_COLS : HSPMV_VEC_ROWS, 1);
     v->t = malloc(sizeof(double) * (size_t)nt);
     int nomem = !v->x || !v->y || !v->t;
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -380,16 +396,18 @@ static void prepare_reference(const args *a, input *in, variant *V, int nv, refe
     bu_step_end();
     const hspmv_dist_info *in0 = &V[0].in;
     int nomem = 0;
+    int64_t nx = transpose ? in0->nrows : in0->ncols, ny = transpose ? in0->ncols : in0->nrows;
+    if (transpose && ref->rows_check) mp_die_msg("--transpose checks against rank 0's matrix: use --read root");
     if (me == 0) {
-        ref->xg = hspmv_malloc(((size_t)in0->ncols + 1) * sizeof(hspmv_real));
-        ref->yg = hspmv_malloc(((size_t)in0->nrows + 1) * sizeof(hspmv_real));
-        nomem |= !ref->xg || !ref->yg;
-        if (ref->xg) bu_fill_x(ref->xg, in0->ncols);
+        ref->xg = hspmv_malloc(((size_t)nx + 1) * sizeof(hspmv_real));
+        ref->yg = hspmv_malloc(((size_t)ny + 1) * sizeof(hspmv_real));
+        nomem |= !ref->xg || !ref->yg || (transpose && hspmv_local_csr_transpose(&in->A, &tA, 1));
+        if (ref->xg) bu_fill_x(ref->xg, nx);
     }
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (nomem) mp_die_msg("out of memory for the vectors");
     for (int i = 0; i < nv; i++)
-        if (hspmv_dist_scatter(V[i].D, HSPMV_VEC_COLS, ref->xg, V[i].x, &e)) mp_die(&e);
+        if (hspmv_dist_scatter(V[i].D, transpose ? HSPMV_VEC_ROWS : HSPMV_VEC_COLS, ref->xg, V[i].x, &e)) mp_die(&e);
 }
 
 /* t += now, field by field. */
@@ -410,13 +428,13 @@ static void time_variant(variant *v, int pass, long reps, long warmup)
     hspmv_error e = {0, ""};
     double *t = v->t + (size_t)pass * (size_t)reps, tmp[4096];
     for (long r = 0; r < warmup; r++)
-        if (hspmv_dist_spmv(v->D, v->x, v->y, &e)) mp_die(&e);
+        if (product(v->D, v->x, v->y, &e)) mp_die(&e);
     hspmv_dist_timing keep = v->tm, now;
     hspmv_dist_get_timing(v->D, &now, 1); /* the warm-up left out */
     for (long r = 0; r < reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double s = MPI_Wtime();
-        int rc = hspmv_dist_spmv(v->D, v->x, v->y, &e);
+        int rc = product(v->D, v->x, v->y, &e);
         double d = MPI_Wtime() - s;
         MPI_Allreduce(&d, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (rc) mp_die(&e);
@@ -461,8 +479,8 @@ static void check_variant(const input *in, reference *ref, const variant *va, hs
     if (ref->rows_check) {
         if (mc_check(&ref->R, va->D, va->y, ref->yg, bu_x_at, chk, &e)) mp_die(&e);
     } else {
-        if (hspmv_dist_gather(va->D, HSPMV_VEC_ROWS, va->y, ref->yg, &e)) mp_die(&e);
-        if (me == 0) hspmv_ref_check(&in->A, ref->xg, ref->yg, 2.0, chk);
+        if (hspmv_dist_gather(va->D, transpose ? HSPMV_VEC_COLS : HSPMV_VEC_ROWS, va->y, ref->yg, &e)) mp_die(&e);
+        if (me == 0) hspmv_ref_check(transpose ? &tA : &in->A, ref->xg, ref->yg, 2.0, chk);
     }
 }
 
@@ -503,7 +521,7 @@ static void summarize(const args *a, const input *inp, const reference *ref, sum
     const variant *va = s->va;
     const hspmv_dist_info *in = &s->in;
     bu_stats(va->t, (int)s->nt, &s->med, &s->mn, &s->mx);
-    bu_ysums(ref->yg, in->nrows, &s->ysum, &s->ychk);
+    bu_ysums(ref->yg, transpose ? in->ncols : in->nrows, &s->ysum, &s->ychk);
     hspmv_csr sizes = {in->nrows, in->ncols, in->nnz, NULL, NULL, NULL};
     s->bytes = bu_csr_bytes(&sizes);
     s->flops = 2.0 * in->nnz;
@@ -651,7 +669,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
                   "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
                   "\"shm_mb\":%.1f,\"shm_huge_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
                   "\"peak_mb_others\":%.1f,\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,"
-                  "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld"
+                  "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld,\"transpose\":%d"
                 : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
                   "partition_s=%.4f distribute_s=%.4f prepare_s=%.4f read_peak_mb_max=%.1f "
                   "read_peak_mb_root=%.1f read_peak_share_max=%.3f read_gbs=%.3f rows=%lld cols=%lld "
@@ -662,7 +680,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
                   "wait_share=%.4f halo=%s nodes=%d node_ranks=%d pseudo_node_ranks=%d gather=%s owned_share=%d fold_rows=%lld internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
                   "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f shm_huge_mb=%.1f triad_gbs=%.2f "
                   "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
-                  "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld",
+                  "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld transpose=%d",
            a->path, s->prec, P, s->thr, part_names[in->partition], s->read_how, va->su_max[0], va->su_max[1],
            va->su_max[2], va->su_max[3], va->mem_max[0] / 1e6, va->rp_root / 1e6, va->mem_max[1], s->read_gbs,
            (long long)in->nrows, (long long)in->ncols, (long long)in->nnz, s->imb, in->format_counts[1], in->format_counts[2], in->format_counts[3],
@@ -678,7 +696,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
            va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, va->shm_huge_mb, s->triad, inp->peak_read / 1e6,
            inp->peak / 1e6, inp->peak_others / 1e6, s->chk.max_rel, s->chk.avg_rel, (long long)s->chk.violations, s->ysum, s->ychk,
            in->owned.nnz > 0 ? in->owned.isa : in->ghost.isa,
-           in->owned_in_node, (long long)s->chk.overflows);
+           in->owned_in_node, (long long)s->chk.overflows, transpose);
     if (a->json) bu_meta_json(stdout, 0, 0);
     else bu_meta_kv(stdout, 0, 0);
     if (a->json && a->verbose) {
@@ -760,6 +778,7 @@ int main(int argc, char **argv)
     free(V);
     hspmv_free(ref.xg);
     hspmv_free(ref.yg);
+    hspmv_csr_free(&tA);
     hspmv_csr_free(&inp.A);
     if (ref.rows_check) mc_rows_free(&ref.R);
     if (me == 0) bu_check_stdout(); /* results lost on a full disk are a failure */

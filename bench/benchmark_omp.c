@@ -24,7 +24,7 @@ static void usage(FILE *f)
             "usage: %s matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
             "         [--format %s|all[,...]] [--threshold T]\n"
             "         [--kernel K] [--progress auto|on|off]\n"
-            "         [--bw | --no-bw] [--bw-mib M] [--csv FILE]\n"
+            "         [--bw | --no-bw] [--bw-mib M] [--csv FILE] [--transpose]\n"
             "  Prepares the matrix in each format asked for (default all: every format below\n"
             "  but auto, then the automatic choice; a format that\n"
             "  cannot hold the matrix is skipped) and times y = A*x with `threads` OpenMP threads\n"
@@ -40,6 +40,8 @@ static void usage(FILE *f)
             "  CSV schema of docs/programs.md). --progress: lines on stderr for the read and each\n"
             "  format's preparation (auto: on a terminal after 2 s, elsewhere every 5 s; on: every\n"
             "  2 s and when each step ends; off).\n"
+            "  --transpose: times y = A^T x instead (hspmv_local_spmm; its transposed copy\n"
+            "  is made before the timings and counted in the preparation time).\n"
             "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
             "  (OVFL: the matrix's values, not the kernel) or input is bad.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
@@ -103,13 +105,24 @@ static const char *format_note(const hspmv_local_info *in)
     return b;
 }
 
+/* --transpose: y = A^T x is timed and checked against tA = A^T. */
+static int transpose;
+static hspmv_csr tA;
+
+/* y = A*x, or y = A^T x with --transpose. */
+static void product(hspmv_local *L, const hspmv_real *x, hspmv_real *y)
+{
+    if (transpose) hspmv_local_spmm(L, HSPMV_TRANSPOSE, 1, x, y, 0, NULL);
+    else hspmv_local_spmv(L, x, y, 0);
+}
+
 /* Times one round of run r: warmup calls, then `calls` timed calls. */
 static void time_round(run *r, const hspmv_real *x, hspmv_real *y, long warmup, long calls)
 {
-    for (long k = 0; k < warmup; k++) hspmv_local_spmv(r->L, x, y, 0);
+    for (long k = 0; k < warmup; k++) product(r->L, x, y);
     for (long k = 0; k < calls; k++) {
         double t0 = bu_now();
-        hspmv_local_spmv(r->L, x, y, 0);
+        product(r->L, x, y);
         r->t[r->nt++] = bu_now() - t0;
     }
 }
@@ -141,8 +154,9 @@ typedef struct cfg {
 
 /* Prepares every format of c with `threads` threads, probes the bandwidth,
    times the formats in rounds, checks and prints. Returns 1 on a bound violation. */
-static int measure(const cfg *c0, const hspmv_csr *A, int threads)
+static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
 {
+    const hspmv_csr *A = transpose ? &tA : A0; /* the product's matrix: x has A->ncols entries, y A->nrows */
     cfg copy = *c0; /* formats that do not apply to this matrix are dropped */
     const cfg *c = &copy;
     const char *path = c->path;
@@ -174,7 +188,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
         snprintf(step, sizeof(step), "preparing %s with %d threads", fmt_word(r->asked), threads);
         bu_step_begin(step, 0, NULL);
         t0 = bu_now();
-        int rc = hspmv_local_create(A, &o, &r->L, &e);
+        int rc = hspmv_local_create(A0, &o, &r->L, &e);
         if (rc) bu_step_abort(); /* skipped or failed: no "done" */
         else bu_step_end();
         if (rc == HSPMV_ERR_UNSUPPORTED && r->asked != HSPMV_FORMAT_AUTO && nfmt > 1) {
@@ -190,6 +204,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
             strcpy(e.msg, m);
             bu_die(prog, &e);
         }
+        if (transpose && hspmv_local_spmm(r->L, HSPMV_TRANSPOSE, 1, x, y, 0, &e)) bu_die(prog, &e);
         r->build_s = bu_now() - t0;
         hspmv_local_get_info(r->L, &r->info);
         if (r->asked != HSPMV_FORMAT_AUTO && r->info.format != r->asked) {
@@ -236,7 +251,7 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
     int bad = 0, best = -1, autoi = -1, reported = 0;
     for (int f = 0; f < nfmt; f++) {
         run *r = &runs[f];
-        hspmv_local_spmv(r->L, x, y, 0);
+        product(r->L, x, y);
         hspmv_ref_check(A, x, y, 2.0, &r->chk);
         bu_ysums(y, A->nrows, &r->ysum, &r->ychk);
         bu_stats(r->t, r->nt, &r->med, &r->mn, &r->mx);
@@ -274,12 +289,12 @@ static int measure(const cfg *c0, const hspmv_csr *A, int threads)
     for (int f = 0; f < nfmt; f++) {
         run *r = &runs[f];
         double gflops = 2.0 * A->nnz / r->med / 1e9, gbs = r->info.bytes / r->med / 1e9;
-        printf("bench=omp matrix=%s precision=%s threads=%d format=%s asked=%s isa=%s rows=%lld "
+        printf("bench=omp matrix=%s precision=%s transpose=%d threads=%d format=%s asked=%s isa=%s rows=%lld "
                "cols=%lld nnz=%lld nseg=%lld seg_ratio=%.4f threshold=%g reps=%d median_ms=%.6f "
                "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f bytes=%.0f triad_gbs=%.3f "
                "frac_triad=%.4f build_s=%.3f max_rel=%.3e avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g "
                "ychk=%.10g",
-               path, sizeof(hspmv_real) == 8 ? "double" : "single", r->info.threads,
+               path, sizeof(hspmv_real) == 8 ? "double" : "single", transpose, r->info.threads,
                r->info.format_name, fmt_word(r->asked), r->info.isa, (long long)A->nrows,
                (long long)A->ncols, (long long)A->nnz, (long long)r->info.nseg, r->info.seg_ratio,
                c->threshold, r->nt, r->med * 1e3, r->mn * 1e3, r->mx * 1e3, gflops, gbs, r->info.bytes,
@@ -364,6 +379,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--bw-mib")) c.bw_bytes = bu_parse_mib(a, bu_value(argc, argv, &i));
         else if (!strcmp(a, "--csv")) c.csv = bu_value(argc, argv, &i);
         else if (!strcmp(a, "--progress")) bu_progress_set(bu_parse_progress(a, bu_value(argc, argv, &i)));
+        else if (!strcmp(a, "--transpose")) transpose = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -389,7 +405,9 @@ int main(int argc, char **argv)
     printf("matrix=%s read_s=%.3f rows=%lld cols=%lld nnz=%lld precision=%s omp_procs=%d\n",
            c.path, bu_now() - t0, (long long)A.nrows, (long long)A.ncols, (long long)A.nnz,
            sizeof(hspmv_real) == 8 ? "double" : "single", omp_get_num_procs());
+    if (transpose && hspmv_local_csr_transpose(&A, &tA, 1)) bu_fail("out of memory transposing the matrix");
     for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
+    hspmv_csr_free(&tA);
     hspmv_csr_free(&A);
     errno = 0;
     if (c.cf && fclose(c.cf) != 0) bu_fail_status(1, "--csv %s: writing failed: %s", c.csv, strerror(errno));

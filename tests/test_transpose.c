@@ -14,6 +14,7 @@
 #include "local_part.h"
 #include "testlib.h"
 #include "alloc.h"
+#include "util.h" /* hspmv_csr_validate */
 
 static const hspmv_kernel_set *sets[8];
 static int nsets;
@@ -206,9 +207,9 @@ static int check_products(hspmv_local *L, const hspmv_csr *At, const char *what,
 
 static void transposed_product_matches_ref(void)
 {
-    static const int64_t shapes[][2] = {{300, 300}, {200, 330}, {330, 200}, {1, 40}, {40, 1}};
+    static const int64_t shapes[][2] = {{300, 300}, {200, 330}, {330, 200}, {1, 40}, {40, 1}, {0, 7}, {7, 0}};
     int cases = 0;
-    for (int s = 0; s < 5; s++) {
+    for (int s = 0; s < 7; s++) {
         hspmv_csr A, At;
         banded(&A, shapes[s][0], shapes[s][1]);
         transpose_slow(&A, &At);
@@ -294,11 +295,33 @@ static void transposed_copy_is_built_once_and_survives_failures(void)
     csr_free_plain(&At);
 }
 
+/* The counting-sort transpose with several threads (column ranges) gives
+   the one-thread result bit for bit, sorted, on a matrix big enough to be
+   cut (2^16 entries or more). */
+static void threaded_transpose_is_the_one_thread_one(void)
+{
+    hspmv_csr A, T1 = {0}, T3 = {0};
+    hspmv_error e;
+    CHECK(tl_csr_random(&A, 3000, 2500, NULL, 30, 2, 4) == HSPMV_OK && A.nnz >= 65536, "generate");
+    CHECK(hspmv_local_csr_transpose(&A, &T1, 1) == HSPMV_OK, "one thread");
+    CHECK(hspmv_local_csr_transpose(&A, &T3, 3) == HSPMV_OK, "three threads");
+    CHECK(same_csr(&T1, &T3), "three threads differ from one");
+    CHECK(hspmv_csr_validate(&T3, &e) == HSPMV_OK, "not a valid CSR: %s", e.msg);
+    /* and it is A^T: (A^T)^T == A */
+    hspmv_csr B = {0};
+    CHECK(hspmv_local_csr_transpose(&T3, &B, 2) == HSPMV_OK && same_csr(&A, &B), "transposed twice differs");
+    hspmv_csr_free(&A);
+    hspmv_csr_free(&T1);
+    hspmv_csr_free(&T3);
+    hspmv_csr_free(&B);
+}
+
 int main(void)
 {
     nsets = tl_kernel_sets(sets, 8);
     RUN(decode_gives_the_matrix_back);
     RUN(transposed_product_matches_ref);
     RUN(transposed_copy_is_built_once_and_survives_failures);
+    RUN(threaded_transpose_is_the_one_thread_one);
     CHECK_DONE();
 }

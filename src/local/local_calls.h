@@ -64,7 +64,8 @@ int hspmv_local_pick_kernels(const double *t, int ns);
    bits as the CSR L was made from, rows in order (a row's entries in
    column order where the CSR's were). HSPMV_ERR_NOMEM. */
 int hspmv_local_to_csr(const hspmv_local *L, hspmv_csr *A, hspmv_error *err);
-/* *T = A^T (allocated here), by a counting sort: T's rows are sorted.
+/* *T = A^T (allocated here), by a counting sort with up to `threads`
+   OpenMP threads (the same T for any count): T's rows are sorted.
    HSPMV_OK or HSPMV_ERR_NOMEM (T zeroed). */
-int hspmv_local_csr_transpose(const hspmv_csr *A, hspmv_csr *T);
+int hspmv_local_csr_transpose(const hspmv_csr *A, hspmv_csr *T, int threads);
 #endif

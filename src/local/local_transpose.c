@@ -183,20 +183,39 @@ int hspmv_local_to_csr(const hspmv_local *L, hspmv_csr *A, hspmv_error *err)
 }
 
 /* Counting sort by column: row j of T holds column j's entries, by
-   ascending row of A (so T's rows are sorted whatever order A's are in). */
-int hspmv_local_csr_transpose(const hspmv_csr *A, hspmv_csr *T)
+   ascending row of A (so T's rows are sorted whatever order A's are in).
+   With several threads, each takes a range of columns (balanced by
+   entries) and scans all of A for them: every thread reads A's columns
+   once, writes only its own rows of T, and the result is the one-thread
+   one, bit for bit. */
+int hspmv_local_csr_transpose(const hspmv_csr *A, hspmv_csr *T, int threads)
 {
-    if (csr_alloc(T, A->ncols, A->nrows, A->nnz) != HSPMV_OK) return HSPMV_ERR_NOMEM;
+    int nt = threads > 1 && A->nnz >= ((int64_t)1 << 16) ? threads : 1;
+    int64_t *cut = hspmv_alloc_array((size_t)nt + 1, sizeof(int64_t));
+    if (!cut || csr_alloc(T, A->ncols, A->nrows, A->nnz) != HSPMV_OK) {
+        hspmv_free(cut);
+        return HSPMV_ERR_NOMEM;
+    }
     for (int64_t k = 0; k < A->nnz; k++) T->rowptr[A->colind[k] + 1]++;
     for (int64_t j = 0; j < A->ncols; j++) T->rowptr[j + 1] += T->rowptr[j];
-    for (int64_t i = 0; i < A->nrows; i++)
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-            int64_t q = T->rowptr[A->colind[k]]++;
-            T->colind[q] = (int32_t)i;
-            T->val[q] = A->val[k];
-        }
+    hspmv_local_split(T->rowptr, T->nrows, nt, cut); /* column ranges balanced by entries */
+#pragma omp parallel num_threads(nt)
+    HSPMV_FOR_MY_CHUNKS(c, nt) {
+        int64_t j0 = cut[c], j1 = cut[c + 1];
+        int64_t *next = T->rowptr; /* rows [j0, j1) of T: their cursors are T's own entries */
+        for (int64_t i = 0; i < A->nrows; i++)
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+                int64_t j = A->colind[k];
+                if (j < j0 || j >= j1) continue;
+                int64_t q = next[j]++;
+                T->colind[q] = (int32_t)i;
+                T->val[q] = A->val[k];
+            }
+    }
+    /* the cursors ended at the next row's start: shift back */
     for (int64_t j = A->ncols; j > 0; j--) T->rowptr[j] = T->rowptr[j - 1];
     T->rowptr[0] = 0;
+    hspmv_free(cut);
     return HSPMV_OK;
 }
 
@@ -211,7 +230,7 @@ int hspmv_local_transposed(hspmv_local *L, hspmv_error *err)
     int rc;
     if (L->T) return hspmv_ok(err);
     if ((rc = hspmv_local_to_csr(L, &A, err)) != HSPMV_OK) return rc;
-    rc = hspmv_local_csr_transpose(&A, &At);
+    rc = hspmv_local_csr_transpose(&A, &At, L->threads);
     hspmv_csr_free(&A);
     if (rc) return hspmv_err(err, rc, "hspmv_local_spmm: out of memory for the transposed copy (%lld entries)",
                              (long long)L->nnz);

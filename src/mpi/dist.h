@@ -158,8 +158,9 @@ int hspmv_halo_progress(hspmv_dist *D);
    not): the first call decodes this rank's blocks (either halo mode) into
    the transposed owned part and ghost part (as much memory again as the
    blocks), and in halo "node" makes the rank-to-rank plan from the ghost
-   columns; later calls reuse them (buffers grow with k). Collective;
-   allocation failures agreed. */
+   columns and a node window where the ranks of a node leave their ghost
+   results for each other; later calls reuse them (buffers grow with k).
+   Collective; allocation failures agreed. */
 int hspmv_dist_spmm_transpose(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
 /* Frees D->tr (hspmv_dist_destroy). */
 void hspmv_dist_transpose_free(hspmv_dist *D);

@@ -2,8 +2,9 @@
    MatMultTranspose_MPIAIJ): the rank's rows transposed into an owned part
    (x-like rows) and a ghost part (one row per ghost column), whose results
    go back to the ghost columns' owners and are summed there: the p2p halo
-   in reverse. Built on the first transposed call from the blocks of either
-   halo mode (decoded back to entries), then kept. */
+   in reverse (halo "node": through a shared window within a node, by
+   message between nodes). Built on the first transposed call from the
+   blocks of either halo mode (decoded back to entries), then kept. */
 #include <limits.h>
 #include <string.h>
 #include "dist.h"
@@ -18,9 +19,22 @@ struct hspmv_dist_tr {
     hspmv_local *To;   /* the owned part transposed: ncols_local x nrows_local; NULL when it has no entries */
     hspmv_local *Tg;   /* the ghost part transposed: nghost x nrows_local; NULL when it has no entries */
     int k;             /* vectors the buffers hold */
-    hspmv_real *gv;    /* nghost*k: this rank's contributions to the ghost columns, sent to their owners */
+    int npieces;       /* the owned part of one vector is multiplied in this many parts, messages
+                          progressing between them (as the owned block: halo_plan.c's prepare_owned) */
+    hspmv_real *gv;    /* nghost*k: this rank's contributions to the ghost columns, sent to their owners
+                          (halo node: its two halves of the node window, by call parity) */
     hspmv_real *rv;    /* send_ptr[nsend]*k: the contributions others send to this rank's columns */
     MPI_Request *req;  /* nrecv + nsend entries (at least 1) */
+    /* halo node: the ranks of a node leave their contributions in a shared window, where the
+       owners read them; only those for other nodes travel by message */
+    MPI_Win win;
+    int have_win;
+    uint64_t calls;    /* products so far (the parity of gv's half) */
+    hspmv_real **peer; /* node size entries: each node rank's two halves */
+    int64_t *half;     /* node size entries: the length of each node rank's half */
+    int *peer_q;       /* nsend entries: node rank of sender s, -1 when on another node */
+    int64_t *peer_off; /* nsend entries: where sender s's ghosts of this rank start in its gv */
+    int *on_node;      /* nrecv entries: 1 when owner r is on this node (nothing sent) */
 };
 
 /* Where a block's columns point (how its column c becomes a global column). */
@@ -214,7 +228,7 @@ static int prepare(const hspmv_dist *D, const hspmv_csr *A, const char *isa, hsp
     hspmv_opts o;
     int rc;
     if (A->nnz == 0) return HSPMV_OK;
-    if (hspmv_local_csr_transpose(A, &At) != HSPMV_OK)
+    if (hspmv_local_csr_transpose(A, &At, D->threads) != HSPMV_OK)
         return hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory transposing %lld entries", D->rank,
                          (long long)A->nnz);
     hspmv_opts_default(&o);
@@ -235,17 +249,98 @@ static const char *blocks_isa(const hspmv_dist *D)
     return li.isa;
 }
 
+/* Frees the node window (collective over the node). */
+static void window_free(hspmv_dist_tr *t)
+{
+    if (t->have_win) {
+        MPI_Win_unlock_all(t->win);
+        MPI_Win_free(&t->win);
+    }
+    t->have_win = 0;
+    t->gv = NULL;
+}
+
 void hspmv_dist_transpose_free(hspmv_dist *D)
 {
     hspmv_dist_tr *t = D->tr;
     if (!t) return;
     hspmv_local_destroy(&t->To);
     hspmv_local_destroy(&t->Tg);
-    hspmv_free(t->gv);
+    if (t->have_win) window_free(t);
+    else hspmv_free(t->gv);
     hspmv_free(t->rv);
     hspmv_free(t->req);
+    hspmv_free(t->peer);
+    hspmv_free(t->half);
+    hspmv_free(t->peer_q);
+    hspmv_free(t->peer_off);
+    hspmv_free(t->on_node);
     hspmv_free(t);
     D->tr = NULL;
+}
+
+/* Halo node: which senders and owners are on this node, and where each
+   sender's ghosts of this rank start in its gv (one MPI_Alltoall of those
+   starts). Collective, agreed. */
+static int node_lists(hspmv_dist *D, hspmv_dist_tr *t, hspmv_error *err)
+{
+    const hspmv_node *N = D->node;
+    int P = D->size, rc = HSPMV_OK;
+    int64_t *mine = hspmv_alloc_array((size_t)P, sizeof(int64_t)), *theirs = hspmv_alloc_array((size_t)P, sizeof(int64_t));
+    t->peer = hspmv_calloc((size_t)N->size, sizeof(hspmv_real *));
+    t->half = hspmv_calloc((size_t)N->size, sizeof(int64_t));
+    t->peer_q = hspmv_alloc_array((size_t)D->nsend + 1, sizeof(int));
+    t->peer_off = hspmv_alloc_array((size_t)D->nsend + 1, sizeof(int64_t));
+    t->on_node = hspmv_alloc_array((size_t)D->nrecv + 1, sizeof(int));
+    if (!mine || !theirs || !t->peer || !t->half || !t->peer_q || !t->peer_off || !t->on_node)
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the transposed node plan", D->rank);
+    if (!(rc = hspmv_dist_agree(D->comm, rc, err))) {
+        for (int q = 0; q < P; q++) mine[q] = -1;
+        for (int r = 0; r < D->nrecv; r++) {
+            mine[D->recv_rank[r]] = D->recv_ptr[r];
+            t->on_node[r] = hspmv_node_rank_of(N, D->recv_rank[r]) >= 0;
+        }
+        if (MPI_Alltoall(mine, 1, MPI_INT64_T, theirs, 1, MPI_INT64_T, D->comm) != MPI_SUCCESS)
+            rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Alltoall of the transposed plan failed", D->rank);
+        for (int s = 0; !rc && s < D->nsend; s++) {
+            t->peer_q[s] = hspmv_node_rank_of(N, D->send_rank[s]);
+            t->peer_off[s] = theirs[D->send_rank[s]];
+        }
+        rc = hspmv_dist_agree(D->comm, rc, err);
+    }
+    hspmv_free(mine);
+    hspmv_free(theirs);
+    return rc;
+}
+
+/* Halo node: gv as this rank's part of a node window of two halves of
+   nghost*k values, and every node rank's part mapped. Collective over
+   D->comm (agreed). */
+static int node_window(hspmv_dist *D, hspmv_dist_tr *t, int k, hspmv_error *err)
+{
+    const hspmv_node *N = D->node;
+    int64_t h = D->nghost * k > 0 ? D->nghost * k : 1;
+    hspmv_real *mine = NULL;
+    int rc = HSPMV_OK;
+    if (MPI_Win_allocate_shared((MPI_Aint)(2 * h * (int64_t)sizeof(hspmv_real)), sizeof(hspmv_real), MPI_INFO_NULL,
+                                N->comm, &mine, &t->win) != MPI_SUCCESS)
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: no shared window of %lld values for the transposed product",
+                       D->rank, (long long)(2 * h));
+    else {
+        t->have_win = 1;
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, t->win);
+        t->gv = mine;
+        for (int q = 0; q < N->size && !rc; q++) {
+            MPI_Aint sz;
+            int du;
+            void *b = NULL;
+            if (MPI_Win_shared_query(t->win, q, &sz, &du, &b) != MPI_SUCCESS || !b)
+                rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Win_shared_query gave no memory", D->rank);
+            t->peer[q] = b;
+            t->half[q] = (int64_t)sz / (int64_t)sizeof(hspmv_real) / 2;
+        }
+    }
+    return hspmv_dist_agree(D->comm, rc, err);
 }
 
 /* Node mode keeps no rank-to-rank plan: it is made from the ghost columns
@@ -279,6 +374,21 @@ static int reverse_plan(hspmv_dist *D, hspmv_error *err)
     return rc;
 }
 
+/* Parts of the owned transposed product: one without messages, else one
+   per 2^17 entries (2^15 per thread), at most HSPMV_DIST_PIECES_MAX:
+   without a single-copy transport a message moves only while both ranks
+   are inside MPI (halo_plan.c's prepare_owned says how much that costs).
+   HSPMV_TEST's dist_pieces forces a count. */
+static int owned_pieces(const hspmv_dist *D)
+{
+    long forced = hspmv_test_int(D->test, "dist_pieces", 0);
+    int64_t per = (int64_t)1 << 17, nnz = D->nnz_owned;
+    if (per < (int64_t)D->threads << 15) per = (int64_t)D->threads << 15;
+    if (forced > 0) return forced > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX : (int)forced;
+    if (D->nrecv + D->nsend == 0) return 1;
+    return nnz / per > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX : nnz / per < 1 ? 1 : (int)(nnz / per);
+}
+
 /* The transposed parts and buffers for k vectors, made when missing or
    too small. Collective, agreed (every rank passes the same k, so every
    rank comes here with the same history). */
@@ -303,14 +413,22 @@ static int setup(hspmv_dist *D, int k, hspmv_error *err)
             hspmv_dist_transpose_free(D);
             return rc;
         }
+        t->npieces = owned_pieces(D);
+        if (D->halo == HSPMV_HALO_NODE && (rc = node_lists(D, t, err))) {
+            hspmv_dist_transpose_free(D);
+            return rc;
+        }
     }
     /* buffers for k vectors */
     int64_t nr = D->send_ptr[D->nsend];
-    hspmv_free(t->gv);
+    if (t->have_win) window_free(t);
+    else hspmv_free(t->gv);
     hspmv_free(t->rv);
     hspmv_free(t->req);
     t->k = 0;
-    t->gv = hspmv_alloc_pages((size_t)(D->nghost ? D->nghost * k : 1), sizeof(hspmv_real));
+    t->gv = NULL;
+    if (D->halo == HSPMV_HALO_NODE && (rc = node_window(D, t, k, err))) return rc;
+    if (!t->gv) t->gv = hspmv_alloc_pages((size_t)(D->nghost ? D->nghost * k : 1), sizeof(hspmv_real));
     t->rv = hspmv_alloc_pages((size_t)(nr ? nr * k : 1), sizeof(hspmv_real));
     t->req = hspmv_alloc_array((size_t)(D->nrecv + D->nsend + 1), sizeof(MPI_Request));
     if (!t->gv || !t->rv || !t->req)
@@ -329,38 +447,52 @@ static int setup(hspmv_dist *D, int k, hspmv_error *err)
 static int product(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
 {
     hspmv_dist_tr *t = D->tr;
-    int rc = HSPMV_OK, n = 0;
+    int rc = HSPMV_OK, n = 0, b = (int)(t->calls++ & 1);
     int64_t nl = D->ncols_local;
-    if (t->Tg) hspmv_local_spmm(t->Tg, 0, k, X, t->gv, 0, NULL);
-    else if (D->nghost) memset(t->gv, 0, sizeof(hspmv_real) * (size_t)(D->nghost * k));
+    /* halo node: this call's half of the window (a rank writes half b again in call n+2 only after
+       every rank of the node passed call n+1's barrier, so after they read it in call n) */
+    hspmv_real *gv = t->have_win ? t->gv + b * t->half[D->node->rank] : t->gv;
+    if (t->Tg) hspmv_local_spmm(t->Tg, 0, k, X, gv, 0, NULL);
+    else if (D->nghost) memset(gv, 0, sizeof(hspmv_real) * (size_t)(D->nghost * k));
     for (int s = 0; s < D->nsend; s++) /* what this rank owns and others have as ghosts */
-        if (MPI_Irecv(t->rv + D->send_ptr[s] * k, (int)((D->send_ptr[s + 1] - D->send_ptr[s]) * k), HSPMV_MPI_REAL,
+        if (!(t->have_win && t->peer_q[s] >= 0) &&
+            MPI_Irecv(t->rv + D->send_ptr[s] * k, (int)((D->send_ptr[s + 1] - D->send_ptr[s]) * k), HSPMV_MPI_REAL,
                       D->send_rank[s], TAG_TRANSPOSE, D->comm, &t->req[n++]) != MPI_SUCCESS)
             rc = HSPMV_ERR_MPI;
     for (int r = 0; r < D->nrecv; r++)
-        if (MPI_Isend(t->gv + D->recv_ptr[r] * k, (int)((D->recv_ptr[r + 1] - D->recv_ptr[r]) * k), HSPMV_MPI_REAL,
+        if (!(t->have_win && t->on_node[r]) &&
+            MPI_Isend(gv + D->recv_ptr[r] * k, (int)((D->recv_ptr[r + 1] - D->recv_ptr[r]) * k), HSPMV_MPI_REAL,
                       D->recv_rank[r], TAG_TRANSPOSE, D->comm, &t->req[n++]) != MPI_SUCCESS)
             rc = HSPMV_ERR_MPI;
+    if (t->have_win) { /* the node's contributions are in place */
+        MPI_Win_sync(t->win);
+        if (MPI_Barrier(D->node->comm) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
+        MPI_Win_sync(t->win);
+    }
     if (!t->To) {
         if (nl) memset(Y, 0, sizeof(hspmv_real) * (size_t)(nl * k));
     } else if (k == 1) {
-        for (int c = 0; c < D->npieces; c++) {
+        for (int c = 0; c < t->npieces; c++) {
             int flag;
-            hspmv_local_spmv_part(t->To, c, D->npieces, X, Y, 0);
-            if (c + 1 < D->npieces && n) MPI_Testall(n, t->req, &flag, MPI_STATUSES_IGNORE);
+            hspmv_local_spmv_part(t->To, c, t->npieces, X, Y, 0);
+            if (c + 1 < t->npieces && n) MPI_Testall(n, t->req, &flag, MPI_STATUSES_IGNORE);
         }
     } else {
         hspmv_local_spmm(t->To, 0, k, X, Y, 0, NULL);
     }
     if (n && MPI_Waitall(n, t->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
     const int32_t *si = D->send_idx;
-    const hspmv_real *rv = t->rv;
-    int64_t nr = D->send_ptr[D->nsend];
-    if (k == 1)
-        for (int64_t e = 0; e < nr; e++) Y[si[e]] += rv[e];
-    else
-        for (int64_t e = 0; e < nr; e++)
-            for (int j = 0; j < k; j++) Y[(int64_t)si[e] * k + j] += rv[e * k + j];
+    for (int s = 0; s < D->nsend; s++) { /* senders in order: the same sums every call */
+        int64_t e0 = D->send_ptr[s], e1 = D->send_ptr[s + 1];
+        const hspmv_real *rv = t->rv + e0 * k; /* rv[(e - e0)*k + j]: value j of entry e */
+        if (t->have_win && t->peer_q[s] >= 0) /* read where sender s left it */
+            rv = t->peer[t->peer_q[s]] + b * t->half[t->peer_q[s]] + t->peer_off[s] * k;
+        if (k == 1)
+            for (int64_t e = e0; e < e1; e++) Y[si[e]] += rv[e - e0];
+        else
+            for (int64_t e = e0; e < e1; e++)
+                for (int j = 0; j < k; j++) Y[(int64_t)si[e] * k + j] += rv[(e - e0) * k + j];
+    }
     if (rc) return hspmv_err(err, rc, "rank %d: the transposed halo exchange failed", D->rank);
     return hspmv_ok(err);
 }

@@ -143,6 +143,8 @@ static void transposed_product_matches_ref(void)
         whole(&A, mats[a].kind, mats[a].n, mats[a].m, 5 + (uint64_t)a);
         transpose_slow(&A, &At);
         for (int md = 0; md < (int)(sizeof(modes) / sizeof(modes[0])); md++) {
+            /* every set-up on the stencil (folded rows); four on the random square, two on the rectangular */
+            if (mats[a].kind == 0 && md != 0 && md != 2 && md != 5 && (mats[a].n != mats[a].m || md != 3)) continue;
             hspmv_opts o;
             hspmv_dist *D = NULL;
             hspmv_error e;
