@@ -42,6 +42,7 @@ enum { CG = 0, BICG = 1 };
 /* What one solve gave; the same on every rank of its communicator. */
 typedef struct run {
     int rc, agreed;      /* status; 1 when every rank had the same status and message */
+    int reason;          /* hspmv_solver_result.reason */
     int64_t its;
     double relres, relres_true;
     double err_max, err2; /* max|x - 1|, ||x - 1||_2 (b = A*1 only) */
@@ -83,8 +84,10 @@ static run solve_dist(hspmv_dist *D, int method, const hspmv_real *diag, double 
     o.diag = diag;
     o.history = hist;
     o.history_len = hlen;
+    o.method = method == CG ? HSPMV_SOLVER_CG : HSPMV_SOLVER_BICGSTAB;
     hspmv_solver_result res;
-    R.rc = method == CG ? hspmv_cg_solve(D, b, x, &o, &res, &e) : hspmv_bicgstab_solve(D, b, x, &o, &res, &e);
+    R.rc = hspmv_solve(D, b, x, &o, &res, &e);
+    R.reason = res.reason;
     R.agreed = same_everywhere(comm, R.rc, R.rc ? e.msg : "");
     snprintf(R.msg, sizeof(R.msg), "%s", R.rc ? e.msg : "");
     R.its = res.iterations;
@@ -127,7 +130,7 @@ static run solve_root(MPI_Comm comm, const hspmv_csr *A, int part, int method, i
         return R;
     }
     hspmv_real *diag = jacobi ? hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1) : NULL;
-    if (jacobi && hspmv_solver_diag_root(D, r == 0 ? A : NULL, diag, &e)) {
+    if (jacobi && hspmv_dist_get_diagonal(D, diag, &e)) {
         R.rc = -HSPMV_ERR_ARG;
         snprintf(R.msg, sizeof(R.msg), "diag: %s", e.msg);
     } else
@@ -438,7 +441,10 @@ static void rhs_near_1e300_and_1e_minus_300_solve_like_rhs_near_1(void)
             hspmv_solver_result res;
             for (int64_t j = 0; j < in.nrows_local; j++) b[j] = (hspmv_real)(b1[j] * sc);
             for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 0;
-            int rc = method == CG ? hspmv_cg_solve(D, b, x, NULL, &res, &e) : hspmv_bicgstab_solve(D, b, x, NULL, &res, &e);
+            hspmv_solver_opts so;
+            hspmv_solver_opts_default(&so);
+            so.method = method == CG ? HSPMV_SOLVER_CG : HSPMV_SOLVER_BICGSTAB;
+            int rc = hspmv_solve(D, b, x, &so, &res, &e);
             for (int64_t j = 0; j < in.ncols_local; j++) err = fmax(err, fabs((double)x[j] / sc - 1));
             MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             CHECK(rc == HSPMV_OK && err < 1e-5, "method %d, b = %g * A*1: rc %d (%s), max|x/s - 1| = %.3g", method, sc,
@@ -452,7 +458,7 @@ static void rhs_near_1e300_and_1e_minus_300_solve_like_rhs_near_1(void)
                        (long long)res.iterations, res.relres, (long long)r1.iterations, r1.relres);
         }
     b[0] = (hspmv_real)INFINITY; /* a non-finite b is refused on every rank */
-    int rc = hspmv_cg_solve(D, b, x, NULL, NULL, &e);
+    int rc = hspmv_solve(D, b, x, NULL, NULL, &e);
     CHECK(rc == HSPMV_ERR_ARG && strstr(e.msg, "inf or nan") && same_everywhere(MPI_COMM_WORLD, rc, e.msg),
           "inf in b: rc %d: %s", rc, e.msg);
     hspmv_free(x);
@@ -476,8 +482,9 @@ static void bad_arguments_agree_and_zero_rhs(void)
         hspmv_error e;
         if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, NULL, &D, &e) == HSPMV_OK) {
             hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
-            int rc = hspmv_cg_solve(D, b, x, NULL, NULL, &e);
-            CHECK(rc == HSPMV_ERR_ARG && same_everywhere(MPI_COMM_WORLD, rc, e.msg), "non-square: %d %s", rc, e.msg);
+            int rc = hspmv_solve(D, b, x, NULL, NULL, &e);
+            CHECK(rc == HSPMV_ERR_ARG && same_everywhere(MPI_COMM_WORLD, rc, e.msg) && strstr(e.msg, "not square"),
+                  "non-square: %d %s", rc, e.msg);
             hspmv_free(x);
             hspmv_free(b);
             hspmv_dist_destroy(&D);
@@ -493,11 +500,19 @@ static void bad_arguments_agree_and_zero_rhs(void)
         hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
         for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 7;
         hspmv_solver_result res;
-        int rc = hspmv_bicgstab_solve(D, b, x, NULL, &res, &e);
-        int nz = 0;
-        for (int64_t j = 0; j < in.ncols_local; j++) nz += x[j] != 0;
-        CHECK(rc == HSPMV_OK && res.iterations == 0 && nz == 0, "b = 0: %d, %lld its, %d non-zeros", rc,
-              (long long)res.iterations, nz);
+        hspmv_solver_opts so;
+        hspmv_solver_opts_default(&so);
+        for (int m = HSPMV_SOLVER_CG; m <= HSPMV_SOLVER_LSQR; m++) { /* every method: x = 0, CONVERGED_ZERO_RHS */
+            for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 7;
+            so.method = m;
+            int rc = hspmv_solve(D, b, x, &so, &res, &e);
+            int nz = 0;
+            for (int64_t j = 0; j < in.ncols_local; j++) nz += x[j] != 0;
+            CHECK(rc == HSPMV_OK && res.iterations == 0 && nz == 0 && res.reason == HSPMV_CONVERGED_ZERO_RHS &&
+                      !strcmp(res.reason_name, "CONVERGED_ZERO_RHS"),
+                  "method %d, b = 0: %d, %lld its, %d non-zeros, %s", m, rc, (long long)res.iterations, nz,
+                  res.reason_name);
+        }
         hspmv_free(x);
         hspmv_free(b);
         hspmv_dist_destroy(&D);
