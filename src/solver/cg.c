@@ -65,7 +65,7 @@ int hspmv_solver_cg(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real
             break;
         }
         if (!(rz > 0)) {
-            rc = hspmv_solver_stop(w, rz == rz ? HSPMV_DIVERGED_INDEFINITE_PC : HSPMV_DIVERGED_NANORINF, err,
+            rc = hspmv_solver_stop(w, isfinite(rz) ? HSPMV_DIVERGED_INDEFINITE_PC : HSPMV_DIVERGED_NANORINF, err,
                                    "%s: breakdown at iteration %lld: r'M^-1r = %.3e <= 0 (Jacobi diagonal not "
                                    "positive)", who, (long long)it + 1, rz);
             break;
@@ -73,10 +73,14 @@ int hspmv_solver_cg(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real
         fail = hspmv_solver_spmv(w, p, q);
         s[0] = hspmv_sv_dot(w, p, q);
         if ((rc = hspmv_solver_sum(w, s, 1, fail, who, err))) return rc;
+        if (!isfinite(s[0])) { /* an overflowing A*p: alpha would be 0 and x stall */
+            rc = hspmv_solver_stop(w, HSPMV_DIVERGED_NANORINF, err, "%s: breakdown at iteration %lld: p'Ap = %.3e "
+                                   "is not finite", who, (long long)it + 1, s[0]);
+            break;
+        }
         if (!(s[0] > 0)) {
-            rc = hspmv_solver_stop(w, s[0] == s[0] ? HSPMV_DIVERGED_INDEFINITE_MAT : HSPMV_DIVERGED_NANORINF, err,
-                                   "%s: breakdown at iteration %lld: p'Ap = %.3e <= 0 (matrix not symmetric "
-                                   "positive definite)", who, (long long)it + 1, s[0]);
+            rc = hspmv_solver_stop(w, HSPMV_DIVERGED_INDEFINITE_MAT, err, "%s: breakdown at iteration %lld: p'Ap = "
+                                   "%.3e <= 0 (matrix not symmetric positive definite)", who, (long long)it + 1, s[0]);
             break;
         }
         double alpha = rz / s[0];

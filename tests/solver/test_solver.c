@@ -42,7 +42,8 @@ enum { CG = 0, BICG = 1 };
 /* What one solve gave; the same on every rank of its communicator. */
 typedef struct run {
     int rc, agreed;      /* status; 1 when every rank had the same status and message */
-    int reason;          /* hspmv_solver_result.reason */
+    int reason;          /* hspmv_solver_result.reason, and its name */
+    char reason_name[32];
     int64_t its;
     double relres, relres_true;
     double err_max, err2; /* max|x - 1|, ||x - 1||_2 (b = A*1 only) */
@@ -88,6 +89,7 @@ static run solve_dist(hspmv_dist *D, int method, const hspmv_real *diag, double 
     hspmv_solver_result res;
     R.rc = hspmv_solve(D, b, x, &o, &res, &e);
     R.reason = res.reason;
+    snprintf(R.reason_name, sizeof(R.reason_name), "%s", res.reason_name ? res.reason_name : "(null)");
     R.agreed = same_everywhere(comm, R.rc, R.rc ? e.msg : "");
     snprintf(R.msg, sizeof(R.msg), "%s", R.rc ? e.msg : "");
     R.its = res.iterations;
@@ -227,6 +229,8 @@ static void check_case(const scase *c)
         run R = solve_root(MPI_COMM_WORLD, &A, part, c->method, c->jacobi, TOL, c->maxit, 0, NULL);
         const char *pn = part_name[part];
         CHECK(R.rc == HSPMV_OK, "%s %s: %s", c->path, pn, R.msg);
+        CHECK(R.reason == HSPMV_CONVERGED_RTOL && !strcmp(R.reason_name, "CONVERGED_RTOL"), "%s %s: reason %d %s",
+              c->path, pn, R.reason, R.reason_name);
         CHECK(R.agreed, "%s %s: ranks disagree on the status", c->path, pn);
         CHECK(R.relres_true <= TOL, "%s %s: true residual %.3e", c->path, pn, R.relres_true);
         CHECK(c->method == CG ? its_close(R.its, S.its) : its_close_bicg(R.its, S.its),
@@ -363,6 +367,8 @@ static void cg_reports_breakdown_or_noconv_when_not_spd(void)
     run R = solve_root(MPI_COMM_WORLD, &A, HSPMV_PART_NNZ, CG, 0, TOL, 1000, 0, NULL);
     CHECK(R.rc == HSPMV_ERR_BREAKDOWN && R.its == 0 && R.agreed, "-lap2d: status %d after %lld: %s", R.rc,
           (long long)R.its, R.msg);
+    CHECK(R.reason == HSPMV_DIVERGED_INDEFINITE_MAT && !strcmp(R.reason_name, "DIVERGED_INDEFINITE_MAT"),
+          "-lap2d: reason %d %s", R.reason, R.reason_name);
     /* and Jacobi with a negative diagonal on the SPD Laplacian (M not SPD) */
     if (me == 0)
         for (int64_t k = 0; k < A.nnz; k++) A.val[k] = -A.val[k];
@@ -375,6 +381,8 @@ static void cg_reports_breakdown_or_noconv_when_not_spd(void)
         for (int64_t i = 0; i < in.nrows_local; i++) d[i] = -4;
         R = solve_dist(D, CG, d, TOL, 1000, 0, NULL, NULL, 0);
         CHECK(R.rc == HSPMV_ERR_BREAKDOWN && R.agreed, "negative Jacobi: status %d: %s", R.rc, R.msg);
+        CHECK(R.reason == HSPMV_DIVERGED_INDEFINITE_PC && !strcmp(R.reason_name, "DIVERGED_INDEFINITE_PC"),
+              "negative Jacobi: reason %d %s", R.reason, R.reason_name);
         hspmv_free(d);
         hspmv_dist_destroy(&D);
     }
@@ -400,6 +408,8 @@ static void too_small_maxit_reports_noconv(void)
         run R = solve_dist(D, m, NULL, TOL, 5, 0, NULL, hist, 8);
         CHECK(R.rc == HSPMV_ERR_NOCONV && R.its == 5 && R.agreed, "%s: status %d after %lld", m ? "bicgstab" : "cg",
               R.rc, (long long)R.its);
+        CHECK(R.reason == HSPMV_DIVERGED_ITS && !strcmp(R.reason_name, "DIVERGED_ITS"), "reason %d %s", R.reason,
+              R.reason_name);
         CHECK(hist[0] == 1 && hist[5] == R.relres && hist[6] == -1, "history %g .. %g", hist[0], hist[5]);
         CHECK(R.relres_true > TOL && fabs(R.relres_true - R.relres) < 1e-3 * R.relres, "true %.3e rec %.3e",
               R.relres_true, R.relres);
@@ -572,6 +582,61 @@ static int convdiff_solve(MPI_Comm comm, int64_t m, run R[2])
     return rc;
 }
 
+/* My rows [lo, hi) of an n x n matrix: "swap" exchanges the entries of
+   each pair (2k, 2k+1) (row i has a 1 in column i^1), "big" is 1e308 times
+   the identity (in single precision 3e38). */
+static hspmv_dist *own_rows_matrix(const char *kind, int64_t n, hspmv_error *e)
+{
+    int64_t lo = n * me / P, hi = n * (me + 1) / P, rp[4096 + 1], ci[4096];
+    hspmv_real v[4096];
+    hspmv_dist *D = NULL;
+    if (hi - lo > 4096) return NULL;
+    rp[0] = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        ci[i - lo] = strcmp(kind, "swap") ? i : i ^ 1;
+        v[i - lo] = strcmp(kind, "swap") ? (hspmv_real)(SINGLE ? 3e38 : 1e308) : 1;
+        rp[i - lo + 1] = i - lo + 1;
+    }
+    hspmv_dist_create(MPI_COMM_WORLD, hi - lo, n, -1, rp, ci, v, NULL, &D, e);
+    return D;
+}
+
+/* The DIVERGED_ reasons not seen elsewhere, each on a matrix that must
+   give it at iteration 1 on any rank count: BiCGStab on the pair swap with
+   b = 1 on even rows (r0'v = r0'A r0 = 0, no progress yet:
+   DIVERGED_BREAKDOWN); CG on 1e308*I (float: 3e38) with b = 2 (A*p
+   overflows to inf in the working precision: DIVERGED_NANORINF). Statuses, reasons and messages are every rank's. */
+static void breakdown_and_nan_or_inf_reasons(void)
+{
+    static const struct { const char *kind; int method, reason, status; const char *name; } cs[] = {
+        {"swap", HSPMV_SOLVER_BICGSTAB, HSPMV_DIVERGED_BREAKDOWN, HSPMV_ERR_BREAKDOWN, "DIVERGED_BREAKDOWN"},
+        {"big", HSPMV_SOLVER_CG, HSPMV_DIVERGED_NANORINF, HSPMV_ERR_BREAKDOWN, "DIVERGED_NANORINF"},
+    };
+    for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]); c++) {
+        hspmv_error e = {0, ""};
+        hspmv_dist *D = own_rows_matrix(cs[c].kind, 64, &e);
+        CHECK(D != NULL, "%s: %s", cs[c].kind, e.msg);
+        if (!D) continue;
+        hspmv_dist_info in;
+        hspmv_dist_get_info(D, &in);
+        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
+        for (int64_t i = 0; i < in.nrows_local; i++) b[i] = c == 0 ? (hspmv_real)((in.row_begin + i) % 2 == 0) : 2;
+        hspmv_solver_opts so;
+        hspmv_solver_opts_default(&so);
+        so.method = cs[c].method;
+        hspmv_solver_result res;
+        int rc = hspmv_solve(D, b, x, &so, &res, &e);
+        CHECK(rc == cs[c].status && res.reason == cs[c].reason && !strcmp(res.reason_name, cs[c].name) &&
+                  res.iterations == 0 && same_everywhere(MPI_COMM_WORLD, rc, e.msg),
+              "%s: status %d, reason %d %s after %lld: %s", cs[c].kind, rc, res.reason, res.reason_name,
+              (long long)res.iterations, e.msg);
+        if (me == 0) fprintf(stderr, "  %s: %s (%s)\n", cs[c].kind, res.reason_name, e.msg);
+        hspmv_free(x);
+        hspmv_free(b);
+        hspmv_dist_destroy(&D);
+    }
+}
+
 /* BiCGStab (plain and Jacobi) on a nonsymmetric matrix made from each
    rank's own rows, one rank owning none: the iterations of one rank. */
 static void bicgstab_on_own_rows_convdiff_same_iterations(void)
@@ -680,6 +745,7 @@ int main(int argc, char **argv)
     MRUN(bicgstab_on_own_rows_convdiff_same_iterations);
     MRUN(cg_reports_breakdown_or_noconv_when_not_spd);
     MRUN(too_small_maxit_reports_noconv);
+    MRUN(breakdown_and_nan_or_inf_reasons);
     MRUN(bad_arguments_agree_and_zero_rhs);
     MRUN(rhs_near_1e300_and_1e_minus_300_solve_like_rhs_near_1);
     MRUN(own_rows_matches_file_path);
