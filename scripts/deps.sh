@@ -35,6 +35,12 @@ have_matplotlib() {
     done
     return 1
 }
+have_scipy() {
+    for py in /usr/bin/python3 python3; do
+        command -v "$py" >/dev/null 2>&1 && "$py" -c 'import numpy, scipy.sparse.linalg' >/dev/null 2>&1 && return 0
+    done
+    return 1
+}
 have_petsc() {
     [ -n "${PETSC_DIR:-}" ] && [ -f "$PETSC_DIR/${PETSC_ARCH:-}/include/petscconf.h" ] && return 0
     pkg-config --exists PETSc 2>/dev/null || pkg-config --exists petsc 2>/dev/null
@@ -65,6 +71,7 @@ int main(void){idx_t o[METIS_NOPTIONS]; return METIS_SetDefaultOptions(o) != MET
     if [ "$level" = test ]; then
         command -v cmake >/dev/null 2>&1 || want cmake
         have_matplotlib || want python3-matplotlib
+        have_scipy || want python3-numpy python3-scipy
     fi
     if [ "$level" = fuzz ]; then
         { command -v clang >/dev/null 2>&1 &&
