@@ -270,10 +270,10 @@ int main(int argc, char **argv)
                "%lld spmv calls\n", med * 1e3, reps, mn * 1e3, mx * 1e3, 100 * share, (long long)res.spmv_calls);
         if (out) printf("  solution written to %s\n", out);
         printf("bench=solve matrix=%s precision=%s ranks=%d threads=%d partition=%s method=%s jacobi=%d "
-               "tol=%.3g status=%d reason=%s iterations=%lld relres=%.6e relres_true=%.6e rnorm=%.6e err_max=%.6e "
+               "tol=%.3g status=%d iterations=%lld reason=%s relres=%.6e relres_true=%.6e rnorm=%.6e err_max=%.6e "
                "ms_per_iter=%.6g ms_per_iter_min=%.6g ms_per_iter_max=%.6g spmv_share=%.4f reps=%ld\n",
-               path, prec, P, thr, part_names[in.partition], meth, jacobi, so.tol, status, res.reason_name,
-               (long long)res.iterations, res.relres, res.relres_true, rnorm, err_max, med * 1e3, mn * 1e3, mx * 1e3,
+               path, prec, P, thr, part_names[in.partition], meth, jacobi, so.tol, status,
+               (long long)res.iterations, res.reason_name, res.relres, res.relres_true, rnorm, err_max, med * 1e3, mn * 1e3, mx * 1e3,
                share, reps);
         fflush(stdout);
     }
