@@ -583,7 +583,8 @@ void hspmv_solver_opts_default(hspmv_solver_opts *o);
 /* Collective. Solves A*x = b (CG, BiCGStab: square A, x split like b) or
    min ||A*x - b||_2 (CGLS, LSQR: any shape; their solution is the least
    squares one, and for a consistent system the solution of A*x = b) by
-   o->method (o NULL: the defaults). x holds the initial guess on entry
+   o->method (o NULL: the defaults; o the same on every rank, its diag,
+   history and monitor excepted). x holds the initial guess on entry
    (zero it for x0 = 0) and the solution on return; b is not changed; res
    may be NULL. Returns HSPMV_OK when converged (res->reason > 0),
    HSPMV_ERR_NOCONV at the iteration limit (HSPMV_DIVERGED_ITS),

@@ -1,8 +1,9 @@
 /* cgls.c — CGLS: conjugate gradients on the normal equations A^T A x =
-   A^T b without forming A^T A (Hestenes & Stiefel 1952, section 10; the
-   form of Bjorck, Numerical Methods for Least Squares Problems, 1996,
-   7.4.1): one product with A, one with A^T and two reductions per
-   iteration; A of any shape. */
+   A^T b without forming A^T A (M. R. Hestenes and E. Stiefel, J. Res.
+   Nat. Bur. Standards 49(6), 1952, who gave CG for the normal equations in
+   this form; A. Bjorck, Numerical Methods for Least Squares Problems,
+   SIAM 1996, calls it CGLS): one product with A, one with A^T and two
+   reductions per iteration; A of any shape. */
 #include <math.h>
 #include "solver.h"
 

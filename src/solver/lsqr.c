@@ -103,7 +103,7 @@ int hspmv_solver_lsqr(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_re
         /* x += (phi/rho) w, w = v - (theta/rho) w */
         hspmv_sv_axpy_n(w, n, phi / rho, wv, x);
         hspmv_sv_xpby_n(w, n, v, -theta / rho, wv);
-        /* ||x|| estimated by a rotation on the right (the paper's section 5.2) */
+        /* ||x|| estimated by a rotation on the right (the paper's estimate) */
         double delta = sn2 * rho, gambar = -cs2 * rho, rhs = phi - delta * z, zbar = rhs / gambar;
         xnorm = sqrt(xxnorm + zbar * zbar);
         double gamma = sqrt(gambar * gambar + theta * theta);
