@@ -3,8 +3,8 @@
    1982): Golub-Kahan bidiagonalization of A from b - A x0, the small
    bidiagonal least squares problem solved by plane rotations as it grows.
    One product with A, one with A^T and two reductions per iteration; A of
-   any shape; no damping. It stops by the paper's rules S1 and S2 (section
-   6) on its estimates of ||r|| and ||A^T r||, with ATOL = BTOL = tol, and,
+   any shape; no damping. It stops by the paper's stopping rules S1 and S2
+   on its estimates of ||r|| and ||A^T r||, with ATOL = BTOL = tol, and,
    as in the paper, when the estimates stop changing at the working
    precision; the condition limit S3 is not used. */
 #include <math.h>
