@@ -166,6 +166,7 @@ static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *
         if (hspmv_local_create_test(A, &o2, test, &L2, NULL) != HSPMV_OK) continue;
         if (hspmv_local_time_pair(*pL, L2, t) && t[1] < t[0]) {
             hspmv_local_destroy(pL);
+            L2->asked_format = o->format; /* AUTO's, for the transposed copy */
             *pL = L2;
         } else {
             hspmv_local_destroy(&L2);
@@ -241,6 +242,8 @@ int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *opts, const ch
     if (!L) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
     if ((rc = find_kernels(o.kernel ? o.kernel : "auto", &L->ks, err)) != HSPMV_OK) goto fail;
     L->threads = o.threads > 0 ? o.threads : hspmv_omp_max();
+    L->asked_format = o.format;
+    L->csrl_threshold = o.csrl_threshold;
     L->nrows = A->nrows;
     L->ncols = A->ncols;
     L->nnz = A->nnz;
