@@ -41,10 +41,6 @@ $(BUILD)/mpiobj/tests/solver/%.o: tests/solver/%.c $(BUILD)/include/hspmv_config
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Itests -Itests/mpi $(CFLAGS) -c $< -o $@
 
-# test_lsq stands in for the distributed transposed product while the
-# library answers HSPMV_ERR_UNSUPPORTED for it (see the test's header)
-$(BUILD)/tests/solver/test_lsq: LDFLAGS += -Wl,--wrap=hspmv_dist_spmm
-
 $(BUILD)/tests/solver/%: $(BUILD)/mpiobj/tests/solver/%.o $(TEST_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(CFLAGS) $(LDFLAGS) $^ $(SOLVER_LDLIBS) $(LDLIBS) -o $@

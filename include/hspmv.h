@@ -591,16 +591,17 @@ void hspmv_solver_opts_default(hspmv_solver_opts *o);
    HSPMV_ERR_BREAKDOWN for the other HSPMV_DIVERGED_* reasons,
    HSPMV_ERR_ARG (CG or BiCGStab on a non-square matrix, a zero in diag, a
    diag for CGLS or LSQR, bad opts, an inf or nan in b), HSPMV_ERR_NOMEM,
-   HSPMV_ERR_MPI, or the error of a product that failed (a transposed
-   product the library cannot do: HSPMV_ERR_UNSUPPORTED); err says which and
-   where.
+   HSPMV_ERR_MPI, or the error of a product that failed (the first
+   transposed product's HSPMV_ERR_NOMEM); err says which and where.
    CG, BiCGStab and CGLS stop with HSPMV_CONVERGED_RTOL only when the
    recurrence residual AND the recomputed ||b - A*x||/||b|| meet tol (if
    the second fails, the residual is replaced by the true one and the
    iteration restarts from x, within the same limit); CGLS's
    HSPMV_CONVERGED_RTOL_NORMAL is confirmed the same way on A^T(b - A*x).
-   LSQR stops on its estimates (Paige & Saunders' stopping rules S1 and S2
-   with ATOL = BTOL = tol; no condition limit), as SciPy's lsqr does.
+   CGLS's and LSQR's first solve on a matrix makes its transposed copy
+   (hspmv_dist_spmm's first HSPMV_TRANSPOSE call). LSQR stops on its
+   estimates (Paige & Saunders' stopping rules S1 and S2 with ATOL = BTOL =
+   tol; no condition limit), as SciPy's lsqr does.
    BiCGStab: a vanishing rho = r0'r or r0'v (below u^2*||r0||*||r|| resp.
    u^2*||r0||*||v||, u the unit roundoff) after the residual has halved
    since the start restarts from the true residual; without such progress,

@@ -1,6 +1,8 @@
 #!/bin/sh
 # run.sh — the solver tests: tests/solver/test_* under mpirun at each rank
-# count, ./solve's exit status and output, and the out-of-tree build of
+# count (test_diag at 5 too), ./solve's exit status, output, reasons and
+# --out file, solve --method lsqr/cgls against SciPy (lsqr_scipy.py; skipped
+# without NumPy and SciPy), and the out-of-tree build of
 # examples/minimal against `make install` + pkg-config (C and C++) and the
 # installed CMake package (find_package(hspmv)); records
 # "P F S" like tests/run.sh.

@@ -5,10 +5,7 @@
    (x and ||b - A x|| within stated bounds, reason CONVERGED_RTOL_NORMAL),
    a consistent b = A*1 gives x = 1 (CONVERGED_RTOL); the same iterations
    (+-2) as on one rank; DIVERGED_ITS at maxit 2; CG on a rectangular
-   matrix and a Jacobi diagonal for least squares refused on every rank.
-   The transposed product is the library's; while the library answers
-   HSPMV_ERR_UNSUPPORTED for it, a test-local one stands in (the test is
-   linked with -Wl,--wrap=hspmv_dist_spmm), and the output says which ran. */
+   matrix and a Jacobi diagonal for least squares refused on every rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,41 +17,6 @@
 static int me, P;
 #define SINGLE (sizeof(hspmv_real) == 4)
 #define TOL (SINGLE ? 1e-5 : 1e-8)
-
-/* ---- the stand-in transposed product -------------------------------------
-   x = A^T y from the whole matrix every rank holds (g_A, file ordering; no
-   METIS here): y's parts gathered, the product in double, this rank's
-   columns kept. Used only when the library's product is unsupported. */
-static const hspmv_csr *g_A;
-static int g_standin; /* calls that used the stand-in */
-int __real_hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
-int __wrap_hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
-int __wrap_hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
-{
-    int rc = __real_hspmv_dist_spmm(D, flags, k, X, Y, err);
-    if (rc != HSPMV_ERR_UNSUPPORTED || flags != HSPMV_TRANSPOSE || k != 1 || !g_A) return rc;
-    hspmv_dist_info in;
-    hspmv_dist_get_info(D, &in);
-    MPI_Comm c = hspmv_dist_get_comm(D);
-    int np = in.nranks, *cnt = malloc(sizeof(int) * 2 * (size_t)np);
-    int64_t *rs = malloc(sizeof(int64_t) * (size_t)(np + 1));
-    double *yl = malloc(sizeof(double) * (size_t)(in.nrows_local + 1)), *yg = malloc(sizeof(double) * (size_t)in.nrows);
-    double *xg = calloc((size_t)in.ncols, sizeof(double));
-    hspmv_dist_get_ranges(D, rs, NULL);
-    for (int p = 0; p < np; p++) cnt[p] = (int)(rs[p + 1] - rs[p]), cnt[np + p] = (int)rs[p];
-    for (int64_t i = 0; i < in.nrows_local; i++) yl[i] = X[i];
-    MPI_Allgatherv(yl, (int)in.nrows_local, MPI_DOUBLE, yg, cnt, cnt + np, MPI_DOUBLE, c);
-    for (int64_t i = 0; i < g_A->nrows; i++)
-        for (int64_t q = g_A->rowptr[i]; q < g_A->rowptr[i + 1]; q++) xg[g_A->colind[q]] += (double)g_A->val[q] * yg[i];
-    for (int64_t j = 0; j < in.ncols_local; j++) Y[j] = (hspmv_real)xg[in.col_begin + j];
-    g_standin++;
-    free(cnt);
-    free(rs);
-    free(yl);
-    free(yg);
-    free(xg);
-    return hspmv_ok(err);
-}
 
 /* ---- the dense long-double reference --------------------------------------- */
 
@@ -289,19 +251,15 @@ static void least_squares_on_ash219_and_a_random_300x120(void)
     snprintf(p, sizeof(p), "%s/ash219.mtx", tl_shared_dir());
     memset(&A, 0, sizeof(A));
     if (tl_read_csr(p, &A) == HSPMV_OK) {
-        g_A = &A;
         check_matrix("ash219", &A);
         hspmv_csr_free(&A);
     } else
         SKIP("%s missing", p);
     random_rect(300, 120, &A);
-    g_A = &A;
     check_matrix("random 300x120", &A);
     free(A.rowptr);
     free(A.colind);
     free(A.val);
-    g_A = NULL;
-    if (me == 0) fprintf(stderr, "  transposed products: %s\n", g_standin ? "the test's stand-in" : "the library's");
 }
 
 /* CG and BiCGStab on a rectangular matrix, or a diagonal with CGLS/LSQR:
