@@ -3,7 +3,7 @@
    format's arrays with first touch by the owning threads. */
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
+#include "cache.h"
 #include "local.h"
 #include "local_part.h"
 #include "rowptr.h"
@@ -68,7 +68,7 @@ static int wants_csrl(const hspmv_local *L, const hspmv_opts *o)
    nonzeros in rows of at most 64) panels 52.2 ms against CSR's 44.1. */
 static int wants_panels(const hspmv_csr *A)
 {
-    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    int64_t l2 = hspmv_caches_here()->bytes[2]; /* cache.c: sysfs, else sysconf, else 1 MiB */
     double x = (double)A->ncols * sizeof(hspmv_real);
     int64_t in_short = 0;
     if (x <= 2.0 * (double)(l2 > 0 ? l2 : 1 << 20) || !hspmv_panels_scattered(A)) return 0;
