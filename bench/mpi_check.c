@@ -1,4 +1,4 @@
-/* mpi_check.c — checks and Jacobi's diagonal from rows read in parallel:
+/* mpi_check.c — checks from rows read in parallel:
    nothing of the size of the matrix is held by one rank, only vectors. */
 #include <stdlib.h>
 #include <string.h>
@@ -83,35 +83,6 @@ int mc_check(const mc_rows *R, const hspmv_dist *D, const hspmv_real *y, hspmv_r
     }
     free(x);
     free(yl);
-    free(cnt);
-    return rc;
-}
-
-int mc_diag(const mc_rows *R, const hspmv_dist *D, hspmv_real *diag, hspmv_error *e)
-{
-    const hspmv_csr *A = &R->rows;
-    int64_t n = R->row_start[R->P];
-    hspmv_real *dl = calloc((size_t)A->nrows + 1, sizeof(hspmv_real));
-    hspmv_real *dg = R->me == 0 ? malloc(sizeof(hspmv_real) * ((size_t)n + 1)) : NULL;
-    int *cnt = malloc(sizeof(int) * 2 * (size_t)R->P), rc;
-    int nomem = !dl || !cnt || (R->me == 0 && !dg), any;
-    MPI_Allreduce(&nomem, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any) {
-        free(dl);
-        free(dg);
-        free(cnt);
-        e->code = HSPMV_ERR_NOMEM;
-        strcpy(e->msg, "out of memory for the diagonal");
-        return HSPMV_ERR_NOMEM;
-    }
-    for (int64_t i = 0; i < A->nrows; i++)
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->colind[k] == R->row_start[R->me] + i) dl[i] = A->val[k];
-    blocks(R, cnt, cnt + R->P);
-    MPI_Gatherv(dl, (int)A->nrows, MC_REAL, dg, cnt, cnt + R->P, MC_REAL, 0, MPI_COMM_WORLD);
-    rc = hspmv_dist_scatter(D, HSPMV_VEC_ROWS, dg, diag, e);
-    free(dl);
-    free(dg);
     free(cnt);
     return rc;
 }

@@ -1,7 +1,6 @@
 /* mpi_check.h — what the MPI programs need when no rank holds the whole
    matrix (--read parallel): every rank's rows read again in byte ranges, the
-   product checked row block by row block against the long-double reference,
-   and the diagonal for Jacobi. */
+   product checked row block by row block against the long-double reference. */
 #ifndef HSPMV_MPI_CHECK_H
 #define HSPMV_MPI_CHECK_H
 
@@ -26,8 +25,5 @@ void mc_rows_free(mc_rows *R);
    lowest, worst/max_rel the largest, avg_rel over all rows). */
 int mc_check(const mc_rows *R, const hspmv_dist *D, const hspmv_real *y, hspmv_real *yg,
              hspmv_real (*fill)(int64_t j), hspmv_check *chk, hspmv_error *e);
-
-/* Collective. This rank's part of the diagonal in D's layout (nrows_local entries). */
-int mc_diag(const mc_rows *R, const hspmv_dist *D, hspmv_real *diag, hspmv_error *e);
 
 #endif

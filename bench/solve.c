@@ -1,7 +1,9 @@
 /* solve.c — the solver program: rank 0 reads the matrix, it is distributed,
-   the SpMV is validated against the long-double reference, then CG or
-   BiCGStab solves A*x = b with b from a file or b = A*1 (HPCG: the exact
+   the SpMV is validated against the long-double reference, then CG,
+   BiCGStab, CGLS or LSQR (hspmv_solve) solves A*x = b, or min ||A*x - b||
+   for a rectangular A, with b from a file or b = A*1 (HPCG: the exact
    solution x* = 1 is known), and the outcome is checked and reported. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,15 +20,17 @@ static int me, P;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mpirun -n P %s matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab] [--tol T]\n"
-            "         [--maxit N] [--jacobi] [--partition nnz|rows|metis] [--read root|parallel] [--threads N]\n"
-            "         [--reps N] [--verbose] [--progress auto|on|off]\n"
+            "usage: mpirun -n P %s matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab|cgls|lsqr]\n"
+            "         [--tol T] [--maxit N] [--jacobi] [--out x.mtx] [--partition nnz|rows|metis]\n"
+            "         [--read root|parallel] [--threads N] [--reps N] [--verbose] [--progress auto|on|off]\n"
             "       mpirun -n P solve --gen KIND N [--values stencil|random] [--seed S] [options]\n"
-            "  Solves A*x = b from x0 = 0. Without --rhs, b = A*1 so the exact solution is x* = 1 and\n"
-            "  the error max|x - 1| is reported. --rhs reads a Matrix Market vector (array or\n"
-            "  coordinate, n x 1) in the file ordering. Defaults: cg, tol 1e-8 (1e-5 in single\n"
-            "  precision), maxit 1000, partition nnz, reps 1. --jacobi: diagonal\n"
-            "  preconditioner. --reps N solves N times and reports the median time per iteration.\n"
+            "  Solves A*x = b from x0 = 0 (cgls, lsqr: min ||A*x - b||, A of any shape). Without\n"
+            "  --rhs, b = A*1 so the exact solution is x* = 1 and the error max|x - 1| is reported\n"
+            "  (not for more columns than rows: the solution is not unique). --rhs reads a Matrix\n"
+            "  Market vector (array or coordinate, m x 1) in the file ordering. Defaults: cg, tol 1e-8\n"
+            "  (1e-5 in single precision), maxit 1000, partition nnz, reps 1. --jacobi: diagonal\n"
+            "  preconditioner (cg, bicgstab). --out writes x (file ordering) as a Matrix Market\n"
+            "  array. --reps N solves N times and reports the median time per iteration.\n"
             "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n"
             "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n"
             "  --gen KIND N: no file; every rank makes its own rows of genmat's matrix (KIND lap2d, lap3d,\n"
@@ -68,6 +72,22 @@ static int read_rhs(const char *path, int64_t n, hspmv_real **b, hspmv_error *e)
     return HSPMV_OK;
 }
 
+/* Rank 0: x (n entries, file ordering) as a Matrix Market array, n x 1,
+   each value in digits that read back to the same bits; the write and the
+   close are checked, a file not finished is removed. */
+static int write_x(const char *path, const hspmv_real *x, int64_t n, hspmv_error *e)
+{
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL;
+    if (ok) ok = fprintf(f, "%%%%MatrixMarket matrix array real general\n%lld 1\n", (long long)n) > 0;
+    for (int64_t i = 0; ok && i < n; i++) ok = fprintf(f, "%.*g\n", sizeof(hspmv_real) == 8 ? 17 : 9, (double)x[i]) > 0;
+    if (f && fclose(f) != 0) ok = 0;
+    if (ok) return HSPMV_OK;
+    snprintf(e->msg, sizeof(e->msg), "%s: cannot write the solution: %s", path, strerror(errno));
+    if (f) remove(path);
+    return HSPMV_ERR_IO;
+}
+
 static hspmv_real one(int64_t j)
 {
     (void)j;
@@ -83,8 +103,9 @@ static void monitor(int64_t it, double relres, void *ctx)
 int main(int argc, char **argv)
 {
     bu_version(argc, argv, "solve"); /* --version: prints it and exits 0 */
-    const char *path = NULL, *rhs = NULL, *part_names[] = {"nnz", "rows", "metis"};
-    int bicg = 0, jacobi = 0, verbose = 0, par = 0;
+    const char *path = NULL, *rhs = NULL, *out = NULL, *part_names[] = {"nnz", "rows", "metis"};
+    const char *meth_names[] = {"cg", "bicgstab", "cgls", "lsqr"};
+    int jacobi = 0, verbose = 0, par = 0;
     long reps = 1;
     hspmv_opts o;
     hspmv_solver_opts so;
@@ -106,11 +127,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--reps")) reps = bu_parse_int(a, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
         else if (!strcmp(a, "--threads")) o.threads = mp_parse_threads(a, bu_value(argc, argv, &i));
         else if (!strcmp(a, "--tol")) so.tol = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
+        else if (!strcmp(a, "--out")) out = bu_value(argc, argv, &i);
         else if (!strcmp(a, "--method")) {
             v = bu_value(argc, argv, &i);
-            if (!strcmp(v, "cg")) bicg = 0;
-            else if (!strcmp(v, "bicgstab")) bicg = 1;
-            else bu_fail("--method takes cg or bicgstab, not '%.40s'", v);
+            so.method = -1;
+            for (int k = 0; k < 4; k++)
+                if (!strcmp(v, meth_names[k])) so.method = k; /* HSPMV_SOLVER_CG, _BICGSTAB, _CGLS, _LSQR */
+            if (so.method < 0) bu_fail("--method takes cg, bicgstab, cgls or lsqr, not '%.40s'", v);
         } else if (!strcmp(a, "--partition")) {
             if ((o.partition = bu_partition_of(v = bu_value(argc, argv, &i))) < 0)
                 bu_fail("--partition takes nnz, rows or metis, not '%.40s'", v);
@@ -127,6 +150,8 @@ int main(int argc, char **argv)
     path = mg_finish(&gen, path);
     mp_need_path(path);
     mp_check_threads(o.threads);
+    int lsq = so.method == HSPMV_SOLVER_CGLS || so.method == HSPMV_SOLVER_LSQR;
+    if (jacobi && lsq) bu_fail("--jacobi is for cg and bicgstab, not %s", meth_names[so.method]);
 
     /* rank 0 reads matrix and right-hand side (the status is everyone's),
        or every rank reads a byte range of the matrix */
@@ -162,7 +187,12 @@ int main(int argc, char **argv)
     hspmv_dist_get_info(D, &in);
     if (me == 0 && rhs) rc = read_rhs(rhs, in.nrows, &bg, &e);
     agree0(rc, &e);
-    if (in.nrows != in.ncols) mp_die_msg("the matrix is not square");
+    if (in.nrows != in.ncols && !lsq) {
+        char m[200];
+        snprintf(m, sizeof(m), "%s needs a square matrix, this one is %lld x %lld: use --method cgls or lsqr "
+                 "(least squares)", meth_names[so.method], (long long)in.nrows, (long long)in.ncols);
+        mp_die_msg(m);
+    }
 
     hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1),
                *ones = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *diag = NULL;
@@ -170,7 +200,7 @@ int main(int argc, char **argv)
     int nomem = !x || !b || !ones || (jacobi && !diag);
     if (me == 0) {
         yg = hspmv_malloc(((size_t)in.nrows + 1) * sizeof(hspmv_real));
-        onesg = hspmv_malloc(((size_t)in.ncols + 1) * sizeof(hspmv_real));
+        onesg = hspmv_malloc(((size_t)in.ncols + 1) * sizeof(hspmv_real)); /* also --out's x */
         nomem |= !yg || !onesg;
     }
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -202,8 +232,7 @@ int main(int argc, char **argv)
         mp_die_msg(m);
     }
     if (rhs && hspmv_dist_scatter(D, HSPMV_VEC_ROWS, bg, b, &e)) mp_die(&e); /* else b = A*1 */
-    if (jacobi && (par ? mc_diag(&R, D, diag, &e) : hspmv_solver_diag_root(D, me == 0 ? &A : NULL, diag, &e)))
-        mp_die(&e);
+    if (jacobi && hspmv_dist_get_diagonal(D, diag, &e)) mp_die(&e);
     hspmv_csr_free(&A);
     mc_rows_free(&R);
     so.diag = diag;
@@ -220,44 +249,56 @@ int main(int argc, char **argv)
     for (long r = 0; r < reps; r++) {
         for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 0;
         MPI_Barrier(MPI_COMM_WORLD);
-        status = bicg ? hspmv_bicgstab_solve(D, b, x, &so, &res, &se) : hspmv_cg_solve(D, b, x, &so, &res, &se);
+        status = hspmv_solve(D, b, x, &so, &res, &se);
         double t[2] = {res.total_s, res.spmv_s}, tmax, tsum[2];
         MPI_Allreduce(&t[0], &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         MPI_Allreduce(t, tsum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         tpi[r] = tmax / (double)(res.iterations > 0 ? res.iterations : 1);
         share = tsum[0] > 0 ? tsum[1] / tsum[0] : 0;
-        if (status == HSPMV_ERR_MPI || status == HSPMV_ERR_NOMEM || status == HSPMV_ERR_ARG) mp_die(&se);
+        if (status && status != HSPMV_ERR_NOCONV && status != HSPMV_ERR_BREAKDOWN) mp_die(&se);
     }
     double med = 0, mn = 0, mx = 0;
     bu_stats(tpi, (int)reps, &med, &mn, &mx);
 
-    /* error against x* = 1 when b = A*1 */
-    double err_loc = 0, err_max = -1;
+    /* error against x* = 1 when b = A*1 (unique only with no more columns
+       than rows); ||b|| for the residual's norm */
+    double err_loc = 0, err_max = -1, bb = 0;
     for (int64_t j = 0; j < in.ncols_local; j++) err_loc = fmax(err_loc, fabs((double)x[j] - 1.0));
+    for (int64_t i = 0; i < in.nrows_local; i++) bb += (double)b[i] * b[i];
     MPI_Allreduce(&err_loc, &err_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (rhs) err_max = -1;
+    MPI_Allreduce(MPI_IN_PLACE, &bb, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rhs || in.ncols > in.nrows) err_max = -1;
+    double rnorm = res.relres_true >= 0 ? res.relres_true * sqrt(bb) : -1;
+    /* --out: x in the file ordering, written by rank 0 */
+    if (out) {
+        rc = hspmv_dist_gather(D, HSPMV_VEC_COLS, x, onesg, &e);
+        if (rc) mp_die(&e);
+        if (me == 0) rc = write_x(out, onesg, in.ncols, &e);
+        agree0(rc, &e);
+    }
 
     if (me == 0) {
         const char *prec = sizeof(hspmv_real) == 8 ? "double" : "single";
         int thr = in.owned.threads > 0 ? in.owned.threads : 1;
-        const char *meth = bicg ? "bicgstab" : "cg";
-        printf("matrix=%s rows=%lld nnz=%lld precision=%s ranks=%d threads=%d partition=%s\n", path,
-               (long long)in.nrows, (long long)in.nnz, prec, P, thr, part_names[in.partition]);
+        const char *meth = meth_names[so.method];
+        printf("matrix=%s rows=%lld cols=%lld nnz=%lld precision=%s ranks=%d threads=%d partition=%s\n", path,
+               (long long)in.nrows, (long long)in.ncols, (long long)in.nnz, prec, P, thr, part_names[in.partition]);
         printf("  spmv check y=A*1: ok (worst %.3g of the docs/design.md bound)\n", chk.worst);
         printf("  method %s%s, b = %s, tol %.1e, maxit %lld\n", meth, jacobi ? " + jacobi" : "",
                rhs ? rhs : "A*1 (x* = 1)", so.tol, (long long)so.maxit);
-        printf("  status: %s%s%s\n", status ? hspmv_strerror(status) : "converged", status ? ": " : "",
-               status ? se.msg : "");
-        printf("  iterations %lld, relative residual %.3e (recurrence), %.3e (recomputed ||b-Ax||/||b||)\n",
-               (long long)res.iterations, res.relres, res.relres_true);
+        printf("  status: %s (%s)%s%s\n", status ? hspmv_strerror(status) : "converged", res.reason_name,
+               status ? ": " : "", status ? se.msg : "");
+        printf("  iterations %lld, relative residual %.3e (recurrence), %.3e (recomputed ||b-Ax||/||b||), "
+               "||b-Ax|| = %.6e\n", (long long)res.iterations, res.relres, res.relres_true, rnorm);
         if (err_max >= 0) printf("  error vs x* = 1: max|x - 1| = %.3e\n", err_max);
         printf("  time per iteration %.4g ms (median of %ld, min %.4g, max %.4g), spmv share %.1f%%, "
                "%lld spmv calls\n", med * 1e3, reps, mn * 1e3, mx * 1e3, 100 * share, (long long)res.spmv_calls);
+        if (out) printf("  solution written to %s\n", out);
         printf("bench=solve matrix=%s precision=%s ranks=%d threads=%d partition=%s method=%s jacobi=%d "
-               "tol=%.3g status=%d iterations=%lld relres=%.6e relres_true=%.6e err_max=%.6e "
+               "tol=%.3g status=%d iterations=%lld reason=%s relres=%.6e relres_true=%.6e rnorm=%.6e err_max=%.6e "
                "ms_per_iter=%.6g ms_per_iter_min=%.6g ms_per_iter_max=%.6g spmv_share=%.4f reps=%ld",
                path, prec, P, thr, part_names[in.partition], meth, jacobi, so.tol, status,
-               (long long)res.iterations, res.relres, res.relres_true, err_max, med * 1e3, mn * 1e3, mx * 1e3,
+               (long long)res.iterations, res.reason_name, res.relres, res.relres_true, rnorm, err_max, med * 1e3, mn * 1e3, mx * 1e3,
                share, reps);
         bu_meta_kv(stdout, 0, 0);
         printf("\n");

@@ -453,6 +453,18 @@ void hspmv_dist_get_file_index(const hspmv_dist *D, int which, int64_t *index);
    MPI_Allreduce dot products); valid until hspmv_dist_destroy. */
 MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D);
 
+/* Not collective. This rank's part of the diagonal of the distributed
+   matrix (nrows_local entries in diag): for each local row, the entry in
+   the column of the same global number (duplicates summed), 0 where there
+   is none or the row number is beyond the columns (rectangular). With
+   METIS that is the renumbered matrix's diagonal, i.e. A's diagonal in the
+   rows' order, so it is the Jacobi preconditioner hspmv_solve takes. Kept
+   (nrows_local values) when the matrix is made, however it is made (read
+   by rank 0 or in parallel, PETSc files, hspmv_dist_create from each
+   rank's rows, hspmv_dist_create_root): no rank needs the whole matrix.
+   HSPMV_ERR_ARG for a NULL D, or a NULL diag with rows to fill. */
+int hspmv_dist_get_diagonal(const hspmv_dist *D, hspmv_real *diag, hspmv_error *err);
+
 /* Not collective. An array for this rank's part of a distributed vector
    (which: HSPMV_VEC_COLS or _ROWS) of k >= 1 vectors (k values per
    entry, row by row, for hspmv_dist_spmm; 1 for hspmv_dist_spmv), zeroed and first-touched by the threads
@@ -493,29 +505,58 @@ void hspmv_dist_get_timing(hspmv_dist *D, hspmv_dist_timing *t, int reset);
 void hspmv_dist_view(const hspmv_dist *D, FILE *f);
 
 /* ---- iterative solvers (src/solver) ---------------------------------------
-   Krylov methods for A*x = b on a square distributed matrix, built only on
-   hspmv_dist_spmv and dot products (local sums in double, then
-   MPI_Allreduce on hspmv_dist_get_comm(D)). b and x are this rank's parts in
-   the distributed layout (hspmv_dist_vec_alloc; hspmv_dist_scatter/_gather
-   convert from/to the file ordering). Every decision is taken from reduced
-   values, so all ranks return the same status, message, iteration count and
-   residuals. The solver converges when the recurrence residual
-   ||r_k||/||b|| <= tol AND the recomputed ||b - A*x_k||/||b|| <= tol
-   (if the second fails, the residual is replaced by the true one and the
-   iteration restarts from x_k, within the same iteration limit). */
+   Krylov methods on a distributed matrix, one entry point (hspmv_solve) with
+   the method in hspmv_solver_opts.method, built only on hspmv_dist_spmv,
+   hspmv_dist_spmm(HSPMV_TRANSPOSE) (least squares) and dot products (local
+   sums in double, then MPI_Allreduce on hspmv_dist_get_comm(D)). b and x are
+   this rank's parts in the distributed layout (b y-like: nrows_local
+   entries; x x-like: ncols_local; hspmv_dist_vec_alloc, and
+   hspmv_dist_scatter/_gather convert from/to the file ordering). Every
+   decision is taken from reduced values, so all ranks return the same
+   status, reason, message, iteration count and residuals. */
+
+/* The methods (hspmv_solver_opts.method). */
+enum { HSPMV_SOLVER_CG = 0,    /* conjugate gradients: symmetric positive definite A (default) */
+       HSPMV_SOLVER_BICGSTAB,  /* BiCGStab (van der Vorst 1992): general square A */
+       HSPMV_SOLVER_CGLS,      /* CG on the normal equations A^T A x = A^T b, never formed
+                                  (Hestenes-Stiefel): least squares, A of any shape */
+       HSPMV_SOLVER_LSQR };    /* LSQR (Paige & Saunders, ACM TOMS 8(1), 1982): least
+                                  squares, A of any shape */
+
+/* Why a solve stopped (hspmv_solver_result.reason; reason_name is the name
+   without HSPMV_, "DIVERGED_ITS"). The names, and the numbers where PETSc
+   has the name, are PETSc's KSPConvergedReason (petscksp.h, PETSc 3.18):
+   > 0 converged, < 0 diverged. r = b - A*x throughout. */
+enum {
+    HSPMV_CONVERGED_RTOL_NORMAL = 1,   /* least squares: the normal equations' residual is small:
+                                          CGLS ||A^T r|| <= tol*||A^T r0||, LSQR
+                                          ||A^T r|| <= tol*||A||*||r|| (||A|| LSQR's estimate) */
+    HSPMV_CONVERGED_RTOL = 2,          /* CG, BiCGStab, CGLS: ||r|| <= tol*||b||, by the recurrence
+                                          and recomputed; LSQR: ||r|| <= tol*(||b|| + ||A||*||x||) */
+    HSPMV_CONVERGED_ZERO_RHS = 10,     /* b = 0: x = 0, no iteration (hspmv's own; not PETSc's) */
+    HSPMV_REASON_NONE = 0,             /* no verdict: an argument, memory or MPI error (status says) */
+    HSPMV_DIVERGED_ITS = -3,           /* maxit iterations done (status HSPMV_ERR_NOCONV) */
+    HSPMV_DIVERGED_BREAKDOWN = -5,     /* BiCGStab: rho, r0'v or omega vanished without progress */
+    HSPMV_DIVERGED_INDEFINITE_PC = -8, /* CG: r'M^-1 r <= 0, the Jacobi diagonal is not positive */
+    HSPMV_DIVERGED_NANORINF = -9,      /* a residual or a step became inf or nan */
+    HSPMV_DIVERGED_INDEFINITE_MAT = -10 /* CG: p'Ap <= 0, A is not positive definite */
+};                                     /* every DIVERGED_ but _ITS: status HSPMV_ERR_BREAKDOWN */
 
 /* Called on every rank, with the same values, once for the initial residual
-   (it = 0) and after each iteration: relres = ||r_it|| / ||b||. */
+   (it = 0) and after each iteration: relres = ||r_it|| / ||b|| (LSQR: its
+   estimate of ||r||). */
 typedef void (*hspmv_solver_monitor_fn)(int64_t it, double relres, void *ctx);
 
 typedef struct hspmv_solver_opts {
-    double tol;           /* relative residual target, default 1e-8 (1e-5 is about
-                             the floor in single precision) */
+    int method;           /* HSPMV_SOLVER_CG (default), _BICGSTAB, _CGLS or _LSQR */
+    double tol;           /* relative tolerance, default 1e-8 (1e-5 is about the floor in
+                             single precision); see the reasons above for each method's test */
     int64_t maxit;        /* iteration limit, default 1000 */
-    const hspmv_real *diag; /* Jacobi preconditioner: this rank's part of the
-                             diagonal of A (nrows_local entries, none zero); NULL
-                             (default): none. CG: M = diag(A); BiCGStab: right
-                             preconditioning A*M^-1 */
+    const hspmv_real *diag; /* Jacobi preconditioner (CG, BiCGStab): this rank's part of the
+                             diagonal of A (nrows_local entries, none zero;
+                             hspmv_dist_get_diagonal gives it); NULL (default): none.
+                             CG: M = diag(A); BiCGStab: right preconditioning A*M^-1.
+                             CGLS and LSQR take none (HSPMV_ERR_ARG) */
     double *history;      /* NULL (default) or history_len entries: relres of
                              iterations 0, 1, ... (those beyond the length dropped) */
     int64_t history_len;  /* entries history can hold */
@@ -525,46 +566,52 @@ typedef struct hspmv_solver_opts {
 
 /* What a solve did; the same on every rank except the times. */
 typedef struct hspmv_solver_result {
-    int64_t iterations;   /* iterations done (CG: 1 SpMV each, BiCGStab: 2) */
-    double relres;        /* last recurrence residual ||r||/||b|| */
+    int reason;           /* HSPMV_CONVERGED_* > 0, HSPMV_DIVERGED_* < 0, HSPMV_REASON_NONE */
+    const char *reason_name; /* its name, a static string: "CONVERGED_RTOL", "DIVERGED_ITS", "NONE" */
+    int64_t iterations;   /* iterations done (CG: 1 product each; BiCGStab: 2 with A;
+                             CGLS, LSQR: 1 with A and 1 with A^T) */
+    double relres;        /* last recurrence residual ||r||/||b|| (LSQR: its estimate) */
     double relres_true;   /* ||b - A*x||/||b|| recomputed at exit (-1 if not reached) */
-    int64_t spmv_calls;   /* hspmv_dist_spmv calls, residual checks included */
+    int64_t spmv_calls;   /* products with A or A^T, residual checks included */
     double total_s;       /* wall time of the call on this rank (MPI_Wtime) */
-    double spmv_s;        /* of which inside hspmv_dist_spmv */
+    double spmv_s;        /* of which inside the products */
 } hspmv_solver_result;
 
-/* Not collective. tol 1e-8, maxit 1000, no preconditioner, no history. */
+/* Not collective. method CG, tol 1e-8, maxit 1000, no preconditioner, no history. */
 void hspmv_solver_opts_default(hspmv_solver_opts *o);
 
-/* Collective. Conjugate gradients for symmetric positive definite A,
-   optionally Jacobi-preconditioned (o->diag). x holds the initial guess on
-   entry (zero it for x0 = 0) and the solution on return; b (nrows_local
-   entries) is not changed; o NULL: defaults; res may be NULL. Returns
-   HSPMV_OK when converged, HSPMV_ERR_NOCONV at the iteration limit,
-   HSPMV_ERR_BREAKDOWN when p'Ap <= 0 or r'M^-1r <= 0 (A or M not SPD) or a
-   residual is not finite, HSPMV_ERR_ARG (non-square matrix, zero in diag,
-   bad opts, an inf or nan in b), HSPMV_ERR_NOMEM, HSPMV_ERR_MPI; err says
-   which and where. b = 0 gives x = 0 and HSPMV_OK after 0 iterations. A b
+/* Collective. Solves A*x = b (CG, BiCGStab: square A, x split like b) or
+   min ||A*x - b||_2 (CGLS, LSQR: any shape; their solution is the least
+   squares one, and for a consistent system the solution of A*x = b) by
+   o->method (o NULL: the defaults; o the same on every rank, its diag,
+   history and monitor excepted). x holds the initial guess on entry
+   (zero it for x0 = 0) and the solution on return; b is not changed; res
+   may be NULL. Returns HSPMV_OK when converged (res->reason > 0),
+   HSPMV_ERR_NOCONV at the iteration limit (HSPMV_DIVERGED_ITS),
+   HSPMV_ERR_BREAKDOWN for the other HSPMV_DIVERGED_* reasons,
+   HSPMV_ERR_ARG (CG or BiCGStab on a non-square matrix, a zero in diag, a
+   diag for CGLS or LSQR, bad opts, an inf or nan in b), HSPMV_ERR_NOMEM,
+   HSPMV_ERR_MPI, or the error of a product that failed (the first
+   transposed product's HSPMV_ERR_NOMEM); err says which and where.
+   CG, BiCGStab and CGLS stop with HSPMV_CONVERGED_RTOL only when the
+   recurrence residual AND the recomputed ||b - A*x||/||b|| meet tol (if
+   the second fails, the residual is replaced by the true one and the
+   iteration restarts from x, within the same limit); CGLS's
+   HSPMV_CONVERGED_RTOL_NORMAL is confirmed the same way on A^T(b - A*x).
+   CGLS's and LSQR's first solve on a matrix makes its transposed copy
+   (hspmv_dist_spmm's first HSPMV_TRANSPOSE call). LSQR stops on its
+   estimates (Paige & Saunders' stopping rules S1 and S2 with ATOL = BTOL =
+   tol; no condition limit), as SciPy's lsqr does.
+   BiCGStab: a vanishing rho = r0'r or r0'v (below u^2*||r0||*||r|| resp.
+   u^2*||r0||*||v||, u the unit roundoff) after the residual has halved
+   since the start restarts from the true residual; without such progress,
+   and omega = 0, it is HSPMV_DIVERGED_BREAKDOWN.
+   b = 0 gives x = 0 and HSPMV_CONVERGED_ZERO_RHS after 0 iterations. A b
    whose largest entry is beyond 2^400 or below 2^-400 (squares out of the
    double range) is solved with b and x scaled by a power of two, exactly,
    x scaled back on return. */
-int hspmv_cg_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_solver_opts *o,
-                   hspmv_solver_result *res, hspmv_error *err);
-
-/* Collective. BiCGStab (van der Vorst) for general square A, otherwise like
-   hspmv_cg_solve; HSPMV_ERR_BREAKDOWN when rho = r0'r or r0'v vanish (are
-   below u^2*||r0||*||r|| resp. u^2*||r0||*||v||, u the unit roundoff) before
-   the residual has halved since the start, omega = 0, or a residual is not
-   finite; after such progress it restarts from the true residual instead. */
-int hspmv_bicgstab_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
-                         const hspmv_solver_opts *o, hspmv_solver_result *res, hspmv_error *err);
-
-/* Collective. For Jacobi: this rank's part of the diagonal of the matrix that
-   D was made from (rank 0 passes A in the file ordering, as given to
-   hspmv_dist_create_root or read from the file; other ranks pass NULL),
-   nrows_local entries in diag, METIS renumbering included. */
-int hspmv_solver_diag_root(const hspmv_dist *D, const hspmv_csr *A, hspmv_real *diag,
-                           hspmv_error *err);
+int hspmv_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_solver_opts *o,
+                hspmv_solver_result *res, hspmv_error *err);
 
 #endif /* HSPMV_NO_MPI */
 

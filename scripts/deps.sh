@@ -36,6 +36,12 @@ have_matplotlib() {
     done
     return 1
 }
+have_scipy() {
+    for py in /usr/bin/python3 python3; do
+        command -v "$py" >/dev/null 2>&1 && "$py" -c 'import numpy, scipy.sparse.linalg' >/dev/null 2>&1 && return 0
+    done
+    return 1
+}
 have_petsc() {
     [ -n "${PETSC_DIR:-}" ] && [ -f "$PETSC_DIR/${PETSC_ARCH:-}/include/petscconf.h" ] && return 0
     pkg-config --exists PETSc 2>/dev/null || pkg-config --exists petsc 2>/dev/null

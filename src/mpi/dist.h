@@ -37,6 +37,7 @@ struct hspmv_dist {
     int64_t *perm;              /* rank 0 only, when permuted: nrows entries, perm[new] = file row (= column) */
     int64_t *file_row;          /* nrows_local entries: file row of each local row; NULL = identity */
     int64_t nrows_local, ncols_local;
+    hspmv_real *diag;           /* nrows_local entries (at least 1): a_ii of each local row (dist_diag.c) */
     int64_t nnz_owned, nnz_ghost;
     int npieces;                /* the owned block is multiplied in this many parts (1..HSPMV_DIST_PIECES_MAX),
                                    so that the halo messages progress (MPI_Testall) between them */
@@ -106,6 +107,10 @@ void hspmv_dist_sort_rows(hspmv_csr *S);
    kept row, *gy room for their product, A is compressed in place, *nrows
    the rows A keeps. HSPMV_ERR_NOMEM when an array cannot be had. */
 int hspmv_dist_compress_rows(hspmv_csr *A, int64_t **row, hspmv_real **gy, int64_t *nrows);
+
+/* dist_diag.c. Keeps in D->diag the diagonal of this rank's slice S
+   (global columns, rows from D->row_start[rank]). HSPMV_ERR_NOMEM. */
+int hspmv_dist_keep_diagonal(hspmv_dist *D, const hspmv_csr *S);
 
 /* Collective: builds D's blocks, halo plan and prepared matrices from this
    rank's slice S (global columns, sorted rows) and D->row_start/col_start;

@@ -52,6 +52,7 @@ void hspmv_dist_destroy(hspmv_dist **Dp)
     hspmv_free(D->col_start);
     hspmv_free(D->perm);
     hspmv_free(D->file_row);
+    hspmv_free(D->diag);
     hspmv_free(D->ghost_col);
     hspmv_free(D->ghost_row);
     hspmv_free(D->gy);

@@ -6,7 +6,7 @@
 #include "util.h"
 #include "csr.h"
 
-static const char *who = "hspmv_bicgstab_solve";
+static const char *who = "hspmv_solve (bicgstab)";
 
 typedef struct bicg {
     hspmv_real *r, *rh, *p, *v, *s, *t, *ph, *sh; /* ph, sh alias p, s without M */
@@ -46,10 +46,10 @@ static int confirmed(solver_ws *w, bicg *k, const hspmv_real *b, const hspmv_rea
     return 0;
 }
 
-static int breakdown(int64_t it, const char *what, double val, hspmv_error *err)
+static int breakdown(solver_ws *w, int64_t it, const char *what, double val, hspmv_error *err)
 {
-    return hspmv_err(err, HSPMV_ERR_BREAKDOWN, "%s: breakdown at iteration %lld: %s = %.3e", who,
-                     (long long)it, what, val);
+    return hspmv_solver_stop(w, isfinite(val) ? HSPMV_DIVERGED_BREAKDOWN : HSPMV_DIVERGED_NANORINF, err,
+                             "%s: breakdown at iteration %lld: %s = %.3e", who, (long long)it, what, val);
 }
 
 /* One iteration (it is its number, for messages). When the half step s
@@ -58,7 +58,7 @@ static int step(solver_ws *w, bicg *k, hspmv_real *x, int64_t it, hspmv_error *e
 {
     double s[2], u = hspmv_eps();
     int rc, fail;
-    if (!(fabs(k->rho) > u * u * k->rh_norm * k->relres * w->bnorm)) return breakdown(it, "rho = r0'r", k->rho, err);
+    if (!(fabs(k->rho) > u * u * k->rh_norm * k->relres * w->bnorm)) return breakdown(w, it, "rho = r0'r", k->rho, err);
     if (k->fresh) hspmv_sv_copy(w, k->r, k->p);
     else { /* p = r + beta*(p - omega*v) */
         hspmv_sv_axpy(w, -k->omega, k->v, k->p);
@@ -70,7 +70,7 @@ static int step(solver_ws *w, bicg *k, hspmv_real *x, int64_t it, hspmv_error *e
     s[0] = hspmv_sv_dot(w, k->rh, k->v);
     s[1] = hspmv_sv_dot(w, k->v, k->v);
     if ((rc = hspmv_solver_sum(w, s, 2, fail, who, err))) return rc;
-    if (!(fabs(s[0]) > u * u * k->rh_norm * sqrt(s[1]))) return breakdown(it, "r0'v", s[0], err);
+    if (!(fabs(s[0]) > u * u * k->rh_norm * sqrt(s[1]))) return breakdown(w, it, "r0'v", s[0], err);
     k->alpha = k->rho / s[0];
     hspmv_sv_copy(w, k->r, k->s); /* s = r - alpha*v */
     hspmv_sv_axpy(w, -k->alpha, k->v, k->s);
@@ -89,9 +89,9 @@ static int step(solver_ws *w, bicg *k, hspmv_real *x, int64_t it, hspmv_error *e
     s[0] = hspmv_sv_dot(w, k->t, k->s);
     s[1] = hspmv_sv_dot(w, k->t, k->t);
     if ((rc = hspmv_solver_sum(w, s, 2, fail, who, err))) return rc;
-    if (!(s[1] > 0)) return breakdown(it, "t't", s[1], err);
+    if (!(s[1] > 0)) return breakdown(w, it, "t't", s[1], err);
     k->omega = s[0] / s[1];
-    if (k->omega == 0 || !isfinite(k->omega)) return breakdown(it, "omega", k->omega, err);
+    if (k->omega == 0 || !isfinite(k->omega)) return breakdown(w, it, "omega", k->omega, err);
     hspmv_sv_axpy(w, k->alpha, k->ph, x);
     hspmv_sv_axpy(w, k->omega, k->sh, x);
     hspmv_sv_copy(w, k->s, k->r); /* r = s - omega*t */
@@ -105,57 +105,53 @@ static int step(solver_ws *w, bicg *k, hspmv_real *x, int64_t it, hspmv_error *e
     return HSPMV_OK;
 }
 
-int hspmv_bicgstab_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
-                         const hspmv_solver_opts *o, hspmv_solver_result *res, hspmv_error *err)
+int hspmv_solver_bicgstab(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
+                          const hspmv_solver_opts *o, hspmv_error *err)
 {
-    solver_ws w;
     bicg k;
     int64_t it = 0;
-    int rc = hspmv_solver_begin(&w, D, b, x, o, 8, who, err);
-    if (rc) goto out;
-    b = w.b; /* b itself, or b scaled with x (hspmv_solver_end scales x back) */
-    k.r = w.v[0]; k.rh = w.v[1]; k.p = w.v[2]; k.v = w.v[3];
-    k.s = w.v[4]; k.t = w.v[5];
-    k.ph = w.dinv ? w.v[6] : k.p;
-    k.sh = w.dinv ? w.v[7] : k.s;
-    if (w.bnorm == 0) {
-        for (int64_t i = 0; i < w.n; i++) x[i] = 0;
-        w.res.relres = w.res.relres_true = 0;
-        goto out;
+    int rc = hspmv_solver_begin(w, D, b, x, o, 8, 0, who, err);
+    if (rc) return rc;
+    b = w->b; /* b itself, or b scaled with x (hspmv_solver_end scales x back) */
+    k.r = w->v[0]; k.rh = w->v[1]; k.p = w->v[2]; k.v = w->v[3];
+    k.s = w->v[4]; k.t = w->v[5];
+    k.ph = w->dinv ? w->v[6] : k.p;
+    k.sh = w->dinv ? w->v[7] : k.s;
+    if (w->bnorm == 0) {
+        hspmv_solver_zero_rhs(w, x);
+        return HSPMV_OK;
     }
-    int fail = hspmv_solver_residual(&w, b, x, k.r, &k.rho);
-    if ((rc = restart(&w, &k, fail, err))) goto out;
-    hspmv_solver_note(&w, 0, k.relres);
+    int fail = hspmv_solver_residual(w, b, x, k.r, &k.rho);
+    if ((rc = restart(w, &k, fail, err))) return rc;
+    hspmv_solver_note(w, 0, k.relres);
     for (;;) {
-        if (k.relres <= w.o.tol && (confirmed(&w, &k, b, x, &rc, err) || rc)) break;
-        if (it >= w.o.maxit) {
-            rc = hspmv_err(err, HSPMV_ERR_NOCONV, "%s: no convergence in %lld iterations: relative "
-                           "residual %.3e > tol %.3e", who, (long long)it, k.relres, w.o.tol);
+        if (k.relres <= w->o.tol && (confirmed(w, &k, b, x, &rc, err) || rc)) {
+            if (!rc) rc = hspmv_solver_stop(w, HSPMV_CONVERGED_RTOL, err, "%s", "");
             break;
         }
-        if ((rc = step(&w, &k, x, it + 1, err))) {
+        if (it >= w->o.maxit) {
+            rc = hspmv_solver_stop(w, HSPMV_DIVERGED_ITS, err, "%s: no convergence in %lld iterations: relative "
+                                   "residual %.3e > tol %.3e", who, (long long)it, k.relres, w->o.tol);
+            break;
+        }
+        if ((rc = step(w, &k, x, it + 1, err))) {
             /* A vanishing rho or r0'v after real progress is the shadow
                residual r0 gone orthogonal, not the method failing: restart
                from the true residual with r0 = r. Without progress since
                the last restart it is a breakdown. */
             if (rc != HSPMV_ERR_BREAKDOWN || !(k.relres < 0.5 * k.relres0)) break;
             double rr;
-            fail = hspmv_solver_residual(&w, b, x, k.r, &rr);
-            if ((rc = restart(&w, &k, fail, err))) break;
+            w->res.reason = HSPMV_REASON_NONE;
+            fail = hspmv_solver_residual(w, b, x, k.r, &rr);
+            if ((rc = restart(w, &k, fail, err))) break;
             continue;
         }
-        hspmv_solver_note(&w, ++it, k.relres);
+        hspmv_solver_note(w, ++it, k.relres);
         if (!isfinite(k.relres)) {
-            rc = breakdown(it, "||r||/||b||", k.relres, err);
+            rc = breakdown(w, it, "||r||/||b||", k.relres, err);
             break;
         }
     }
-    if (rc == HSPMV_ERR_NOCONV || rc == HSPMV_ERR_BREAKDOWN) {
-        double rr;
-        fail = hspmv_solver_residual(&w, b, x, k.t, &rr);
-        if (!hspmv_solver_sum(&w, &rr, 1, fail, who, NULL)) w.res.relres_true = sqrt(rr) / w.bnorm;
-    }
-out:
-    hspmv_solver_end(&w, res);
+    if (rc == HSPMV_ERR_NOCONV || rc == HSPMV_ERR_BREAKDOWN) hspmv_solver_true_residual(w, b, x, k.t, who);
     return rc;
 }

@@ -1,19 +1,24 @@
 /* solver.h — private to src/solver: the workspace every Krylov method
-   shares, agreed status, timed SpMV, and threaded vector kernels. */
+   shares, agreed status, timed products, threaded vector kernels, and the
+   methods behind hspmv_solve. */
 #ifndef HSPMV_SOLVER_H
 #define HSPMV_SOLVER_H
 
 #include "hspmv.h"
+
+#define SOLVER_NVEC 8 /* work vectors of each kind at most */
 
 typedef struct solver_ws {
     hspmv_dist *D;
     MPI_Comm comm;          /* hspmv_dist_get_comm(D) */
     int rank;
     int threads;            /* OpenMP threads for vector kernels (the matrix's) */
-    int64_t n;              /* local vector length (nrows_local == ncols_local) */
+    int64_t n;              /* y-like (b, r) local length: nrows_local */
+    int64_t nc;             /* x-like local length: ncols_local (== n for CG, BiCGStab) */
     hspmv_solver_opts o;    /* the caller's options or the defaults */
     hspmv_real *dinv;       /* 1/diag (n entries) or NULL: no preconditioner */
-    hspmv_real *v[8];       /* work vectors, n entries each (at least 1) */
+    hspmv_real *v[SOLVER_NVEC]; /* y-like work vectors, n entries each (at least 1) */
+    hspmv_real *c[SOLVER_NVEC]; /* x-like work vectors, nc entries each (at least 1) */
     double *part;           /* per-thread partial sums, 8 doubles apart */
     hspmv_solver_result res;
     double bnorm;           /* ||b|| (of the scaled b) */
@@ -22,25 +27,42 @@ typedef struct solver_ws {
     hspmv_real *x;          /* the caller's x while it is scaled (x * scale), else NULL */
     double scale;           /* a power of two; 1 when b is used as given */
     double t0;
+    int prod_rc;            /* this rank's first failed product: its status and message, */
+    hspmv_error prod_err;   /*   agreed by the next hspmv_solver_sum */
 } solver_ws;
 
-/* Checks arguments, allocates nvec work vectors and 1/diag; every rank
+/* Checks arguments (CG and BiCGStab: square; least squares: no diag),
+   allocates nrow y-like and ncol x-like work vectors and 1/diag; every rank
    gets the same status. Fills w->b (the b to iterate on; b and x scaled by
    a power of two when b's squares would leave the double range) and
-   w->bnorm. */
+   w->bnorm. who names the method in messages. */
 int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
-                 const hspmv_solver_opts *o, int nvec, const char *who, hspmv_error *err);
+                       const hspmv_solver_opts *o, int nrow, int ncol, const char *who, hspmv_error *err);
 
-/* Scales x back when it was scaled, frees the workspace, stores the times
-   and copies the result out. */
+/* Scales x back when it was scaled, frees the workspace, stores the times,
+   the reason's name, and copies the result out. */
 void hspmv_solver_end(solver_ws *w, hspmv_solver_result *res);
 
-/* y = A*x timed; returns 1 when this rank's call failed (not agreed: the
-   failure travels with the next hspmv_solver_sum). */
-int hspmv_solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y);
+/* The static name of a reason ("DIVERGED_ITS"; "UNKNOWN" for no reason). */
+const char *hspmv_solver_reason_name(int reason);
 
-/* Sums s[0..k) over the ranks in place, together with this rank's failure
-   flag; HSPMV_ERR_MPI (agreed) when any rank failed or the reduction did. */
+/* b = 0: x = 0 and HSPMV_CONVERGED_ZERO_RHS. */
+void hspmv_solver_zero_rhs(solver_ws *w, hspmv_real *x);
+
+/* Sets w->res.reason and returns the status that goes with it, with a
+   message made of who and text in err (converged: HSPMV_OK, err cleared). */
+int hspmv_solver_stop(solver_ws *w, int reason, hspmv_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* y = A*x, resp. x = A^T*y, timed; return 1 when this rank's call failed
+   (not agreed: the failure travels with the next hspmv_solver_sum). */
+int hspmv_solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y);
+int hspmv_solver_spmv_t(solver_ws *w, const hspmv_real *y, hspmv_real *x);
+
+/* Sums s[0..k) (k <= 7) over the ranks in place, together with this rank's
+   failure flag; when any rank's product failed, every rank returns the
+   lowest failing rank's status and message (HSPMV_ERR_MPI when only the
+   flag is known or the reduction itself failed). */
 int hspmv_solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err);
 
 /* Records relres of iteration it in the history and calls the monitor. */
@@ -49,17 +71,36 @@ void hspmv_solver_note(solver_ws *w, int64_t it, double relres);
 /* r = b - A*x; returns this rank's failure flag like hspmv_solver_spmv. Also
    ||r||^2 of this rank in *rr. */
 int hspmv_solver_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
-                    double *rr);
+                          double *rr);
 
-/* Local (this rank's) dot products, in double, fixed order per thread count. */
-double hspmv_sv_dot(solver_ws *w, const hspmv_real *a, const hspmv_real *b);
-/* y = a*x + y */
-void hspmv_sv_axpy(solver_ws *w, double a, const hspmv_real *x, hspmv_real *y);
-/* y = x + b*y */
-void hspmv_sv_xpby(solver_ws *w, const hspmv_real *x, double b, hspmv_real *y);
-/* z = dinv .* r, or a copy when there is no preconditioner */
+/* relres_true = ||b - A*x||/||b|| recomputed into r (agreed; left at -1
+   when a product fails, the status then being kept as it is). */
+void hspmv_solver_true_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
+                                const char *who);
+
+/* The methods, each on a workspace hspmv_solve has not begun. */
+int hspmv_solver_cg(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
+                    const hspmv_solver_opts *o, hspmv_error *err);
+int hspmv_solver_bicgstab(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
+                          const hspmv_solver_opts *o, hspmv_error *err);
+int hspmv_solver_cgls(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
+                      const hspmv_solver_opts *o, hspmv_error *err);
+int hspmv_solver_lsqr(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
+                      const hspmv_solver_opts *o, hspmv_error *err);
+
+/* Local (this rank's) vector kernels on len entries: dot products in
+   double with a fixed order per thread count, updates. The short names
+   work on y-like vectors (w->n entries). */
+double hspmv_sv_dot_n(solver_ws *w, int64_t len, const hspmv_real *a, const hspmv_real *b);
+void hspmv_sv_axpy_n(solver_ws *w, int64_t len, double a, const hspmv_real *x, hspmv_real *y); /* y += a*x */
+void hspmv_sv_xpby_n(solver_ws *w, int64_t len, const hspmv_real *x, double b, hspmv_real *y); /* y = x + b*y */
+void hspmv_sv_copy_n(solver_ws *w, int64_t len, const hspmv_real *x, hspmv_real *y);          /* y = x */
+void hspmv_sv_scal_n(solver_ws *w, int64_t len, double a, hspmv_real *y);                      /* y *= a */
+#define hspmv_sv_dot(w, a, b) hspmv_sv_dot_n((w), (w)->n, (a), (b))
+#define hspmv_sv_axpy(w, a, x, y) hspmv_sv_axpy_n((w), (w)->n, (a), (x), (y))
+#define hspmv_sv_xpby(w, x, b, y) hspmv_sv_xpby_n((w), (w)->n, (x), (b), (y))
+#define hspmv_sv_copy(w, x, y) hspmv_sv_copy_n((w), (w)->n, (x), (y))
+/* z = dinv .* r, or a copy when there is no preconditioner (y-like) */
 void hspmv_sv_precond(solver_ws *w, const hspmv_real *r, hspmv_real *z);
-/* y = x */
-void hspmv_sv_copy(solver_ws *w, const hspmv_real *x, hspmv_real *y);
 
 #endif

@@ -8,9 +8,9 @@
 /* Below this length threads cost more than they save. */
 #define SV_PAR_MIN 20000
 
-static int par(const solver_ws *w)
+static int par(const solver_ws *w, int64_t len)
 {
-    return w->threads > 1 && w->n >= SV_PAR_MIN;
+    return w->threads > 1 && len >= SV_PAR_MIN;
 }
 
 /* This thread's contiguous share [*lo, *hi) of n. */
@@ -22,11 +22,10 @@ static void share(int64_t n, int64_t *lo, int64_t *hi)
 }
 
 /* sum a[i]*b[i] */
-double hspmv_sv_dot(solver_ws *w, const hspmv_real *a, const hspmv_real *b)
+double hspmv_sv_dot_n(solver_ws *w, int64_t n, const hspmv_real *a, const hspmv_real *b)
 {
-    int64_t n = w->n;
     double s = 0;
-    if (!par(w)) {
+    if (!par(w, n)) {
         for (int64_t i = 0; i < n; i++) s += (double)a[i] * b[i];
         return s;
     }
@@ -44,21 +43,27 @@ double hspmv_sv_dot(solver_ws *w, const hspmv_real *a, const hspmv_real *b)
 }
 
 /* y = a*x + y */
-void hspmv_sv_axpy(solver_ws *w, double a, const hspmv_real *x, hspmv_real *y)
+void hspmv_sv_axpy_n(solver_ws *w, int64_t n, double a, const hspmv_real *x, hspmv_real *y)
 {
-    int64_t n = w->n;
     hspmv_real ar = (hspmv_real)a;
-#pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w))
+#pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w, n))
     for (int64_t i = 0; i < n; i++) y[i] += ar * x[i];
 }
 
 /* y = x + b*y */
-void hspmv_sv_xpby(solver_ws *w, const hspmv_real *x, double b, hspmv_real *y)
+void hspmv_sv_xpby_n(solver_ws *w, int64_t n, const hspmv_real *x, double b, hspmv_real *y)
 {
-    int64_t n = w->n;
     hspmv_real br = (hspmv_real)b;
-#pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w))
+#pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w, n))
     for (int64_t i = 0; i < n; i++) y[i] = x[i] + br * y[i];
+}
+
+/* y *= a */
+void hspmv_sv_scal_n(solver_ws *w, int64_t n, double a, hspmv_real *y)
+{
+    hspmv_real ar = (hspmv_real)a;
+#pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w, n))
+    for (int64_t i = 0; i < n; i++) y[i] *= ar;
 }
 
 /* z = M^-1 r with M = diag(A), or z = r */
@@ -70,14 +75,13 @@ void hspmv_sv_precond(solver_ws *w, const hspmv_real *r, hspmv_real *z)
         if (z != r) hspmv_sv_copy(w, r, z);
         return;
     }
-#pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w))
+#pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w, n))
     for (int64_t i = 0; i < n; i++) z[i] = d[i] * r[i];
 }
 
 /* y = x */
-void hspmv_sv_copy(solver_ws *w, const hspmv_real *x, hspmv_real *y)
+void hspmv_sv_copy_n(solver_ws *w, int64_t n, const hspmv_real *x, hspmv_real *y)
 {
-    int64_t n = w->n;
-#pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w))
+#pragma omp parallel for schedule(static) num_threads(w->threads) if (par(w, n))
     for (int64_t i = 0; i < n; i++) y[i] = x[i];
 }

@@ -1,8 +1,10 @@
 /* solver_ws.c — what every Krylov method shares: argument checks agreed
-   over the ranks, work vectors, the timed SpMV, reductions that carry a
-   failure flag, the residual history. */
+   over the ranks, work vectors, the timed products, reductions that carry a
+   failure, the residual history, the stopping reason. */
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include "solver.h"
 #include "util.h"
@@ -23,17 +25,25 @@ static int agree(MPI_Comm comm, int rank, int rc, hspmv_error *err)
     return e.code;
 }
 
+static int least_squares(const solver_ws *w)
+{
+    return w->o.method == HSPMV_SOLVER_CGLS || w->o.method == HSPMV_SOLVER_LSQR;
+}
+
 static int check_local(solver_ws *w, const hspmv_real *b, const hspmv_real *x,
                        const hspmv_dist_info *in, const char *who, hspmv_error *err)
 {
     const hspmv_solver_opts *o = &w->o;
-    if (in->nrows != in->ncols)
-        return hspmv_err(err, HSPMV_ERR_ARG, "%s: matrix is %lld x %lld, not square", who,
-                         (long long)in->nrows, (long long)in->ncols);
-    if (in->row_begin != in->col_begin || in->row_end != in->col_end)
+    if (!least_squares(w) && in->nrows != in->ncols)
+        return hspmv_err(err, HSPMV_ERR_ARG, "%s: matrix is %lld x %lld, not square (least squares: "
+                         "HSPMV_SOLVER_CGLS or HSPMV_SOLVER_LSQR)", who, (long long)in->nrows, (long long)in->ncols);
+    if (!least_squares(w) && (in->row_begin != in->col_begin || in->row_end != in->col_end))
         return hspmv_err(err, HSPMV_ERR_ARG, "%s: rank %d: x and b are split differently", who, w->rank);
-    if (w->n > 0 && (!b || !x))
+    if ((w->n > 0 && !b) || (w->nc > 0 && !x))
         return hspmv_err(err, HSPMV_ERR_ARG, "%s: rank %d: b or x is NULL", who, w->rank);
+    if (least_squares(w) && o->diag)
+        return hspmv_err(err, HSPMV_ERR_ARG, "%s: no Jacobi preconditioner for least squares (diag must be NULL)",
+                         who);
     if (!(o->tol >= 0) || o->maxit < 0 || o->history_len < 0 || (o->history_len > 0 && !o->history))
         return hspmv_err(err, HSPMV_ERR_ARG, "%s: bad options (tol %g, maxit %lld, history %lld)", who,
                          o->tol, (long long)o->maxit, (long long)o->history_len);
@@ -41,10 +51,12 @@ static int check_local(solver_ws *w, const hspmv_real *b, const hspmv_real *x,
 }
 
 /* Allocations and 1/diag; a zero (or non-finite) diagonal entry is an error. */
-static int alloc_local(solver_ws *w, int nvec, const char *who, hspmv_error *err)
+static int alloc_local(solver_ws *w, int nrow, int ncol, const char *who, hspmv_error *err)
 {
-    for (int k = 0; k < nvec; k++)
+    for (int k = 0; k < nrow; k++)
         if (!(w->v[k] = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS, 1))) goto nomem;
+    for (int k = 0; k < ncol; k++)
+        if (!(w->c[k] = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_COLS, 1))) goto nomem;
     if (!(w->part = hspmv_calloc((size_t)w->threads * 8, sizeof(double)))) goto nomem;
     if (!w->o.diag) return HSPMV_OK;
     if (!(w->dinv = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS, 1))) goto nomem;
@@ -60,7 +72,7 @@ static int alloc_local(solver_ws *w, int nvec, const char *who, hspmv_error *err
     return HSPMV_OK;
 nomem:
     return hspmv_err(err, HSPMV_ERR_NOMEM, "%s: rank %d: out of memory for vectors of %lld entries", who,
-                     w->rank, (long long)w->n);
+                     w->rank, (long long)(w->n > w->nc ? w->n : w->nc));
 }
 
 /* When b's largest entry is beyond 2^400 or below 2^-400, its squares (and
@@ -90,21 +102,22 @@ static int scale_rhs(solver_ws *w, const hspmv_real *b, hspmv_real *x, const cha
     if (!(w->bs = hspmv_dist_vec_alloc(w->D, HSPMV_VEC_ROWS, 1)))
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "%s: rank %d: out of memory for the scaled b", who, w->rank);
     if ((rc = agree(w->comm, w->rank, rc, err))) return rc;
-    for (int64_t i = 0; i < w->n; i++) {
-        w->bs[i] = (hspmv_real)((double)b[i] * w->scale);
-        x[i] = (hspmv_real)((double)x[i] * w->scale);
-    }
+    for (int64_t i = 0; i < w->n; i++) w->bs[i] = (hspmv_real)((double)b[i] * w->scale);
+    for (int64_t i = 0; i < w->nc; i++) x[i] = (hspmv_real)((double)x[i] * w->scale);
     w->b = w->bs;
     w->x = x;
     return HSPMV_OK;
 }
 
 int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
-                 const hspmv_solver_opts *o, int nvec, const char *who, hspmv_error *err)
+                       const hspmv_solver_opts *o, int nrow, int ncol, const char *who, hspmv_error *err)
 {
     memset(w, 0, sizeof(*w));
     w->t0 = MPI_Wtime();
     w->res.relres_true = -1;
+    w->res.reason = HSPMV_REASON_NONE;
+    if (o) w->o = *o;
+    else hspmv_solver_opts_default(&w->o);
     if (!D) return hspmv_err(err, HSPMV_ERR_ARG, "%s: distributed matrix is NULL", who);
     hspmv_dist_info in;
     hspmv_dist_get_info(D, &in);
@@ -113,10 +126,9 @@ int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_r
     w->rank = in.rank;
     w->threads = in.owned.threads > 0 ? in.owned.threads : 1;
     w->n = in.nrows_local;
-    if (o) w->o = *o;
-    else hspmv_solver_opts_default(&w->o);
+    w->nc = in.ncols_local;
     int rc = check_local(w, b, x, &in, who, err);
-    if (!rc) rc = alloc_local(w, nvec, who, err);
+    if (!rc) rc = alloc_local(w, nrow, ncol, who, err);
     if ((rc = agree(w->comm, w->rank, rc, err))) return rc;
     if ((rc = scale_rhs(w, b, x, who, err))) return rc;
     double s = hspmv_sv_dot(w, w->b, w->b);
@@ -130,22 +142,64 @@ int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_r
 void hspmv_solver_end(solver_ws *w, hspmv_solver_result *res)
 {
     if (w->x)
-        for (int64_t i = 0; i < w->n; i++) w->x[i] = (hspmv_real)((double)w->x[i] / w->scale);
+        for (int64_t i = 0; i < w->nc; i++) w->x[i] = (hspmv_real)((double)w->x[i] / w->scale);
     hspmv_free(w->bs);
-    for (int k = 0; k < 8; k++) hspmv_free(w->v[k]);
+    for (int k = 0; k < SOLVER_NVEC; k++) {
+        hspmv_free(w->v[k]);
+        hspmv_free(w->c[k]);
+    }
     hspmv_free(w->dinv);
     hspmv_free(w->part);
     w->res.total_s = MPI_Wtime() - w->t0;
+    w->res.reason_name = hspmv_solver_reason_name(w->res.reason);
     if (res) *res = w->res;
+}
+
+void hspmv_solver_zero_rhs(solver_ws *w, hspmv_real *x)
+{
+    for (int64_t i = 0; i < w->nc; i++) x[i] = 0;
+    w->res.relres = w->res.relres_true = 0;
+    w->res.reason = HSPMV_CONVERGED_ZERO_RHS;
+}
+
+int hspmv_solver_stop(solver_ws *w, int reason, hspmv_error *err, const char *fmt, ...)
+{
+    w->res.reason = reason;
+    if (reason > 0) return hspmv_ok(err);
+    int code = reason == HSPMV_DIVERGED_ITS ? HSPMV_ERR_NOCONV : HSPMV_ERR_BREAKDOWN;
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+        va_end(ap);
+        err->code = code;
+    }
+    return code;
+}
+
+/* Counts and times a product; keeps this rank's first failure. */
+static int product(solver_ws *w, int flags, const hspmv_real *in, hspmv_real *out)
+{
+    double t = MPI_Wtime();
+    hspmv_error e;
+    int rc = flags ? hspmv_dist_spmm(w->D, flags, 1, in, out, &e) : hspmv_dist_spmv(w->D, in, out, &e);
+    w->res.spmv_s += MPI_Wtime() - t;
+    w->res.spmv_calls++;
+    if (rc && !w->prod_rc) {
+        w->prod_rc = rc;
+        w->prod_err = e;
+    }
+    return rc != HSPMV_OK;
 }
 
 int hspmv_solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y)
 {
-    double t = MPI_Wtime();
-    int rc = hspmv_dist_spmv(w->D, x, y, NULL);
-    w->res.spmv_s += MPI_Wtime() - t;
-    w->res.spmv_calls++;
-    return rc != HSPMV_OK;
+    return product(w, 0, x, y);
+}
+
+int hspmv_solver_spmv_t(solver_ws *w, const hspmv_real *y, hspmv_real *x)
+{
+    return product(w, HSPMV_TRANSPOSE, y, x);
 }
 
 int hspmv_solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err)
@@ -155,8 +209,14 @@ int hspmv_solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, 
     buf[k] = fail ? 1 : 0;
     if (MPI_Allreduce(buf, out, k + 1, MPI_DOUBLE, MPI_SUM, w->comm) != MPI_SUCCESS)
         return hspmv_err(err, HSPMV_ERR_MPI, "%s: rank %d: MPI_Allreduce failed", who, w->rank);
-    if (out[k] != 0)
-        return hspmv_err(err, HSPMV_ERR_MPI, "%s: hspmv_dist_spmv failed on %d rank(s)", who, (int)out[k]);
+    if (out[k] != 0) { /* the failing product's own status and message, from the lowest such rank */
+        hspmv_error e = {0, ""};
+        int rc = fail && w->prod_rc ? w->prod_rc : fail ? HSPMV_ERR_MPI : HSPMV_OK;
+        if (rc) hspmv_err(&e, rc, "%s: %s", who, w->prod_rc ? w->prod_err.msg : "a product failed");
+        rc = agree(w->comm, w->rank, rc, &e);
+        if (err) *err = e;
+        return rc ? rc : HSPMV_ERR_MPI;
+    }
     for (int i = 0; i < k; i++) s[i] = out[i];
     return HSPMV_OK;
 }
@@ -170,10 +230,18 @@ void hspmv_solver_note(solver_ws *w, int64_t it, double relres)
 }
 
 int hspmv_solver_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
-                    double *rr)
+                          double *rr)
 {
     int fail = hspmv_solver_spmv(w, x, r);
     hspmv_sv_xpby(w, b, -1.0, r);
     *rr = hspmv_sv_dot(w, r, r);
     return fail;
+}
+
+void hspmv_solver_true_residual(solver_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r,
+                                const char *who)
+{
+    double rr;
+    int fail = hspmv_solver_residual(w, b, x, r, &rr);
+    if (!hspmv_solver_sum(w, &rr, 1, fail, who, NULL)) w->res.relres_true = sqrt(rr) / w->bnorm;
 }

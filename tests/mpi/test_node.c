@@ -898,7 +898,7 @@ static void cg_converges_on_pseudo_nodes(void)
         hspmv_solver_opts_default(&so);
         so.tol = sizeof(hspmv_real) == 8 ? 1e-10 : 1e-5;
         hspmv_solver_result res;
-        rc = hspmv_cg_solve(D, b, x, &so, &res, &e);
+        rc = hspmv_solve(D, b, x, &so, &res, &e);
         CHECK(rc == HSPMV_OK, "cg (%s): %s", h ? "p2p" : "node", e.msg);
         double worst = 0, all;
         for (int64_t i = 0; i < in.nrows_local; i++) worst = fmax(worst, fabs((double)x[i] - 1));

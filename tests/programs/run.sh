@@ -180,7 +180,7 @@ if [ "$have_mpi" = 1 ]; then
     for np in 1 2 3; do
         t="benchmark_mpi_gen_lap3d_8_checks_and_gives_the_file_product at $np ranks"
         if timeout "$tmo" $MPIRUN -n $np "$bin/benchmark-mpi" --gen lap3d 8 --reps 2 > "$out" 2>&1 &&
-           grep -q '^bench=mpi matrix=gen:lap3d:8 .* read=gen read_s=[0-9.]* .*rows=512 cols=512 nnz=3200 .*violations=0 .* overflows=0$' "$out" &&
+           grep -q '^bench=mpi matrix=gen:lap3d:8 .* read=gen read_s=[0-9.]* .*rows=512 cols=512 nnz=3200 .*violations=0 .* overflows=0 .*version=[0-9.]* ' "$out" &&
            same_sums "$out" "$tmp/file.txt"; then pass "$t"
         else fail "$t" "$out"; fi
     done

@@ -1,6 +1,8 @@
 #!/bin/sh
 # run.sh — the solver tests: tests/solver/test_* under mpirun at each rank
-# count, ./solve's exit status and output, and the out-of-tree build of
+# count (test_diag at 5 too), ./solve's exit status, output, reasons and
+# --out file, solve --method lsqr/cgls against SciPy (lsqr_scipy.py; skipped
+# without NumPy and SciPy), and the out-of-tree build of
 # examples/minimal against `make install` + pkg-config (C and C++) and the
 # installed CMake package (find_package(hspmv)); records
 # "P F S" like tests/run.sh.
@@ -40,10 +42,14 @@ out=$(mktemp)
 tmp=$(mktemp -d)
 trap 'rm -rf "$out" "$tmp"' EXIT
 
-# 1. the test programs at each rank count
-for p in $ranks; do
+# 1. the test programs at each rank count; test_diag also at 5 ranks (its
+#    paths split 1728 rows five ways, one rank's rows in two blocks' columns)
+extra=5
+case " $ranks " in *" 5 "*) extra="" ;; esac
+for p in $ranks $extra; do
     for bin in "$build"/tests/solver/test_*; do
         [ -x "$bin" ] || continue
+        case " $ranks " in *" $p "*) ;; *) [ "$(basename "$bin")" = test_diag ] || continue ;; esac
         name=$(basename "$bin")
         start=$(date +%s)
         timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
@@ -67,6 +73,66 @@ rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$(grep -c '^solve: error: .*no convergence in 3 iterations' "$out")" = 1 ]; then
     pass "solve_too_small_maxit_exits_nonzero_with_message"
 else fail "solve_too_small_maxit_exits_nonzero_with_message (exit $rc)"; cat "$out"; fi
+# the stopping reason by name in the line, the numeric status beside it
+if grep -q '^bench=solve .* status=8 iterations=3 reason=DIVERGED_ITS ' "$out" &&
+   grep -q '^  status: did not converge (DIVERGED_ITS)' "$out"; then pass "solve_maxit_3_reports_reason_DIVERGED_ITS"
+else fail "solve_maxit_3_reports_reason_DIVERGED_ITS"; cat "$out"; fi
+# --out: x in the file ordering as a Matrix Market array. A manufactured
+# problem checked without SciPy: x*_i = 1 + (i mod 7)/8, b = A x* computed
+# here by awk from the file, solved with METIS renumbering at 3 ranks; each
+# x_i within 0.03 of x*_i (the CG error bound at tol 1e-5 is 0.02, a row out
+# of place is off by 1/8 or more); then the project's reader takes x.mtx
+# back (as --rhs)
+rm -f "$tmp/x.mtx"
+awk '/^%/ { next } !h { h = 1; n = $1; next } { b[$1] += $3 * (1 + (($2 - 1) % 7) / 8) }
+     END { print "%%MatrixMarket matrix array real general"; print n, 1; for (i = 1; i <= n; i++) printf "%.17g\n", b[i] }' \
+    matrices/lap2d_64.mtx > "$tmp/b.mtx"
+if timeout 120 $MPIRUN -n 3 "$solve" matrices/lap2d_64.mtx --rhs "$tmp/b.mtx" --partition metis --out "$tmp/x.mtx" \
+       > "$out" 2>&1 &&
+   awk 'NR == 1 { ok = ($0 == "%%MatrixMarket matrix array real general") }
+        NR == 2 { ok = ok && ($1 == 4096 && $2 == 1) }
+        NR > 2  { d = $1 - (1 + (n % 7) / 8); n++; if (d < 0) d = -d; if (!(d <= 0.03)) ok = 0 }
+        END     { exit !(ok && n == 4096) }' "$tmp/x.mtx" &&
+   timeout 120 $MPIRUN -n 2 "$solve" matrices/lap2d_64.mtx --rhs "$tmp/x.mtx" --tol 1e-4 > "$out" 2>&1 &&
+   grep -q '^  status: converged' "$out"; then pass "solve_out_writes_x_in_file_order_and_reads_back"
+else fail "solve_out_writes_x_in_file_order_and_reads_back"; cat "$out"; head -3 "$tmp/x.mtx" 2> /dev/null; fi
+# Jacobi CG on a matrix read in parallel: the diagonal comes from the matrix's
+# own blocks (hspmv_dist_get_diagonal), no rank holds the file's matrix
+if timeout 120 $MPIRUN -n 3 "$solve" matrices/lap3d_12.mtx --read parallel --jacobi > "$out" 2>&1 &&
+   grep -q '^bench=solve .* jacobi=1 .* status=0 iterations=[0-9]* reason=CONVERGED_RTOL ' "$out"; then
+    pass "solve_jacobi_cg_read_parallel_converges"
+else fail "solve_jacobi_cg_read_parallel_converges"; cat "$out"; fi
+# a rectangular matrix: cg refused naming the way out; --jacobi with lsqr refused
+printf '%%%%MatrixMarket matrix coordinate real general\n4 3 5\n1 1 2\n2 2 3\n3 3 4\n4 1 1\n4 3 1\n' > "$tmp/rect.mtx"
+timeout 60 $MPIRUN -n 2 "$solve" "$tmp/rect.mtx" > "$out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] &&
+   [ "$(grep -c '^solve: error: cg needs a square matrix, this one is 4 x 3: use --method cgls or lsqr' "$out")" = 1 ]; then
+    pass "solve_cg_on_rectangular_matrix_says_use_cgls_or_lsqr"
+else fail "solve_cg_on_rectangular_matrix_says_use_cgls_or_lsqr (exit $rc)"; cat "$out"; fi
+timeout 60 $MPIRUN -n 2 "$solve" "$tmp/rect.mtx" --method lsqr --jacobi > "$out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q 'jacobi is for cg and bicgstab' "$out"; then
+    pass "solve_lsqr_jacobi_refused"
+else fail "solve_lsqr_jacobi_refused (exit $rc)"; cat "$out"; fi
+# LSQR and CGLS against SciPy's lsqr (skipped without numpy/scipy): the
+# Debian python3 has them where a python3 earlier on PATH may not
+py=""
+for c in /usr/bin/python3 python3; do
+    if command -v "$c" > /dev/null 2>&1 && "$c" -c 'import numpy, scipy.sparse.linalg' 2> /dev/null; then py=$c; break; fi
+done
+[ -n "$py" ] || py=$(command -v python3 || true)
+if [ -z "$py" ]; then S=$((S + 1)); echo "skip lsqr_against_scipy (no python3)"
+else
+    prec_arg=""
+    grep -q '^#define HSPMV_SINGLE' "$build/include/hspmv_config.h" 2> /dev/null && prec_arg=single
+    start=$(date +%s)
+    timeout 600 "$py" tests/solver/lsqr_scipy.py "$solve" "$tmp" "$MPIRUN" $prec_arg > "$out" 2>&1
+    rc=$?
+    tally "lsqr_scipy.py" "$rc" "$out"
+    echo "   lsqr_scipy.py: $p1 passed, $f1 failed, $s1 skipped ($(( $(date +%s) - start ))s)"
+    P=$((P + p1)); F=$((F + f1)); S=$((S + s1))
+fi
 sm=${HSPMV_SHARED_MATRICES:-../shared/matrices}
 if [ -f "$sm/e05r0000_rhs1.mtx" ]; then
     if [ "$(sed -n 's/^#define HSPMV_SINGLE.*/1/p' "$build/include/hspmv_config.h")" = 1 ]; then

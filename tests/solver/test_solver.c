@@ -42,6 +42,8 @@ enum { CG = 0, BICG = 1 };
 /* What one solve gave; the same on every rank of its communicator. */
 typedef struct run {
     int rc, agreed;      /* status; 1 when every rank had the same status and message */
+    int reason;          /* hspmv_solver_result.reason, and its name */
+    char reason_name[32];
     int64_t its;
     double relres, relres_true;
     double err_max, err2; /* max|x - 1|, ||x - 1||_2 (b = A*1 only) */
@@ -83,8 +85,11 @@ static run solve_dist(hspmv_dist *D, int method, const hspmv_real *diag, double 
     o.diag = diag;
     o.history = hist;
     o.history_len = hlen;
+    o.method = method == CG ? HSPMV_SOLVER_CG : HSPMV_SOLVER_BICGSTAB;
     hspmv_solver_result res;
-    R.rc = method == CG ? hspmv_cg_solve(D, b, x, &o, &res, &e) : hspmv_bicgstab_solve(D, b, x, &o, &res, &e);
+    R.rc = hspmv_solve(D, b, x, &o, &res, &e);
+    R.reason = res.reason;
+    snprintf(R.reason_name, sizeof(R.reason_name), "%s", res.reason_name ? res.reason_name : "(null)");
     R.agreed = same_everywhere(comm, R.rc, R.rc ? e.msg : "");
     snprintf(R.msg, sizeof(R.msg), "%s", R.rc ? e.msg : "");
     R.its = res.iterations;
@@ -127,7 +132,7 @@ static run solve_root(MPI_Comm comm, const hspmv_csr *A, int part, int method, i
         return R;
     }
     hspmv_real *diag = jacobi ? hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1) : NULL;
-    if (jacobi && hspmv_solver_diag_root(D, r == 0 ? A : NULL, diag, &e)) {
+    if (jacobi && hspmv_dist_get_diagonal(D, diag, &e)) {
         R.rc = -HSPMV_ERR_ARG;
         snprintf(R.msg, sizeof(R.msg), "diag: %s", e.msg);
     } else
@@ -224,6 +229,8 @@ static void check_case(const scase *c)
         run R = solve_root(MPI_COMM_WORLD, &A, part, c->method, c->jacobi, TOL, c->maxit, 0, NULL);
         const char *pn = part_name[part];
         CHECK(R.rc == HSPMV_OK, "%s %s: %s", c->path, pn, R.msg);
+        CHECK(R.reason == HSPMV_CONVERGED_RTOL && !strcmp(R.reason_name, "CONVERGED_RTOL"), "%s %s: reason %d %s",
+              c->path, pn, R.reason, R.reason_name);
         CHECK(R.agreed, "%s %s: ranks disagree on the status", c->path, pn);
         CHECK(R.relres_true <= TOL, "%s %s: true residual %.3e", c->path, pn, R.relres_true);
         CHECK(c->method == CG ? its_close(R.its, S.its) : its_close_bicg(R.its, S.its),
@@ -360,6 +367,8 @@ static void cg_reports_breakdown_or_noconv_when_not_spd(void)
     run R = solve_root(MPI_COMM_WORLD, &A, HSPMV_PART_NNZ, CG, 0, TOL, 1000, 0, NULL);
     CHECK(R.rc == HSPMV_ERR_BREAKDOWN && R.its == 0 && R.agreed, "-lap2d: status %d after %lld: %s", R.rc,
           (long long)R.its, R.msg);
+    CHECK(R.reason == HSPMV_DIVERGED_INDEFINITE_MAT && !strcmp(R.reason_name, "DIVERGED_INDEFINITE_MAT"),
+          "-lap2d: reason %d %s", R.reason, R.reason_name);
     /* and Jacobi with a negative diagonal on the SPD Laplacian (M not SPD) */
     if (me == 0)
         for (int64_t k = 0; k < A.nnz; k++) A.val[k] = -A.val[k];
@@ -372,6 +381,8 @@ static void cg_reports_breakdown_or_noconv_when_not_spd(void)
         for (int64_t i = 0; i < in.nrows_local; i++) d[i] = -4;
         R = solve_dist(D, CG, d, TOL, 1000, 0, NULL, NULL, 0);
         CHECK(R.rc == HSPMV_ERR_BREAKDOWN && R.agreed, "negative Jacobi: status %d: %s", R.rc, R.msg);
+        CHECK(R.reason == HSPMV_DIVERGED_INDEFINITE_PC && !strcmp(R.reason_name, "DIVERGED_INDEFINITE_PC"),
+              "negative Jacobi: reason %d %s", R.reason, R.reason_name);
         hspmv_free(d);
         hspmv_dist_destroy(&D);
     }
@@ -397,6 +408,8 @@ static void too_small_maxit_reports_noconv(void)
         run R = solve_dist(D, m, NULL, TOL, 5, 0, NULL, hist, 8);
         CHECK(R.rc == HSPMV_ERR_NOCONV && R.its == 5 && R.agreed, "%s: status %d after %lld", m ? "bicgstab" : "cg",
               R.rc, (long long)R.its);
+        CHECK(R.reason == HSPMV_DIVERGED_ITS && !strcmp(R.reason_name, "DIVERGED_ITS"), "reason %d %s", R.reason,
+              R.reason_name);
         CHECK(hist[0] == 1 && hist[5] == R.relres && hist[6] == -1, "history %g .. %g", hist[0], hist[5]);
         CHECK(R.relres_true > TOL && fabs(R.relres_true - R.relres) < 1e-3 * R.relres, "true %.3e rec %.3e",
               R.relres_true, R.relres);
@@ -438,7 +451,10 @@ static void rhs_near_1e300_and_1e_minus_300_solve_like_rhs_near_1(void)
             hspmv_solver_result res;
             for (int64_t j = 0; j < in.nrows_local; j++) b[j] = (hspmv_real)(b1[j] * sc);
             for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 0;
-            int rc = method == CG ? hspmv_cg_solve(D, b, x, NULL, &res, &e) : hspmv_bicgstab_solve(D, b, x, NULL, &res, &e);
+            hspmv_solver_opts so;
+            hspmv_solver_opts_default(&so);
+            so.method = method == CG ? HSPMV_SOLVER_CG : HSPMV_SOLVER_BICGSTAB;
+            int rc = hspmv_solve(D, b, x, &so, &res, &e);
             for (int64_t j = 0; j < in.ncols_local; j++) err = fmax(err, fabs((double)x[j] / sc - 1));
             MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             CHECK(rc == HSPMV_OK && err < 1e-5, "method %d, b = %g * A*1: rc %d (%s), max|x/s - 1| = %.3g", method, sc,
@@ -452,7 +468,7 @@ static void rhs_near_1e300_and_1e_minus_300_solve_like_rhs_near_1(void)
                        (long long)res.iterations, res.relres, (long long)r1.iterations, r1.relres);
         }
     b[0] = (hspmv_real)INFINITY; /* a non-finite b is refused on every rank */
-    int rc = hspmv_cg_solve(D, b, x, NULL, NULL, &e);
+    int rc = hspmv_solve(D, b, x, NULL, NULL, &e);
     CHECK(rc == HSPMV_ERR_ARG && strstr(e.msg, "inf or nan") && same_everywhere(MPI_COMM_WORLD, rc, e.msg),
           "inf in b: rc %d: %s", rc, e.msg);
     hspmv_free(x);
@@ -476,8 +492,9 @@ static void bad_arguments_agree_and_zero_rhs(void)
         hspmv_error e;
         if (hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, NULL, &D, &e) == HSPMV_OK) {
             hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
-            int rc = hspmv_cg_solve(D, b, x, NULL, NULL, &e);
-            CHECK(rc == HSPMV_ERR_ARG && same_everywhere(MPI_COMM_WORLD, rc, e.msg), "non-square: %d %s", rc, e.msg);
+            int rc = hspmv_solve(D, b, x, NULL, NULL, &e);
+            CHECK(rc == HSPMV_ERR_ARG && same_everywhere(MPI_COMM_WORLD, rc, e.msg) && strstr(e.msg, "not square"),
+                  "non-square: %d %s", rc, e.msg);
             hspmv_free(x);
             hspmv_free(b);
             hspmv_dist_destroy(&D);
@@ -493,11 +510,19 @@ static void bad_arguments_agree_and_zero_rhs(void)
         hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
         for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 7;
         hspmv_solver_result res;
-        int rc = hspmv_bicgstab_solve(D, b, x, NULL, &res, &e);
-        int nz = 0;
-        for (int64_t j = 0; j < in.ncols_local; j++) nz += x[j] != 0;
-        CHECK(rc == HSPMV_OK && res.iterations == 0 && nz == 0, "b = 0: %d, %lld its, %d non-zeros", rc,
-              (long long)res.iterations, nz);
+        hspmv_solver_opts so;
+        hspmv_solver_opts_default(&so);
+        for (int m = HSPMV_SOLVER_CG; m <= HSPMV_SOLVER_LSQR; m++) { /* every method: x = 0, CONVERGED_ZERO_RHS */
+            for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 7;
+            so.method = m;
+            int rc = hspmv_solve(D, b, x, &so, &res, &e);
+            int nz = 0;
+            for (int64_t j = 0; j < in.ncols_local; j++) nz += x[j] != 0;
+            CHECK(rc == HSPMV_OK && res.iterations == 0 && nz == 0 && res.reason == HSPMV_CONVERGED_ZERO_RHS &&
+                      !strcmp(res.reason_name, "CONVERGED_ZERO_RHS"),
+                  "method %d, b = 0: %d, %lld its, %d non-zeros, %s", m, rc, (long long)res.iterations, nz,
+                  res.reason_name);
+        }
         hspmv_free(x);
         hspmv_free(b);
         hspmv_dist_destroy(&D);
@@ -555,6 +580,61 @@ static int convdiff_solve(MPI_Comm comm, int64_t m, run R[2])
     free(ci);
     free(v);
     return rc;
+}
+
+/* My rows [lo, hi) of an n x n matrix: "swap" exchanges the entries of
+   each pair (2k, 2k+1) (row i has a 1 in column i^1), "big" is 1e308 times
+   the identity (in single precision 3e38). */
+static hspmv_dist *own_rows_matrix(const char *kind, int64_t n, hspmv_error *e)
+{
+    int64_t lo = n * me / P, hi = n * (me + 1) / P, rp[4096 + 1], ci[4096];
+    hspmv_real v[4096];
+    hspmv_dist *D = NULL;
+    if (hi - lo > 4096) return NULL;
+    rp[0] = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        ci[i - lo] = strcmp(kind, "swap") ? i : i ^ 1;
+        v[i - lo] = strcmp(kind, "swap") ? (hspmv_real)(SINGLE ? 3e38 : 1e308) : 1;
+        rp[i - lo + 1] = i - lo + 1;
+    }
+    hspmv_dist_create(MPI_COMM_WORLD, hi - lo, n, -1, rp, ci, v, NULL, &D, e);
+    return D;
+}
+
+/* The DIVERGED_ reasons not seen elsewhere, each on a matrix that must
+   give it at iteration 1 on any rank count: BiCGStab on the pair swap with
+   b = 1 on even rows (r0'v = r0'A r0 = 0, no progress yet:
+   DIVERGED_BREAKDOWN); CG on 1e308*I (float: 3e38) with b = 2 (A*p
+   overflows to inf in the working precision: DIVERGED_NANORINF). Statuses, reasons and messages are every rank's. */
+static void breakdown_and_nan_or_inf_reasons(void)
+{
+    static const struct { const char *kind; int method, reason, status; const char *name; } cs[] = {
+        {"swap", HSPMV_SOLVER_BICGSTAB, HSPMV_DIVERGED_BREAKDOWN, HSPMV_ERR_BREAKDOWN, "DIVERGED_BREAKDOWN"},
+        {"big", HSPMV_SOLVER_CG, HSPMV_DIVERGED_NANORINF, HSPMV_ERR_BREAKDOWN, "DIVERGED_NANORINF"},
+    };
+    for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]); c++) {
+        hspmv_error e = {0, ""};
+        hspmv_dist *D = own_rows_matrix(cs[c].kind, 64, &e);
+        CHECK(D != NULL, "%s: %s", cs[c].kind, e.msg);
+        if (!D) continue;
+        hspmv_dist_info in;
+        hspmv_dist_get_info(D, &in);
+        hspmv_real *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
+        for (int64_t i = 0; i < in.nrows_local; i++) b[i] = c == 0 ? (hspmv_real)((in.row_begin + i) % 2 == 0) : 2;
+        hspmv_solver_opts so;
+        hspmv_solver_opts_default(&so);
+        so.method = cs[c].method;
+        hspmv_solver_result res;
+        int rc = hspmv_solve(D, b, x, &so, &res, &e);
+        CHECK(rc == cs[c].status && res.reason == cs[c].reason && !strcmp(res.reason_name, cs[c].name) &&
+                  res.iterations == 0 && same_everywhere(MPI_COMM_WORLD, rc, e.msg),
+              "%s: status %d, reason %d %s after %lld: %s", cs[c].kind, rc, res.reason, res.reason_name,
+              (long long)res.iterations, e.msg);
+        if (me == 0) fprintf(stderr, "  %s: %s (%s)\n", cs[c].kind, res.reason_name, e.msg);
+        hspmv_free(x);
+        hspmv_free(b);
+        hspmv_dist_destroy(&D);
+    }
 }
 
 /* BiCGStab (plain and Jacobi) on a nonsymmetric matrix made from each
@@ -665,6 +745,7 @@ int main(int argc, char **argv)
     MRUN(bicgstab_on_own_rows_convdiff_same_iterations);
     MRUN(cg_reports_breakdown_or_noconv_when_not_spd);
     MRUN(too_small_maxit_reports_noconv);
+    MRUN(breakdown_and_nan_or_inf_reasons);
     MRUN(bad_arguments_agree_and_zero_rhs);
     MRUN(rhs_near_1e300_and_1e_minus_300_solve_like_rhs_near_1);
     MRUN(own_rows_matches_file_path);
