@@ -53,12 +53,12 @@ def solve(method, A, b, x0=None, tol=1e-8, maxit=1000, diag=None):
 
 def cg(A, b, x0=None, tol=1e-8, maxit=1000, diag=None):
     """Conjugate gradients on a symmetric positive definite DistMatrix
-    (hspmv_cg_solve): b and x0 are this rank's parts (nrows_local entries);
+    (hspmv_solve with HSPMV_SOLVER_CG): b and x0 are this rank's parts (nrows_local entries);
     diag: this rank's part of A's diagonal for Jacobi. Collective.
     Returns (x, SolveResult)."""
     return solve("cg", A, b, x0, tol, maxit, diag)
 
 
 def bicgstab(A, b, x0=None, tol=1e-8, maxit=1000, diag=None):
-    """BiCGStab on a square DistMatrix (hspmv_bicgstab_solve), like cg."""
+    """BiCGStab on a square DistMatrix (hspmv_solve with HSPMV_SOLVER_BICGSTAB), like cg."""
     return solve("bicgstab", A, b, x0, tol, maxit, diag)

@@ -266,8 +266,9 @@ static PyObject *Dist_gather(DistObject *self, PyObject *args)
 static int run_solver(int method, hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_solver_opts *o,
                       hspmv_solver_result *res, hspmv_error *err)
 {
-    if (method == 0) return hspmv_cg_solve(D, b, x, o, res, err);
-    return hspmv_bicgstab_solve(D, b, x, o, res, err);
+    hspmv_solver_opts so = *o;
+    so.method = method == 0 ? HSPMV_SOLVER_CG : HSPMV_SOLVER_BICGSTAB;
+    return hspmv_solve(D, b, x, &so, res, err);
 }
 
 /* solve(method, b, x, tol, maxit, diag or None) -> (code, message, result dict); collective */
