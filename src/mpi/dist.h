@@ -25,6 +25,19 @@
 
 struct hspmv_node;
 
+/* The block product's buffers (dist_spmm.c, halo_block.c), none until the
+   first hspmv_dist_spmm that needs them, grown when a later one has a
+   larger k (agreed on every rank: k is the same everywhere). */
+typedef struct hspmv_dist_blk {
+    int k;                  /* p2p: xg, sendbuf and gy hold k values per entry */
+    hspmv_real *xg;         /* nghost * k: received ghost values, row-major */
+    hspmv_real *sendbuf;    /* send_ptr[nsend] * k */
+    hspmv_real *gy;         /* nghost_rows * k when ghost_row: the ghost block's product */
+    int kc;                 /* cx and cy hold kc values per entry */
+    hspmv_real *cx, *cy;    /* ncols_local * kc, nrows_local * kc: a layout's scratch (column- to row-major, or
+                               one column of a row-major block in halo "node") */
+} hspmv_dist_blk;
+
 struct hspmv_dist {
     MPI_Comm comm;              /* MPI_Comm_dup of the caller's, MPI_ERRORS_RETURN */
     char test[HSPMV_TEST_MAX];  /* rank 0's HSPMV_TEST string, checked (every test-hook read uses it) */
@@ -64,6 +77,7 @@ struct hspmv_dist {
     int threads;                /* threads used by the blocks (packing too) */
     hspmv_dist_info info;       /* filled at creation (how it was read and set up too) */
     hspmv_dist_timing timing;   /* cumulative */
+    hspmv_dist_blk blk;         /* the block product's buffers */
 };
 
 /* One rank's rows before they are split: CSR with nrows local rows, ncols
@@ -151,5 +165,16 @@ int hspmv_halo_begin(hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
 int hspmv_halo_end(hspmv_dist *D);
 /* p2p: lets the posted messages progress without waiting (MPI_Testall). */
 int hspmv_halo_progress(hspmv_dist *D);
+
+/* halo_block.c. The p2p exchange of a row-major block X of k vectors (k
+   values per entry, one message per neighbour) into D->blk.xg, which
+   hspmv_halo_blk_grow made room for; hspmv_halo_end finishes it. */
+int hspmv_halo_begin_block(hspmv_dist *D, const hspmv_real *X, int k);
+/* Room for k values per entry in D->blk's p2p buffers (this rank only:
+   the caller agrees the status). HSPMV_ERR_NOMEM, or HSPMV_ERR_UNSUPPORTED
+   when a message would exceed 2^31 - 1 values. */
+int hspmv_halo_blk_grow(hspmv_dist *D, int k, hspmv_error *err);
+/* Frees D->blk (hspmv_dist_destroy). */
+void hspmv_dist_blk_free(hspmv_dist *D);
 
 #endif
