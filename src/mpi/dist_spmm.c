@@ -32,7 +32,7 @@ static int grow_scratch(hspmv_dist *D, int kc, hspmv_error *err)
    none); after a failure every rank drops them all, and stays in step. */
 static int prepare(hspmv_dist *D, int k, int colmajor, hspmv_error *err)
 {
-    int p2p = D->halo != HSPMV_HALO_NODE, kc = p2p ? (colmajor ? k : 0) : (colmajor ? 0 : 1);
+    int p2p = D->halo != HSPMV_HALO_NODE, kc = p2p ? (colmajor ? k : 0) : (colmajor ? 0 : k);
     int rc = HSPMV_OK, grow = (p2p && k > D->blk.k) || kc > D->blk.kc;
     if (!grow) return hspmv_ok(err);
     if (p2p) rc = hspmv_halo_blk_grow(D, k, err);
@@ -91,25 +91,25 @@ static void to_cols(const hspmv_real *src, hspmv_real *dst, int64_t n, int k, in
         for (int j = 0; j < k; j++) dst[(int64_t)j * n + i] = src[i * k + j];
 }
 
-/* Halo "node": one vector at a time (column j of a row-major block through cx, cy). */
+/* Halo "node": one vector at a time; a row-major block through column-major
+   copies (one pass over X and one over Y: taking each vector out of the
+   block in turn would read X and write Y k times). */
 static int node_by_vectors(hspmv_dist *D, int k, int colmajor, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
 {
     int64_t nc = D->ncols_local, nr = D->nrows_local;
     int rc = HSPMV_OK;
-    hspmv_real *cx = D->blk.cx, *cy = D->blk.cy;
+    const hspmv_real *x = X;
+    hspmv_real *y = Y;
+    if (!colmajor) {
+        to_cols(X, D->blk.cx, nc, k, D->threads);
+        x = D->blk.cx;
+        y = D->blk.cy;
+    }
     for (int j = 0; j < k; j++) {
-        int r;
-        if (colmajor) {
-            r = hspmv_dist_spmv(D, X + (int64_t)j * nc, Y + (int64_t)j * nr, err);
-        } else {
-#pragma omp parallel for num_threads(D->threads) schedule(static) if (nc > 32768)
-            for (int64_t i = 0; i < nc; i++) cx[i] = X[i * k + j];
-            r = hspmv_dist_spmv(D, cx, cy, err);
-#pragma omp parallel for num_threads(D->threads) schedule(static) if (nr > 32768)
-            for (int64_t i = 0; i < nr; i++) Y[i * k + j] = cy[i];
-        }
+        int r = hspmv_dist_spmv(D, x + (int64_t)j * nc, y + (int64_t)j * nr, err);
         if (r && !rc) rc = r;
     }
+    if (!colmajor) to_rows(D->blk.cy, Y, nr, k, D->threads);
     if (rc) return hspmv_err(err, rc, "rank %d: the halo exchange failed", D->rank);
     return hspmv_ok(err);
 }
