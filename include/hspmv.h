@@ -357,10 +357,11 @@ int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_err
 /* Collective like hspmv_dist_spmv: y = alpha*A*x + beta*y (beta == 0 ignores
    the old y, NaN included). */
 /* Collective, with the same flags and k on every rank. Y = op(A) X for a
-   block of k vectors (hspmv_local_spmm's flags and layouts): with halo
-   "p2p" each product sends one message per neighbour carrying k values per
-   ghost entry; with halo "node" the vectors go one at a time (a row-major
-   block through column-major copies). Plain:
+   block of k vectors (hspmv_local_spmm's flags and layouts): a row-major
+   block with halo "p2p" sends one message per neighbour per product
+   carrying k values per ghost entry; with halo "node", or column-major,
+   the vectors go one at a time (a row-major block through column-major
+   copies). Plain:
    X holds this rank's x part (ncols_local rows of k values), Y its y part
    (nrows_local rows). HSPMV_TRANSPOSE: X is y-like (nrows_local rows), Y
    x-like (ncols_local rows); the ghost columns' contributions go back to

@@ -34,8 +34,7 @@ typedef struct hspmv_dist_blk {
     hspmv_real *sendbuf;    /* send_ptr[nsend] * k */
     hspmv_real *gy;         /* nghost_rows * k when ghost_row: the ghost block's product */
     int kc;                 /* cx and cy hold kc values per entry */
-    hspmv_real *cx, *cy;    /* ncols_local * kc, nrows_local * kc: the block in the other layout (p2p: row-major
-                               for a column-major block; node: column-major for a row-major one) */
+    hspmv_real *cx, *cy;    /* ncols_local * kc, nrows_local * kc: a row-major block in column-major (halo node) */
 } hspmv_dist_blk;
 
 struct hspmv_dist {

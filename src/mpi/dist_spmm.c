@@ -1,7 +1,10 @@
 /* dist_spmm.c — Y = op(A) X on a distributed matrix for a block of k
-   vectors. Halo "p2p": one exchange of k values per ghost entry, overlapped
-   with the owned block as in hspmv_dist_spmv. Halo "node": one vector at a
-   time through hspmv_dist_spmv (its window and plan hold one vector). */
+   vectors. A row-major block, halo "p2p": one exchange of k values per
+   ghost entry, overlapped with the owned block as in hspmv_dist_spmv.
+   Halo "node", and a column-major block in either mode: one vector at a
+   time through hspmv_dist_spmv (the node window and plan hold one vector;
+   a column-major block through row-major copies measured 4.6 times slower
+   than its vectors one by one: docs/results/2026-11-27-distributed-block.md). */
 #include <string.h>
 #include "dist.h"
 #include "util.h"
@@ -32,7 +35,7 @@ static int grow_scratch(hspmv_dist *D, int kc, hspmv_error *err)
    none); after a failure every rank drops them all, and stays in step. */
 static int prepare(hspmv_dist *D, int k, int colmajor, hspmv_error *err)
 {
-    int p2p = D->halo != HSPMV_HALO_NODE, kc = p2p ? (colmajor ? k : 0) : (colmajor ? 0 : k);
+    int p2p = D->halo != HSPMV_HALO_NODE && !colmajor, kc = p2p || colmajor ? 0 : k;
     int rc = HSPMV_OK, grow = (p2p && k > D->blk.k) || kc > D->blk.kc;
     if (!grow) return hspmv_ok(err);
     if (p2p) rc = hspmv_halo_blk_grow(D, k, err);
@@ -91,10 +94,10 @@ static void to_cols(const hspmv_real *src, hspmv_real *dst, int64_t n, int k, in
         for (int j = 0; j < k; j++) dst[(int64_t)j * n + i] = src[i * k + j];
 }
 
-/* Halo "node": one vector at a time; a row-major block through column-major
-   copies (one pass over X and one over Y: taking each vector out of the
+/* One vector at a time (halo "node", or a column-major block); a row-major
+   block through column-major copies (one pass over X and one over Y: taking each vector out of the
    block in turn would read X and write Y k times). */
-static int node_by_vectors(hspmv_dist *D, int k, int colmajor, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
+static int by_vectors(hspmv_dist *D, int k, int colmajor, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
 {
     int64_t nc = D->ncols_local, nr = D->nrows_local;
     int rc = HSPMV_OK;
@@ -123,11 +126,6 @@ int hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_
     if (k == 1) return hspmv_dist_spmv(D, X, Y, err);
     int colmajor = (flags & HSPMV_COL_MAJOR) != 0, rc = prepare(D, k, colmajor, err);
     if (rc) return rc;
-    if (D->halo == HSPMV_HALO_NODE) return node_by_vectors(D, k, colmajor, X, Y, err);
-    if (!colmajor) return p2p_block(D, k, X, Y, err);
-    /* column-major: through row-major copies, so that the matrix is read once */
-    to_rows(X, D->blk.cx, D->ncols_local, k, D->threads);
-    rc = p2p_block(D, k, D->blk.cx, D->blk.cy, err);
-    to_cols(D->blk.cy, Y, D->nrows_local, k, D->threads);
-    return rc;
+    if (D->halo == HSPMV_HALO_NODE || colmajor) return by_vectors(D, k, colmajor, X, Y, err);
+    return p2p_block(D, k, X, Y, err);
 }
