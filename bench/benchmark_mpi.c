@@ -4,6 +4,7 @@
    distributed, every rank builds its halo plan, and y = A*x is timed with the
    halo exchange overlapped; y is checked against the serial reference (on
    rank 0, or row block by row block when no rank holds the matrix). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static void usage(FILE *f)
             "         [--format %s] [--kernel K] [--threads N] [--reps N]\n"
             "         [--warmup N] [--halo node|p2p|node,p2p] [--node-ranks K] [--caller-x] [--passes N]\n"
             "         [--triad MIB]\n"
-            "         [--json] [--verbose] [--progress auto|on|off] [--transpose]\n"
+            "         [--vectors K] [--json] [--verbose] [--progress auto|on|off] [--transpose]\n"
             "       mpirun -n P benchmark-mpi --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Rank 0 reads the matrix and sends each rank its rows (a PETSc binary file, told by its class\n"
             "  id: every rank reads its own rows with MPI-IO); y = A*x is timed with the halo\n"
@@ -35,6 +36,8 @@ static void usage(FILE *f)
             "  --threshold: CSRL when nzseg/nnz < T (default 0.3); --threads: OpenMP threads per rank\n"
             "  (default OMP_NUM_THREADS); --triad MIB: also run a STREAM triad on every rank at once with\n"
             "  arrays of MIB MiB per rank and report SpMV GB/s as a fraction of the summed triad.\n"
+            "  --vectors K: time the block product of K vectors (hspmv_dist_spmm, row-major; default 1:\n"
+            "  hspmv_dist_spmv); vector j is x * 2^-j, and the last one is checked.\n"
             "  --halo: node (default where MPI gives shared-memory windows: ranks of a node read each\n"
             "  other's x in the window, only off-node entries travel, once per node pair) or p2p (every\n"
             "  ghost entry by message); --node-ranks K: pseudo-nodes of K consecutive ranks of a node\n"
@@ -64,18 +67,12 @@ static void usage(FILE *f)
 static int transpose;
 static hspmv_csr tA;
 
-/* y = A*x, or y = A^T x with --transpose. */
-static int product(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *e)
-{
-    return transpose ? hspmv_dist_spmm(D, HSPMV_TRANSPOSE, 1, x, y, e) : hspmv_dist_spmv(D, x, y, e);
-}
-
 /* The command line. */
 typedef struct args {
     const char *path;  /* the file, or --gen's name (gen:KIND:N...) */
     mg_args gen;       /* --gen */
     long reps, warmup, triad_mib, passes;
-    int json, verbose, caller_x;
+    int json, verbose, caller_x, vectors;
     int halos[2], nhalo; /* halo modes to time, in this order */
     hspmv_opts o;
 } args;
@@ -99,6 +96,8 @@ typedef struct variant {
     hspmv_dist_info in;
     hspmv_real *x, *y;
     int caller_x;      /* x in the program's memory (--caller-x) */
+    int k;             /* --vectors: X and Y hold k vectors row by row (k > 1) */
+    hspmv_real *X, *Y;
     double t_create;   /* making the matrix (less a read inside the library), max over ranks */
     double su_max[4];  /* setup: read, partition, distribute, prepare seconds, max over ranks */
     double read_bytes; /* bytes read, all ranks */
@@ -217,12 +216,14 @@ static void parse_args(int argc, char **argv, args *a)
         } else if (!strcmp(s, "--passes")) a->passes = bu_parse_int(s, bu_value(argc, argv, &i), 1, 64);
         else if (!strcmp(s, "--node-ranks")) a->o.node_ranks = bu_parse_int(s, bu_value(argc, argv, &i), 1, 1 << 30);
         else if (!strcmp(s, "--caller-x")) a->caller_x = 1;
+        else if (!strcmp(s, "--vectors")) a->vectors = bu_parse_int(s, bu_value(argc, argv, &i), 1, 256);
         else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--verbose")) a->verbose = 1;
         else if (!strcmp(s, "--progress")) bu_progress_set(bu_parse_progress(s, bu_value(argc, argv, &i)));
         else if (!strcmp(s, "--transpose")) transpose = 1;
         else if (!mg_parse(argc, argv, &i, &a->gen)) mp_other_arg(s, &a->path);
     }
+    if (transpose && a->vectors > 1) bu_fail("--vectors and --transpose are timed apart: give one of them");
     a->path = mg_finish(&a->gen, a->path);
     mp_need_path(a->path);
     mp_check_threads(a->o.threads);
@@ -306,7 +307,11 @@ static void alloc_vectors(variant *v, int caller_x, long nt)
                     : hspmv_dist_vec_alloc(v->D, transpose ? HSPMV_VEC_ROWS : HSPMV_VEC_COLS, 1);
     v->y = hspmv_dist_vec_alloc(v->D, transpose ? HSPMV_VEC_COLS : HSPMV_VEC_ROWS, 1);
     v->t = malloc(sizeof(double) * (size_t)nt);
-    int nomem = !v->x || !v->y || !v->t;
+    if (v->k > 1) {
+        v->X = hspmv_dist_vec_alloc(v->D, HSPMV_VEC_COLS, v->k);
+        v->Y = hspmv_dist_vec_alloc(v->D, HSPMV_VEC_ROWS, v->k);
+    }
+    int nomem = !v->x || !v->y || !v->t || (v->k > 1 && (!v->X || !v->Y));
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (nomem) mp_die_msg("out of memory for the vectors");
 }
@@ -349,6 +354,7 @@ static void make_variant(variant *v, const args *a, const input *in)
     bu_step_end();
     hspmv_dist_get_info(v->D, &v->in);
     record_setup(v, in, dt);
+    v->k = a->vectors > 1 ? a->vectors : 1;
     alloc_vectors(v, a->caller_x, a->reps * a->passes);
     mem_now(kb1);
     record_memory(v, kb0, kb1);
@@ -406,8 +412,18 @@ static void prepare_reference(const args *a, input *in, variant *V, int nv, refe
     }
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (nomem) mp_die_msg("out of memory for the vectors");
-    for (int i = 0; i < nv; i++)
+    for (int i = 0; i < nv; i++) {
         if (hspmv_dist_scatter(V[i].D, transpose ? HSPMV_VEC_ROWS : HSPMV_VEC_COLS, ref->xg, V[i].x, &e)) mp_die(&e);
+        for (int64_t r = 0; V[i].k > 1 && r < V[i].in.ncols_local; r++) /* vector j: x * 2^-j, exactly */
+            for (int j = 0; j < V[i].k; j++) V[i].X[r * V[i].k + j] = ldexp(V[i].x[r], -j);
+    }
+}
+
+/* The timed product: y = A*x (--transpose: A^T x), or Y = A*X for --vectors. */
+static int product(variant *v, hspmv_error *e)
+{
+    if (v->k > 1) return hspmv_dist_spmm(v->D, 0, v->k, v->X, v->Y, e);
+    return transpose ? hspmv_dist_spmm(v->D, HSPMV_TRANSPOSE, 1, v->x, v->y, e) : hspmv_dist_spmv(v->D, v->x, v->y, e);
 }
 
 /* t += now, field by field. */
@@ -428,13 +444,13 @@ static void time_variant(variant *v, int pass, long reps, long warmup)
     hspmv_error e = {0, ""};
     double *t = v->t + (size_t)pass * (size_t)reps, tmp[4096];
     for (long r = 0; r < warmup; r++)
-        if (product(v->D, v->x, v->y, &e)) mp_die(&e);
+        if (product(v, &e)) mp_die(&e);
     hspmv_dist_timing keep = v->tm, now;
     hspmv_dist_get_timing(v->D, &now, 1); /* the warm-up left out */
     for (long r = 0; r < reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double s = MPI_Wtime();
-        int rc = product(v->D, v->x, v->y, &e);
+        int rc = product(v, &e);
         double d = MPI_Wtime() - s;
         MPI_Allreduce(&d, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (rc) mp_die(&e);
@@ -476,6 +492,8 @@ static void check_variant(const input *in, reference *ref, const variant *va, hs
 {
     hspmv_error e = {0, ""};
     memset(chk, 0, sizeof(*chk));
+    for (int64_t r = 0; va->k > 1 && r < va->in.nrows_local; r++) /* the last vector, times 2^(k-1) */
+        va->y[r] = ldexp(va->Y[r * va->k + va->k - 1], va->k - 1);
     if (ref->rows_check) {
         if (mc_check(&ref->R, va->D, va->y, ref->yg, bu_x_at, chk, &e)) mp_die(&e);
     } else {
@@ -523,9 +541,9 @@ static void summarize(const args *a, const input *inp, const reference *ref, sum
     bu_stats(va->t, (int)s->nt, &s->med, &s->mn, &s->mx);
     bu_ysums(ref->yg, transpose ? in->ncols : in->nrows, &s->ysum, &s->ychk);
     hspmv_csr sizes = {in->nrows, in->ncols, in->nnz, NULL, NULL, NULL};
-    s->bytes = bu_csr_bytes(&sizes);
-    s->flops = 2.0 * in->nnz;
     s->rs = (double)sizeof(hspmv_real);
+    s->bytes = bu_csr_bytes(&sizes) + (va->k - 1) * (double)(in->ncols + in->nrows) * s->rs; /* k x and y */
+    s->flops = 2.0 * in->nnz * va->k;
     s->imb = in->nnz > 0 ? (double)in->nnz_max / ((double)in->nnz / P) : 1;
     s->halo_b = (double)in->halo_total * s->rs;
     s->halo_mx = (double)in->halo_max * s->rs;
@@ -616,6 +634,7 @@ static void print_times(const args *a, const summary *s)
            "transparent huge pages (AnonHugePages), %.1f MB shared (windows), mapped 2 MiB at a time: %.1f "
            "MB (ShmemPmdMapped, every rank's mappings)\n",
            va->rss_mb, va->huge_mb, va->shm_mb, va->shm_huge_mb);
+    if (va->k > 1) printf("  block product of %d vectors (hspmv_dist_spmm, row-major), times per product:\n", va->k);
     printf("  spmv (incl. halo exchange): median %.6f ms, min %.6f ms, max %.6f ms over %ld calls after "
            "%ld warm-up (max over ranks, barrier-separated)%s%s\n", s->med * 1e3, s->mn * 1e3, s->mx * 1e3, s->nt,
            a->warmup, a->passes > 1 ? "; pass medians " : "", a->passes > 1 ? s->pm : "");
@@ -624,10 +643,10 @@ static void print_times(const args *a, const summary *s)
            s->tmax[0] * 1e3, s->tsum[0] / P * 1e3, s->tmax[1] * 1e3, s->tsum[1] / P * 1e3, s->tmax[2] * 1e3,
            s->tsum[2] / P * 1e3, in->halo == HSPMV_HALO_NODE ? "s (node + off-node)" : "", s->tmax[3] * 1e3,
            s->tsum[3] / P * 1e3, s->tmax[5] * 1e3, s->tsum[5] / P * 1e3);
-    printf("  %.3f GFLOP/s (2*nnz/t), %.2f GB/s (bytes = nnz*(%zu+4) + (rows+1)*8 + cols*%zu + "
-           "rows*%zu)%s",
-           s->flops / s->med / 1e9, s->bytes / s->med / 1e9, sizeof(hspmv_real), sizeof(hspmv_real),
-           sizeof(hspmv_real), s->triad > 0 ? "" : "\n");
+    printf("  %.3f GFLOP/s (2*nnz*k/t), %.2f GB/s (bytes = nnz*(%zu+4) + (rows+1)*8 + k*(cols + rows)*%zu, "
+           "k = %d)%s",
+           s->flops / s->med / 1e9, s->bytes / s->med / 1e9, sizeof(hspmv_real), sizeof(hspmv_real), va->k,
+           s->triad > 0 ? "" : "\n");
     if (s->triad > 0)
         printf(", %.1f%% of a %.1f GB/s triad on all ranks\n", 100 * s->bytes / s->med / 1e9 / s->triad, s->triad);
 }
@@ -697,6 +716,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
            inp->peak / 1e6, inp->peak_others / 1e6, s->chk.max_rel, s->chk.avg_rel, (long long)s->chk.violations, s->ysum, s->ychk,
            in->owned.nnz > 0 ? in->owned.isa : in->ghost.isa,
            in->owned_in_node, (long long)s->chk.overflows, transpose);
+    printf(a->json ? ",\"vectors\":%d" : " vectors=%d", va->k);
     if (a->json) bu_meta_json(stdout, 0, 0);
     else bu_meta_kv(stdout, 0, 0);
     if (a->json && a->verbose) {
@@ -773,6 +793,8 @@ int main(int argc, char **argv)
         free(V[i].t);
         hspmv_free(V[i].x);
         hspmv_free(V[i].y);
+        hspmv_free(V[i].X);
+        hspmv_free(V[i].Y);
         hspmv_dist_destroy(&V[i].D);
     }
     free(V);

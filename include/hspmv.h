@@ -357,8 +357,11 @@ int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_err
 /* Collective like hspmv_dist_spmv: y = alpha*A*x + beta*y (beta == 0 ignores
    the old y, NaN included). */
 /* Collective, with the same flags and k on every rank. Y = op(A) X for a
-   block of k vectors (hspmv_local_spmm's flags and layouts): each product
-   sends one message per neighbour carrying k values per ghost entry. Plain:
+   block of k vectors (hspmv_local_spmm's flags and layouts): a row-major
+   block with halo "p2p" sends one message per neighbour per product
+   carrying k values per ghost entry; with halo "node", or column-major,
+   the vectors go one at a time (a row-major block through column-major
+   copies). Plain:
    X holds this rank's x part (ncols_local rows of k values), Y its y part
    (nrows_local rows). HSPMV_TRANSPOSE: X is y-like (nrows_local rows), Y
    x-like (ncols_local rows); the ghost columns' contributions go back to
@@ -469,7 +472,7 @@ int hspmv_dist_get_diagonal(const hspmv_dist *D, hspmv_real *diag, hspmv_error *
    (which: HSPMV_VEC_COLS or _ROWS) of k >= 1 vectors (k values per
    entry, row by row, for hspmv_dist_spmm; 1 for hspmv_dist_spmv), zeroed and first-touched by the threads
    that will use it; at least one entry even when the part is empty. Free with
-   hspmv_free. NULL when out of memory. With halo "node", x-like vectors (and
+   hspmv_free. NULL when out of memory. With halo "node", x-like vectors of k = 1 (and
    y-like ones of a square matrix split like its columns) are parts of a
    vector in the node's shared window, while its slots last (16 per
    matrix): hspmv_dist_spmv then reads them where they are, with no

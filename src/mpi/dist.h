@@ -26,6 +26,18 @@
 struct hspmv_node;
 typedef struct hspmv_dist_tr hspmv_dist_tr; /* dist_transpose.c */
 
+/* The block product's buffers (dist_spmm.c, halo_block.c), none until the
+   first hspmv_dist_spmm that needs them, grown when a later one has a
+   larger k (agreed on every rank: k is the same everywhere). */
+typedef struct hspmv_dist_blk {
+    int k;                  /* p2p: xg, sendbuf and gy hold k values per entry */
+    hspmv_real *xg;         /* nghost * k: received ghost values, row-major */
+    hspmv_real *sendbuf;    /* send_ptr[nsend] * k */
+    hspmv_real *gy;         /* nghost_rows * k when ghost_row: the ghost block's product */
+    int kc;                 /* cx and cy hold kc values per entry */
+    hspmv_real *cx, *cy;    /* ncols_local * kc, nrows_local * kc: a row-major block in column-major (halo node) */
+} hspmv_dist_blk;
+
 struct hspmv_dist {
     MPI_Comm comm;              /* MPI_Comm_dup of the caller's, MPI_ERRORS_RETURN */
     char test[HSPMV_TEST_MAX];  /* rank 0's HSPMV_TEST string, checked (every test-hook read uses it) */
@@ -67,6 +79,7 @@ struct hspmv_dist {
     hspmv_dist_info info;       /* filled at creation (how it was read and set up too) */
     hspmv_dist_timing timing;   /* cumulative */
     hspmv_dist_tr *tr;          /* the transposed product's parts and buffers, made by its first call; NULL before */
+    hspmv_dist_blk blk;         /* the block product's buffers */
 };
 
 /* One rank's rows before they are split: CSR with nrows local rows, ncols
@@ -169,5 +182,15 @@ int hspmv_halo_progress(hspmv_dist *D);
 int hspmv_dist_spmm_transpose(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
 /* Frees D->tr (hspmv_dist_destroy). */
 void hspmv_dist_transpose_free(hspmv_dist *D);
+/* halo_block.c. The p2p exchange of a row-major block X of k vectors (k
+   values per entry, one message per neighbour) into D->blk.xg, which
+   hspmv_halo_blk_grow made room for; hspmv_halo_end finishes it. */
+int hspmv_halo_begin_block(hspmv_dist *D, const hspmv_real *X, int k);
+/* Room for k values per entry in D->blk's p2p buffers (this rank only:
+   the caller agrees the status). HSPMV_ERR_NOMEM, or HSPMV_ERR_UNSUPPORTED
+   when a message would exceed 2^31 - 1 values. */
+int hspmv_halo_blk_grow(hspmv_dist *D, int k, hspmv_error *err);
+/* Frees D->blk (hspmv_dist_destroy). */
+void hspmv_dist_blk_free(hspmv_dist *D);
 
 #endif

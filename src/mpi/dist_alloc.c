@@ -65,6 +65,7 @@ void hspmv_dist_destroy(hspmv_dist **Dp)
     hspmv_free(D->sendbuf);
     hspmv_free(D->work);
     hspmv_free(D->req);
+    hspmv_dist_blk_free(D);
     if (D->comm != MPI_COMM_NULL) MPI_Comm_free(&D->comm);
     hspmv_free(D);
     *Dp = NULL;

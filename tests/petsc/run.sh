@@ -2,7 +2,8 @@
 # run.sh — the PETSc example (examples/petsc-shell): installs hspmv into a
 # temporary prefix, builds the example out of tree against it and PETSc
 # (CMake, else mpicc + pkg-config), and runs it at 1-3 ranks: the MATSHELL's
-# products must equal MPIAIJ's, KSPCG and KSPGMRES must converge in exactly
+# products (MatMult, MatMatMult by a dense matrix, MatMultTranspose where
+# this hspmv has it, else skipped) must equal MPIAIJ's, KSPCG and KSPGMRES must converge in exactly
 # as many iterations as on PETSc's own MPIAIJ from the same b, and the time
 # per iteration of both is shown. Records "P F S" like tests/run.sh; without
 # PETSc (pkg-config PETSc/petsc, or $PETSC_DIR) it reports itself SKIPPED.
@@ -76,7 +77,7 @@ else fail "petsc_shell builds out of tree with $how"; record_and_exit; fi
 kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
 # run NAME RANKS KSPS [petsc_shell options]: the counts must be equal, or
 # differ by at most $tol (0 unless a case says why)
-tol=0
+tol=0 tr_ok=0 tr_na=0
 run() {
     name=$1 p=$2 ksps=$3; shift 3
     start=$(date +%s)
@@ -96,8 +97,11 @@ run() {
             echo "   $name $ksp: $is / $ia iterations, ms/it hspmv $(kv "$l" ms_it_hspmv) aij $(kv "$l" ms_it_aij) (aij/hspmv $(kv "$l" aij_over_hspmv))"
         else why="$why $ksp: its $is vs $ia, reasons $rs/$ra;"; fi
     done
-    if [ "$rc" = 0 ] && [ "$lines" -gt 0 ] && [ "$good" = "$lines" ] && grep -q 'MatMult: .*: ok$' "$out"; then
-        pass "$name at $p ranks: products equal, iteration counts equal$([ "$tol" = 0 ] || echo " within $tol") ($ksps, ${secs}s)"
+    grep -q 'MatMultTranspose: .*: ok$' "$out" && tr_ok=1
+    grep -q 'MatMultTranspose: not available' "$out" && tr_na=1
+    if [ "$rc" = 0 ] && [ "$lines" -gt 0 ] && [ "$good" = "$lines" ] && grep -q 'MatMult: .*: ok$' "$out" &&
+       [ "$(grep -c 'MatMatMult, .*: ok$' "$out")" = 2 ] && ! grep -q DIFFER "$out"; then
+        pass "$name at $p ranks: products equal (MatMult, MatMatMult), iteration counts equal$([ "$tol" = 0 ] || echo " within $tol") ($ksps, ${secs}s)"
     else fail "$name at $p ranks (exit $rc):$why"; fi
 }
 for p in 1 2 3; do run lap2d_64 $p cg,gmres -problem lap2d -m 64; done
@@ -115,6 +119,10 @@ sm=${HSPMV_SHARED_MATRICES:-../shared/matrices}
 if [ -f "$sm/bcsstk04.mtx" ]; then
     tol=1; run bcsstk04_jacobi 2 cg,gmres -f "$sm/bcsstk04.mtx" -jacobi; tol=0
 else S=$((S + 1)); echo "skip bcsstk04 ($sm missing)"; fi
+# MatMultTranspose: compared in every run above where the library has it
+if [ "$tr_na" = 1 ]; then S=$((S + 1)); echo "skip MatMultTranspose: this hspmv has no transposed distributed product"
+elif [ "$tr_ok" = 1 ]; then pass "MatMultTranspose equals MPIAIJ's in every run"
+else F=$((F + 1)); echo "FAIL MatMultTranspose: no line in the runs"; fi
 # a bad option is an error with a message and a non-zero exit, not a crash
 timeout 60 $MPIRUN -n 2 "$tmp/b/petsc_shell" -problem nosuch > "$out" 2>&1
 rc=$?
