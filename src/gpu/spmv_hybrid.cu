@@ -2,6 +2,7 @@
    mean row length, as in the seed), the long-row split, and the dispatch
    behind hspmv_gpu_spmv. */
 #include "gpu_internal.h"
+#include "gpu_dev.h"
 
 /* Mean nnz/row up to `upto` -> kernel. The seed's V100 table was
    [0,8] naive, (8,16] V=2, (16,32] 4, (32,64] 8, (64,128] 16, above 32.
@@ -83,13 +84,13 @@ static int run_split(hspmv_gpu_csr *A, int k, const hspmv_real *x, hspmv_real *y
 /* AUTO: the planned short-row kernel and long-row split; with column panels,
    panel by panel, the first writing y and the others adding into it, so
    each panel's gathers come from a piece of x that stays in L2. */
-static int run_auto(hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
+static int run_auto(hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y, int add, hspmv_error *err)
 {
     if (A->npanels == 0)
-        return run_split(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, 0, err);
+        return run_split(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, add, err);
     for (int p = 0; p < A->npanels; p++) {
         hspmv_gpu_csr *P = A->panel[p];
-        int rc = run_split(P, P->auto_kernel, x, y, P->nchunks > 0 ? P->long_min : INT64_MAX, p > 0, err);
+        int rc = run_split(P, P->auto_kernel, x, y, P->nchunks > 0 ? P->long_min : INT64_MAX, add || p > 0, err);
         if (rc) return rc;
     }
     return hspmv_ok(err);
@@ -102,7 +103,7 @@ int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv: NULL matrix or vector");
     switch (kernel) {
     case HSPMV_GPU_AUTO:
-        return run_auto(A, x, y, err);
+        return run_auto(A, x, y, 0, err);
     case HSPMV_GPU_LIGHT:
         return run_split(A, A->light_kernel, x, y, INT64_MAX, 0, err);
     case HSPMV_GPU_AUTO_SHORT:
@@ -123,5 +124,32 @@ int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real
         return hspmv_gpu_cusparse_spmv(A, 1, x, y, err);
     default:
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv: unknown kernel %d", kernel);
+    }
+}
+
+/* The several-GPU path's ghost block adds into y: AUTO and our kernels take
+   add; cuSPARSE is run only with add == 0 (beta = 0 in its call). */
+int hspmv_gpu_spmv_add(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real *y, int add,
+                       hspmv_error *err)
+{
+    if (!add) return hspmv_gpu_spmv(A, kernel, x, y, err);
+    if (!A || (A->ncols > 0 && !x) || (A->nrows > 0 && !y))
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv_add: NULL matrix or vector");
+    switch (kernel) {
+    case HSPMV_GPU_AUTO:
+        return run_auto(A, x, y, 1, err);
+    case HSPMV_GPU_LIGHT:
+        return run_split(A, A->light_kernel, x, y, INT64_MAX, 1, err);
+    case HSPMV_GPU_NAIVE:
+    case HSPMV_GPU_STREAM:
+    case HSPMV_GPU_LIGHT2:
+    case HSPMV_GPU_LIGHT4:
+    case HSPMV_GPU_LIGHT8:
+    case HSPMV_GPU_LIGHT16:
+    case HSPMV_GPU_LIGHT32:
+        return run_split(A, kernel, x, y, INT64_MAX, 1, err);
+    default:
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv_add: kernel %s cannot add into y",
+                         hspmv_gpu_kernel_name(kernel));
     }
 }
