@@ -10,6 +10,7 @@
 #include "bench_stream.h"
 #include "bench_util.h"
 #include "mpi_check.h"
+#include "mpi_gpu.h"
 #include "mpi_prog.h"
 
 static const char *prog = "benchmark-mpi";
@@ -44,6 +45,7 @@ static void usage(FILE *f)
             "  owners (gzip files and pipes cannot be split: rank 0 reads them, and the output says so);\n"
             "  --read root (default): rank 0 reads and sends the slices. Setup times (read, partition,\n"
             "  distribute, prepare; max over ranks) and each rank's peak memory are reported.\n"
+            "  --gpu: one rank per GPU (make CUDA=1); see benchmark-mpi --gpu --help.\n"
             "formats:\n", bu_format_list("|"));
     bu_format_usage(f, "  ");
 }
@@ -697,6 +699,7 @@ static int report_variant(const args *a, const input *inp, reference *ref, const
 int main(int argc, char **argv)
 {
     bu_version(argc, argv, "benchmark-mpi"); /* --version: prints it and exits 0 */
+    if (mg_wants_gpu(argc, argv)) return mg_benchmark_main(argc, argv); /* mpi_gpu.c */
     args a;
     input inp;
     reference ref;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "bench_util.h"
 #include "mpi_check.h"
+#include "mpi_gpu.h"
 #include "mpi_prog.h"
 #include "alloc.h"
 
@@ -26,7 +27,8 @@ static void usage(FILE *f)
             "  precision), maxit 1000, partition nnz, reps 1. --jacobi: diagonal\n"
             "  preconditioner. --reps N solves N times and reports the median time per iteration.\n"
             "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n"
-            "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n");
+            "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n"
+            "  --gpu: CG with its vectors on the GPUs, one rank each (make CUDA=1); see solve --gpu --help.\n");
 }
 
 /* Rank 0's status becomes everyone's (rank 0 did the work alone). */
@@ -76,6 +78,7 @@ static void monitor(int64_t it, double relres, void *ctx)
 int main(int argc, char **argv)
 {
     bu_version(argc, argv, "solve"); /* --version: prints it and exits 0 */
+    if (mg_wants_gpu(argc, argv)) return mg_solve_main(argc, argv); /* mpi_gpu.c */
     const char *path = NULL, *rhs = NULL, *part_names[] = {"nnz", "rows", "metis"};
     int bicg = 0, jacobi = 0, verbose = 0, par = 0;
     long reps = 1;
