@@ -15,14 +15,14 @@ static unsigned grid_for(int64_t n)
     return (unsigned)(b < 65535 * 64 ? (b > 0 ? b : 1) : 65535 * 64);
 }
 
-__global__ void pack_kernel(const hspmv_real *__restrict__ x, const int32_t *__restrict__ idx, int64_t n,
+static __global__ void pack_kernel(const hspmv_real *__restrict__ x, const int32_t *__restrict__ idx, int64_t n,
                             hspmv_real *__restrict__ buf)
 {
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
         buf[k] = __ldg(&x[idx[k]]);
 }
 
-__global__ void scatter_add_kernel(hspmv_real *__restrict__ y, const int64_t *__restrict__ row,
+static __global__ void scatter_add_kernel(hspmv_real *__restrict__ y, const int64_t *__restrict__ row,
                                    const hspmv_real *__restrict__ gy, int64_t n)
 {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
@@ -47,7 +47,7 @@ int hspmv_gpu_scatter_add(hspmv_real *y, const int64_t *row, const hspmv_real *g
 
 /* Block sums in double of up to two products a_j . b_j; the last block to
    finish adds the partial sums in a fixed order (the same result every run). */
-__global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, const hspmv_real *__restrict__ b0,
+static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, const hspmv_real *__restrict__ b0,
                             const hspmv_real *__restrict__ a1, const hspmv_real *__restrict__ b1, int64_t n,
                             double *__restrict__ partial, double *__restrict__ out, unsigned *done)
 {
@@ -106,19 +106,19 @@ int hspmv_gpu_dots(int m, const hspmv_real *const *a, const hspmv_real *const *b
     return hspmv_cuda_launch_err("dots_kernel", err);
 }
 
-__global__ void axpy_kernel(int64_t n, double alpha, const hspmv_real *__restrict__ x, hspmv_real *__restrict__ y)
+static __global__ void axpy_kernel(int64_t n, double alpha, const hspmv_real *__restrict__ x, hspmv_real *__restrict__ y)
 {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
         y[i] += (hspmv_real)alpha * x[i];
 }
 
-__global__ void xpby_kernel(int64_t n, const hspmv_real *__restrict__ x, double beta, hspmv_real *__restrict__ y)
+static __global__ void xpby_kernel(int64_t n, const hspmv_real *__restrict__ x, double beta, hspmv_real *__restrict__ y)
 {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
         y[i] = x[i] + (hspmv_real)beta * y[i];
 }
 
-__global__ void sub_kernel(int64_t n, const hspmv_real *__restrict__ x, const hspmv_real *__restrict__ y,
+static __global__ void sub_kernel(int64_t n, const hspmv_real *__restrict__ x, const hspmv_real *__restrict__ y,
                            hspmv_real *__restrict__ z)
 {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
