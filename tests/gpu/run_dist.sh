@@ -5,6 +5,7 @@
 #   run_dist.sh [--record FILE] BIN
 # Without a GPU the first run reports every test skipped and the others are
 # not started. Appends "P F S" to FILE (tests/run.sh --summary adds it up).
+# GPU_DIST_RUNS picks the runs (default "1 2 4 2shared"; 2shared: 2 ranks, one GPU).
 set -u
 . "$(dirname "$0")/../counts.sh"
 record=""
@@ -21,11 +22,11 @@ P=0; F=0; S=0
 if ! command -v mpirun >/dev/null 2>&1; then
     echo "gpu-dist: mpirun not found: NOT run"; F=1
 else
-    for run in "1" "2" "4" "2 shared"; do
-        n=${run%% *}
+    for run in ${GPU_DIST_RUNS:-1 2 4 2shared}; do
+        n=${run%shared}
         out=$(mktemp)
         echo "== $(basename "$bin") -n $n${run#$n}"
-        if [ "$run" = "2 shared" ]; then
+        if [ "$run" != "$n" ]; then
             CUDA_VISIBLE_DEVICES=0 timeout "${HSPMV_TEST_TIMEOUT:-300}" $MPIRUN -n "$n" "$bin" > "$out" 2>&1
         else
             timeout "${HSPMV_TEST_TIMEOUT:-300}" $MPIRUN -n "$n" "$bin" > "$out" 2>&1

@@ -1,0 +1,177 @@
+#!/bin/bash
+# multi-gpu.sh — the several-GPU job in one call: builds with CUDA (both
+# precisions), runs the several-GPU test at 1, 2, 4 ranks and 2 ranks on one
+# GPU (every --gpu-comm path forced in each), then benchmark-mpi --gpu:
+# strong scaling on lap3d 400 (real values) and random 32M x 16 at 1/2/4
+# GPUs, weak scaling (lap3d 254/320/400 at 1/2/4 GPUs), the halo paths at 4
+# GPUs, the CPU library on the same matrix (--cpu-compare, 64x1 and 16x4),
+# CG iterations per second on the GPUs and on the CPU, and auto against
+# cusparseSpMV on banded matrices (benchmark-light); one summary at the end.
+#   bench/jobs/multi-gpu.sh [all|build|test|strong|random|weak|paths|cpu|cg|banded]...
+# Runs on a 4-GPU machine (nvidia-h100-x4 or -h200-x4, 64 cores) from the
+# repository root in about 7 minutes. Needs nvcc (/usr/local/cuda), Open
+# MPI; NCCL, METIS and zlib are used where found (NO_METIS=1 / NO_ZLIB=1
+# otherwise; the build says whether NCCL is in). The generated matrices come
+# from benchmark-mpi --gpu --gen (each rank makes its own rows: no files).
+# Logs under $OUT (default /tmp/mgpu-out): build-*.log, test.log, runs.log
+# (every run, "== LABEL" before each), summary.txt. Targets in the summary:
+# 4 GPUs >= 3.2x one on lap3d 400, >= 2.5x on random, weak per-GPU rate
+# >= 0.9 of one GPU's, each GPU's copy-rate fraction at 4 GPUs >= 0.8 of
+# the one-GPU run's. NCCL_NVLS_ENABLE=0 (no NVLink multicast).
+set -u
+case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
+export NCCL_NVLS_ENABLE=0
+OUT=${OUT:-/tmp/mgpu-out}
+mkdir -p "$OUT"
+what=${*:-all}
+has() { case " $what " in *" all "*|*" $1 "*) return 0;; esac; return 1; }
+T0=$(date +%s)
+stamp() { echo "[t=$(( $(date +%s) - T0 ))s] $*"; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_odls_base_sigkill_timeout=0
+NC=$(lscpu -p=core 2>/dev/null | grep -v '^#' | sort -u | wc -l)  # physical cores: mpirun's PE counts cores
+[ "$NC" -gt 0 ] || NC=$(nproc)
+NG=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+{ nvidia-smi --query-gpu=index,name,memory.total,clocks.max.sm --format=csv; nvidia-smi topo -m; } > "$OUT/gpu.txt" 2>&1
+echo "$NG GPU(s), $NC cores"; head -6 "$OUT/gpu.txt"
+
+# ---- build: both precisions at once, with what the machine has ----
+extra=""
+echo '#include <metis.h>' | ${CC:-cc} -E - > /dev/null 2>&1 || extra="$extra NO_METIS=1"
+echo '#include <zlib.h>' | ${CC:-cc} -E - > /dev/null 2>&1 || extra="$extra NO_ZLIB=1"
+M="make -j$((NC / 2)) --no-print-directory CUDA=1 HSPMV_SKIP_DEPS=1 BUILD_SUFFIX=-mgpu $extra"
+ARCH=$(${CC:-cc} -dumpmachine | cut -d- -f1)
+B=build/$ARCH-double-mgpu
+BS=build/$ARCH-single-mgpu
+if has build || [ ! -x "$B/bin/gpu/benchmark-mpi" ]; then
+    stamp "build ($extra )"
+    $M PRECISION=double gpu-build-one > "$OUT/build-double.log" 2>&1 & p1=$!
+    $M PRECISION=single gpu-build-one > "$OUT/build-single.log" 2>&1 & p2=$!
+    wait $p1 || { tail -30 "$OUT/build-double.log"; exit 1; }
+    wait $p2 || { tail -30 "$OUT/build-single.log"; echo "single precision did not build: its tests are skipped"; }
+    $M gpu-nccl-status | tee "$OUT/nccl.txt"
+fi
+BM=$B/bin/gpu/benchmark-mpi
+SO=$B/bin/gpu/solve
+BL=$B/bin/benchmark-light
+
+# mr N CORES_PER_RANK PROG ARGS...: N ranks, each bound to its cores, OpenMP over them
+mr() {
+    local n=$1 pe=$2
+    shift 2
+    OMP_NUM_THREADS=$pe OMP_PLACES=cores OMP_PROC_BIND=close timeout 150 \
+        mpirun --allow-run-as-root -n "$n" --map-by "slot:PE=$pe" --bind-to core "$@"
+}
+# run LABEL N PROG ARGS...: one run on N GPUs (or N CPU ranks), logged under LABEL
+run() {
+    local label=$1 n=$2
+    shift 2
+    local pe=$((NC / n))
+    [ "$pe" -gt 16 ] && [ "$n" -le "$NG" ] && pe=16
+    [ "$pe" -lt 1 ] && pe=1
+    echo "== $label" >> "$OUT/runs.log"
+    mr "$n" "$pe" "$@" >> "$OUT/runs.log" 2>&1 || echo "   $label: exit $? (see runs.log)" | tee -a "$OUT/runs.log"
+    stamp "$label"
+}
+
+if has test; then
+    stamp test
+    {
+        sh tests/gpu/run_dist.sh "$B/tests/gpu/mpi_gpu_dist"
+        [ -x "$BS/tests/gpu/mpi_gpu_dist" ] && GPU_DIST_RUNS="4 2shared" sh tests/gpu/run_dist.sh "$BS/tests/gpu/mpi_gpu_dist"
+    } > "$OUT/test.log" 2>&1
+    grep -E '^(== |   -n|gpu-dist:|FAIL|  FAIL|  .*refused|  .*ran )' "$OUT/test.log" | head -60
+fi
+
+L3="--gen lap3d 400 --values random"
+RND="--gen random 32000000 --k 16"
+if has strong; then
+    for g in 1 2 4; do run "strong lap3d400 g$g" $g "$BM" --gpu $L3 --reps 30; done
+fi
+if has random; then
+    for g in 1 2 4; do run "strong random32M g$g" $g "$BM" --gpu $RND --reps 30; done
+fi
+if has weak; then
+    run "weak lap3d254 g1" 1 "$BM" --gpu --gen lap3d 254 --values random --reps 30
+    run "weak lap3d320 g2" 2 "$BM" --gpu --gen lap3d 320 --values random --reps 30
+fi
+if has paths; then
+    run "paths lap3d400 g4" 4 "$BM" --gpu $L3 --reps 30 --gpu-comm nccl,host --check none
+    run "paths random32M g4" 4 "$BM" --gpu $RND --reps 30 --gpu-comm host --check none
+    run "paths mpi-refusal" 2 "$BM" --gpu --gen lap3d 40 --gpu-comm mpi
+fi
+if has cpu; then
+    run "cpu lap3d400 64x1" 64 "$BM" --cpu-compare $L3 --reps 30 --threads 1
+    run "cpu lap3d400 16x4" 16 "$BM" --cpu-compare $L3 --reps 30 --threads 4
+fi
+if has cg; then
+    CG="--gen lap3d 200 --tol 1e-8 --maxit 400"
+    run "cg gpu g1" 1 "$SO" --gpu $CG
+    run "cg gpu g4" 4 "$SO" --gpu $CG
+    run "cg cpu 64x1" 64 "$SO" --cpu-compare $CG --threads 1
+fi
+if has banded; then
+    # one GPU: auto against cuSPARSE per band width (64M entries each) and a stencil, with the copy rate
+    for w in 4 16 32 64; do
+        echo "== banded w$w" >> "$OUT/runs.log"
+        OMP_NUM_THREADS=16 timeout 120 "$BL" --gen banded $((64000000 / (2 * w + 1))) --width $w \
+            --kernel auto,stream,light8,light16,light32,cusparse,cusparse-alg2 --reps 20 --check none >> "$OUT/runs.log" 2>&1
+    done
+    echo "== banded lap3d256" >> "$OUT/runs.log"
+    OMP_NUM_THREADS=16 timeout 120 "$BL" --gen lap3d 256 --kernel auto,stream,cusparse --reps 20 --check none >> "$OUT/runs.log" 2>&1
+    stamp banded
+fi
+
+# ---- the summary -------------------------------------------------------------
+awk '
+function f(k) { return (k in F) ? F[k] : "-" }
+/^== / { label = substr($0, 4); next }
+/^bench=(mpi-gpu|solve-gpu|light) / {
+    delete F
+    for (i = 1; i <= NF; i++) { p = index($i, "="); if (p) F[substr($i, 1, p - 1)] = substr($i, p + 1) }
+    if ($1 == "bench=mpi-gpu") {
+        chk = f("checked") == 1 ? (f("violations") == 0 ? "ok" : "FAIL") : "-"
+        printf "%-22s %-4s %3s %4s %-5s %9.3f %8.1f %6.3f %6.3f %7.3f %7.3f %7.3f %7.3f %8.2f %-12s %s\n", label,
+               f("device"), f("ranks"), f("gpus"), f("gpu_comm"), f("median_ms"), f("gbs"), f("copy_frac"),
+               f("gpu_frac_min"), f("pack_ms"), f("exchange_ms"), f("local_ms"), f("ghost_ms"), f("halo_bytes") / 1e6,
+               f("owned_kernel"), chk > "/dev/stderr"
+        key = label; med[key] = f("median_ms"); gfr[key] = f("gpu_frac_min"); nnz[key] = f("nnz"); ng[key] = f("gpus")
+    } else if ($1 == "bench=solve-gpu") {
+        cg[++ncg] = sprintf("%-22s %-4s ranks %-3s comm %-5s iterations %-5s its/s %9s  relres %s  max|x-1| %s", label,
+                            f("device"), f("ranks"), f("gpu_comm"), f("iterations"), f("its_per_s"), f("relres"), f("err_max"))
+        its[label] = f("its_per_s")
+    } else {
+        bl[++nbl] = sprintf("%-18s %-14s %-8s %9s ms %8s GB/s copy %6s  vs_cusparse %s", label, f("kernel"), f("picked"),
+                            f("median_ms"), f("gbs"), f("copy_frac"), f("vs_cusparse"))
+    }
+}
+END {
+    print ""
+    for (i = 1; i <= ncg; i++) print cg[i]
+    for (i = 1; i <= nbl; i++) print bl[i]
+    print ""
+    print "targets:"
+    r = "strong lap3d400 g"; if ((r "1") in med && (r "4") in med) printf "  lap3d 400: 4 GPUs %.2fx one (target >= 3.2) %s; 2 GPUs %.2fx\n", med[r "1"] / med[r "4"], (med[r "1"] / med[r "4"] >= 3.2 ? "MET" : "MISSED"), ((r "2") in med) ? med[r "1"] / med[r "2"] : 0
+    r = "strong random32M g"; if ((r "1") in med && (r "4") in med) printf "  random 32M x 16: 4 GPUs %.2fx one (target >= 2.5) %s; 2 GPUs %.2fx\n", med[r "1"] / med[r "4"], (med[r "1"] / med[r "4"] >= 2.5 ? "MET" : "MISSED"), ((r "2") in med) ? med[r "1"] / med[r "2"] : 0
+    w1 = "weak lap3d254 g1"; w2 = "weak lap3d320 g2"; w4 = "strong lap3d400 g4"
+    if (w1 in med) {
+        base = nnz[w1] / med[w1]
+        if (w2 in med) { e = nnz[w2] / med[w2] / 2 / base; printf "  weak, 2 GPUs: per-GPU rate %.3f of one GPU (target >= 0.9) %s\n", e, (e >= 0.9 ? "MET" : "MISSED") }
+        if (w4 in med) { e = nnz[w4] / med[w4] / 4 / base; printf "  weak, 4 GPUs: per-GPU rate %.3f of one GPU (target >= 0.9) %s\n", e, (e >= 0.9 ? "MET" : "MISSED") }
+    }
+    split("strong lap3d400 ,strong random32M ", ks, ",")
+    for (j = 1; j <= 2; j++) {
+        a = ks[j] "g1"; b = ks[j] "g4"
+        if (a in gfr && b in gfr && gfr[a] > 0) { e = gfr[b] / gfr[a]; printf "  %s: slowest GPU at 4 GPUs reaches %.3f of its copy rate, one GPU %.3f: ratio %.3f (target >= 0.8) %s\n", ks[j], gfr[b], gfr[a], e, (e >= 0.8 ? "MET" : "MISSED") }
+    }
+    c1 = "cpu lap3d400 64x1"; c2 = "cpu lap3d400 16x4"; g4 = "strong lap3d400 g4"
+    if (g4 in med && c1 in med) printf "  lap3d 400: 4 GPUs %.1fx the CPU at 64x1\n", med[c1] / med[g4]
+    if (g4 in med && c2 in med) printf "  lap3d 400: 4 GPUs %.1fx the CPU at 16x4\n", med[c2] / med[g4]
+    if (("cg gpu g4") in its && ("cg cpu 64x1") in its && its["cg cpu 64x1"] > 0) printf "  CG lap3d 200: 4 GPUs %.1fx the CPU (64x1) in iterations/s; 1 GPU %.1fx\n", its["cg gpu g4"] / its["cg cpu 64x1"], its["cg gpu g1"] / its["cg cpu 64x1"]
+}' "$OUT/runs.log" > "$OUT/summary.tail" 2> "$OUT/summary.head"
+{
+    echo "label                  dev  rks gpus comm   median_ms     GB/s  %copy gpufrac  pack_ms  exch_ms local_ms ghost_ms  halo_MB owned_kernel check"
+    cat "$OUT/summary.head" "$OUT/summary.tail"
+    grep -h -E 'error|refused|FAIL' "$OUT/runs.log" | sort | uniq -c | head -12
+    [ -f "$OUT/test.log" ] && grep -E '^gpu-dist:' "$OUT/test.log"
+} | tee "$OUT/summary.txt"
+stamp done
