@@ -193,7 +193,13 @@ static int device_setup(hspmv_gpu_dist *G, const hspmv_csr *Ao, const hspmv_csr 
                            "cudaMallocHost receive buffer", me, err)))
             return rc;
     }
-    if ((rc = cuda_err(cudaStreamCreateWithFlags(&G->s_comm, cudaStreamNonBlocking), "cudaStreamCreate", me, err)))
+    /* the halo's stream at the highest priority: its pack and NCCL kernels
+       get SMs as soon as blocks of the owned product retire, instead of
+       queueing behind the whole grid */
+    int least = 0, greatest = 0;
+    cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    if ((rc = cuda_err(cudaStreamCreateWithPriority(&G->s_comm, cudaStreamNonBlocking, greatest), "cudaStreamCreate",
+                       me, err)))
         return rc;
     for (int e = 0; e < EV_N; e++)
         if ((rc = cuda_err(cudaEventCreate(&G->ev[e]), "cudaEventCreate", me, err))) return rc;

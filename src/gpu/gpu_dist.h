@@ -30,7 +30,7 @@ struct hspmv_gpu_dist {
     int ghost_into_gy;        /* 1: the ghost product goes to d_gy, then into y */
     hspmv_real *h_send, *h_recv; /* pinned host buffers (comm "host") */
     MPI_Request *req;         /* nrecv + nsend */
-    cudaStream_t s_comm;      /* packing and the exchange (non-blocking: runs beside the owned product) */
+    cudaStream_t s_comm;      /* packing and the exchange (non-blocking, highest priority: beside the owned product) */
     cudaEvent_t ev[EV_N];
 #ifdef HSPMV_NCCL
     ncclComm_t nccl;
