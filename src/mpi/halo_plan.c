@@ -83,7 +83,12 @@ int hspmv_dist_split_blocks(const hspmv_csr *S, int64_t cb, int64_t ce, hspmv_cs
        sorted): through a map of the columns where it is not much larger
        than the ghost entries (a random matrix's 10^8 ghost entries took
        10-20 s to sort and search), else sort and binary search */
-    int32_t *map = S->ncols <= 8 * ngh + ((int64_t)1 << 20) ? hspmv_calloc((size_t)S->ncols + 1, sizeof(int32_t)) : NULL;
+    int use_map = S->ncols <= 8 * ngh + ((int64_t)1 << 20);
+    int32_t *map = use_map ? hspmv_calloc((size_t)S->ncols + 1, sizeof(int32_t)) : NULL;
+    if (use_map && !map) {
+        hspmv_free(g);
+        return HSPMV_ERR_NOMEM;
+    }
     if (map) {
         for (int64_t k = 0; k < ngh; k++) map[g[k]] = 1;
         for (int64_t c = 0; c < S->ncols; c++)
