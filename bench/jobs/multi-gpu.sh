@@ -14,7 +14,8 @@
 # otherwise; the build says whether NCCL is in). The generated matrices come
 # from benchmark-mpi --gpu --gen (each rank makes its own rows: no files).
 # Logs under $OUT (default /tmp/mgpu-out): build-*.log, test.log, runs.log
-# (every run, "== LABEL" before each), summary.txt. Targets in the summary:
+# (every run, "== LABEL" before each), summary.txt; a section that would
+# start after BUDGET seconds (default 460) is skipped and named. Targets in the summary:
 # 4 GPUs >= 3.2x one on lap3d 400, >= 2.5x on random, weak per-GPU rate
 # >= 0.9 of one GPU's, each GPU's copy-rate fraction at 4 GPUs >= 0.8 of
 # the one-GPU run's. NCCL_NVLS_ENABLE=0 (no NVLink multicast).
@@ -23,9 +24,17 @@ case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBA
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-/tmp/mgpu-out}
 mkdir -p "$OUT"
+rm -f "$OUT/runs.log" "$OUT/skipped.txt"
 what=${*:-all}
-has() { case " $what " in *" all "*|*" $1 "*) return 0;; esac; return 1; }
 T0=$(date +%s)
+# a section starts only while the job is inside its budget (BUDGET seconds,
+# default 460), so that the summary is always printed within 8 minutes
+has() {
+    case " $what " in *" all "*|*" $1 "*) ;; *) return 1;; esac
+    [ $(( $(date +%s) - T0 )) -lt "${BUDGET:-460}" ] && return 0
+    echo "skipped $1: past the job's budget of ${BUDGET:-460} s" | tee -a "$OUT/skipped.txt"
+    return 1
+}
 stamp() { echo "[t=$(( $(date +%s) - T0 ))s] $*"; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_odls_base_sigkill_timeout=0
 NC=$(lscpu -p=core 2>/dev/null | grep -v '^#' | sort -u | wc -l)  # physical cores: mpirun's PE counts cores
@@ -42,14 +51,16 @@ M="make -j$((NC / 2)) --no-print-directory CUDA=1 HSPMV_SKIP_DEPS=1 BUILD_SUFFIX
 ARCH=$(${CC:-cc} -dumpmachine | cut -d- -f1)
 B=build/$ARCH-double-mgpu
 BS=build/$ARCH-single-mgpu
-if has build || [ ! -x "$B/bin/gpu/benchmark-mpi" ]; then
+if case " $what " in *" all "*|*" build "*) true;; *) false;; esac || [ ! -x "$B/bin/gpu/benchmark-mpi" ]; then
     stamp "build ($extra )"
     $M PRECISION=double gpu-build-one > "$OUT/build-double.log" 2>&1 & p1=$!
     $M PRECISION=single gpu-build-one > "$OUT/build-single.log" 2>&1 & p2=$!
     wait $p1 || { tail -30 "$OUT/build-double.log"; exit 1; }
     wait $p2 || { tail -30 "$OUT/build-single.log"; echo "single precision did not build: its tests are skipped"; }
-    $M gpu-nccl-status | tee "$OUT/nccl.txt"
 fi
+$M gpu-nccl-status | tee "$OUT/nccl.txt"
+PATHS=host
+grep -q 'found' "$OUT/nccl.txt" && PATHS=nccl,host
 BM=$B/bin/gpu/benchmark-mpi
 SO=$B/bin/gpu/solve
 BL=$B/bin/benchmark-light
@@ -95,7 +106,7 @@ if has weak; then
     run "weak lap3d320 g2" 2 "$BM" --gpu --gen lap3d 320 --values random --reps 30
 fi
 if has paths; then
-    run "paths lap3d400 g4" 4 "$BM" --gpu $L3 --reps 30 --gpu-comm nccl,host --check none
+    run "paths lap3d400 g4" 4 "$BM" --gpu $L3 --reps 30 --gpu-comm $PATHS --check none
     run "paths random32M g4" 4 "$BM" --gpu $RND --reps 30 --gpu-comm host --check none
     run "paths mpi-refusal" 2 "$BM" --gpu --gen lap3d 40 --gpu-comm mpi
 fi
@@ -130,8 +141,8 @@ function f(k) { return (k in F) ? F[k] : "-" }
     for (i = 1; i <= NF; i++) { p = index($i, "="); if (p) F[substr($i, 1, p - 1)] = substr($i, p + 1) }
     if ($1 == "bench=mpi-gpu") {
         chk = f("checked") == 1 ? (f("violations") == 0 ? "ok" : "FAIL") : "-"
-        printf "%-22s %-4s %3s %4s %-5s %9.3f %8.1f %6.3f %6.3f %7.3f %7.3f %7.3f %7.3f %8.2f %-12s %s\n", label,
-               f("device"), f("ranks"), f("gpus"), f("gpu_comm"), f("median_ms"), f("gbs"), f("copy_frac"),
+        printf "%-22s %-4s %3s %4s %-5s %9.3f %8.1f %7.0f %6.3f %6.3f %7.3f %7.3f %7.3f %7.3f %8.2f %-12s %s\n", label,
+               f("device"), f("ranks"), f("gpus"), f("gpu_comm"), f("median_ms"), f("gbs"), f("copy_gbs"), f("copy_frac"),
                f("gpu_frac_min"), f("pack_ms"), f("exchange_ms"), f("local_ms"), f("ghost_ms"), f("halo_bytes") / 1e6,
                f("owned_kernel"), chk > "/dev/stderr"
         key = label; med[key] = f("median_ms"); gfr[key] = f("gpu_frac_min"); nnz[key] = f("nnz"); ng[key] = f("gpus")
@@ -169,9 +180,10 @@ END {
     if (("cg gpu g4") in its && ("cg cpu 64x1") in its && its["cg cpu 64x1"] > 0) printf "  CG lap3d 200: 4 GPUs %.1fx the CPU (64x1) in iterations/s; 1 GPU %.1fx\n", its["cg gpu g4"] / its["cg cpu 64x1"], its["cg gpu g1"] / its["cg cpu 64x1"]
 }' "$OUT/runs.log" > "$OUT/summary.tail" 2> "$OUT/summary.head"
 {
-    echo "label                  dev  rks gpus comm   median_ms     GB/s  %copy gpufrac  pack_ms  exch_ms local_ms ghost_ms  halo_MB owned_kernel check"
+    echo "label                  dev  rks gpus comm   median_ms     GB/s copyGB/s  %copy gpufrac pack_ms exch_ms local_ms ghost_ms halo_MB owned_kernel check"
     cat "$OUT/summary.head" "$OUT/summary.tail"
     grep -h -E 'error|refused|FAIL' "$OUT/runs.log" | sort | uniq -c | head -12
+    [ -f "$OUT/skipped.txt" ] && cat "$OUT/skipped.txt"
     [ -f "$OUT/test.log" ] && grep -E '^gpu-dist:' "$OUT/test.log"
 } | tee "$OUT/summary.txt"
 stamp done
