@@ -232,6 +232,7 @@ static int nccl_setup(hspmv_gpu_dist *G, hspmv_error *err)
     else G->have_nccl = 1;
     return hspmv_dist_agree(G->comm, rc, err);
 #else
+    (void)G;
     return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "built without NCCL");
 #endif
 }
