@@ -46,7 +46,7 @@ GPU_TEST_SRC := $(wildcard tests/gpu/test_*.c)
 GPU_TEST_BIN := $(GPU_TEST_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 GPU_RESULTS  := $(BUILD)/test-gpu-results.txt
 
-.PHONY: gpu-lib gpu-programs test-gpu test-gpu-one gpu-build-check gpu-build-one gpu-clean gpu-nccl-status
+.PHONY: gpu-lib gpu-programs test-gpu test-gpu-one gpu-build-check gpu-build-one gpu-clean gpu-nccl-status gpu-nonccl-check
 all: gpu-programs
 clean: gpu-clean
 
@@ -121,7 +121,12 @@ test-gpu:
 
 gpu-build-one: $(GPU_LIB) $(BUILD)/bin/benchmark-light $(GPU_TEST_BIN) $(GPU_MPI_PROGS) $(GPU_DIST_TEST)
 
+# The several-GPU C files also compile without NCCL (syntax and warnings only).
+gpu-nonccl-check: $(BUILD)/include/hspmv_config.h
+	$(if $(GPU_C_SRC),@for f in $(GPU_C_SRC); do $(MPICC) $(filter-out -DHSPMV_NCCL,$(GPU_C_FLAGS)) $(CFLAGS) -fsyntax-only $$f || exit 1; done)
+
 gpu-build-check:
+	@$(MAKE) --no-print-directory CUDA=1 PRECISION=double gpu-nonccl-check
 	@$(MAKE) --no-print-directory CUDA=1 PRECISION=double gpu-build-one
 	@$(MAKE) --no-print-directory CUDA=1 PRECISION=single gpu-build-one
 	@$(MAKE) --no-print-directory CUDA=1 gpu-nccl-status
