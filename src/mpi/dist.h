@@ -119,7 +119,8 @@ int hspmv_dist_split_blocks(const hspmv_csr *S, int64_t cb, int64_t ce, hspmv_cs
    the ghost block's compressed rows: D->ghost_row, nghost_rows), but no
    prepared blocks: the owned and ghost blocks come back as CSR in *Ao and
    *Ag (Ag already compressed to D->nghost_rows rows) for a caller that
-   multiplies them elsewhere (the GPU path). Same error on every rank. */
+   multiplies them elsewhere (the GPU path). Duplicate entries are kept
+   (their products add up; D->nnz counts them). Same error on every rank. */
 int hspmv_dist_plan_rows(MPI_Comm comm, const hspmv_csr *rows, hspmv_dist **D, hspmv_csr *Ao, hspmv_csr *Ag,
                          hspmv_error *err);
 

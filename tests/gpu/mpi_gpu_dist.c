@@ -4,7 +4,8 @@
    long-double reference of the whole matrix; refusals (NCCL without its
    library or on shared GPUs, MPI that is not CUDA-aware) must be the same
    clear error on every rank; bad rows and failed allocations are every
-   rank's error; CG on the GPUs converges to x = 1. tests/gpu/run_dist.sh
+   rank's error; CG on the GPUs converges to x = 1. The plan itself (no GPU
+   needed) is checked against the CPU path's p2p plan. tests/gpu/run_dist.sh
    runs it at 1, 2 and 4 ranks and 2 ranks on one GPU. Without a GPU every
    test is skipped with the reason. */
 #include <math.h>
@@ -16,6 +17,7 @@
 #include "testlib.h"
 #include "hspmv_gpu.h"
 #include "csr.h"
+#include "dist.h"
 
 static int me, P;
 static int have_gpu = -1;
@@ -217,6 +219,108 @@ static void every_path_matches_ref_rectangular(void)
     hspmv_csr_free(&A);
 }
 
+/* No GPU needed: the plan the GPUs get (hspmv_dist_plan_rows) is the CPU
+   path's p2p plan for the same rows, and its CSR blocks give the product. */
+static void plan_matches_cpu_p2p(const hspmv_csr *A, const char *name)
+{
+    hspmv_csr S, Ao, Ag;
+    hspmv_dist *D1 = NULL, *D2 = NULL;
+    hspmv_error e = {0, ""};
+    hspmv_opts o;
+    my_rows(A, &S);
+    int rc = hspmv_dist_plan_rows(MPI_COMM_WORLD, &S, &D1, &Ao, &Ag, &e);
+    CHECK(rc == HSPMV_OK, "%s: plan: %s", name, e.msg);
+    int64_t *ci = hspmv_calloc((size_t)S.nnz + 1, sizeof(int64_t));
+    for (int64_t k = 0; k < S.nnz; k++) ci[k] = S.colind[k];
+    mt_opts(&o);
+    o.halo = HSPMV_HALO_P2P;
+    int rc2 = hspmv_dist_create(MPI_COMM_WORLD, S.nrows, S.ncols, -1, S.rowptr, ci, S.val, &o, &D2, &e);
+    CHECK(rc2 == HSPMV_OK, "%s: CPU p2p: %s", name, e.msg);
+    if (!rc && !rc2) {
+        int same = D1->nghost == D2->nghost && D1->nrecv == D2->nrecv && D1->nsend == D2->nsend &&
+                   D1->nghost_rows == D2->nghost_rows && !D1->ghost_row == !D2->ghost_row &&
+                   D1->nnz_owned == D2->nnz_owned && D1->nnz_ghost == D2->nnz_ghost && D1->nnz == D2->nnz;
+        for (int64_t k = 0; same && k < D1->nghost; k++) same = D1->ghost_col[k] == D2->ghost_col[k];
+        for (int r = 0; same && r < D1->nrecv; r++)
+            same = D1->recv_rank[r] == D2->recv_rank[r] && D1->recv_ptr[r + 1] == D2->recv_ptr[r + 1];
+        for (int r = 0; same && r < D1->nsend; r++)
+            same = D1->send_rank[r] == D2->send_rank[r] && D1->send_ptr[r + 1] == D2->send_ptr[r + 1];
+        for (int64_t k = 0; same && k < (D1->nsend ? D1->send_ptr[D1->nsend] : 0); k++) same = D1->send_idx[k] == D2->send_idx[k];
+        for (int64_t i = 0; same && D1->ghost_row && i < D1->nghost_rows; i++) same = D1->ghost_row[i] == D2->ghost_row[i];
+        CHECK(same, "%s: rank %d: the plan differs from the CPU path's p2p plan", name, me);
+        if (!same) fprintf(stderr, "    %lld/%lld ghosts, %d/%d recv, %d/%d send, %lld/%lld ghost rows, %lld/%lld owned, %lld/%lld ghost nnz, %lld/%lld nnz\n", (long long)D1->nghost, (long long)D2->nghost, D1->nrecv, D2->nrecv, D1->nsend, D2->nsend, (long long)D1->nghost_rows, (long long)D2->nghost_rows, (long long)D1->nnz_owned, (long long)D2->nnz_owned, (long long)D1->nnz_ghost, (long long)D2->nnz_ghost, (long long)D1->nnz, (long long)D2->nnz);
+        /* y = Ao x_own + Ag x_ghost (through the compressed rows) against the reference */
+        hspmv_real *x = hspmv_calloc((size_t)A->ncols + 1, sizeof(hspmv_real));
+        hspmv_real *y = hspmv_calloc((size_t)S.nrows + 1, sizeof(hspmv_real));
+        hspmv_real *xg = hspmv_calloc((size_t)D1->nghost + 1, sizeof(hspmv_real));
+        hspmv_real *gy = hspmv_calloc((size_t)Ag.nrows + 1, sizeof(hspmv_real));
+        hspmv_real *ref = hspmv_calloc((size_t)S.nrows + 1, sizeof(hspmv_real));
+        tl_fill(x, A->ncols, 3);
+        for (int64_t k = 0; k < D1->nghost; k++) xg[k] = x[D1->ghost_col[k]];
+        hspmv_ref_spmv(&Ao, x + D1->col_start[me], y);
+        hspmv_ref_spmv(&Ag, xg, gy);
+        for (int64_t i = 0; i < Ag.nrows; i++) y[D1->ghost_row ? D1->ghost_row[i] : i] += gy[i];
+        CHECK(tl_matches_ref(&S, x, y, name), "%s: rank %d: the blocks' product is off the reference", name, me);
+        hspmv_free(x);
+        hspmv_free(y);
+        hspmv_free(xg);
+        hspmv_free(gy);
+        hspmv_free(ref);
+    }
+    hspmv_free(ci);
+    hspmv_csr_free(&Ao);
+    hspmv_csr_free(&Ag);
+    hspmv_dist_destroy(&D1);
+    hspmv_dist_destroy(&D2);
+    hspmv_free(S.rowptr);
+}
+
+static void plan_is_the_cpu_p2p_plan(void)
+{
+    /* duplicates summed first as the CPU path does (the GPU path keeps them:
+       its entry counts would differ, its plan not) */
+    hspmv_csr A;
+    make_matrix(3000, 3000, 7, &A);
+    hspmv_dist_sort_rows(&A);
+    plan_matches_cpu_p2p(&A, "square 3000");
+    hspmv_csr_free(&A);
+    make_matrix(2001, 5002, 8, &A);
+    hspmv_dist_sort_rows(&A);
+    plan_matches_cpu_p2p(&A, "rectangular 2001 x 5002");
+    hspmv_csr_free(&A);
+    make_matrix(5000, 50, 9, &A); /* ghosts of most rows: the ghost block keeps every row */
+    hspmv_dist_sort_rows(&A);
+    plan_matches_cpu_p2p(&A, "rectangular 5000 x 50");
+    hspmv_csr_free(&A);
+}
+
+/* hspmv_gpu_dist_read: rank 0 reads a bundled file, the rows split by nonzeros. */
+static void read_matches_ref(void)
+{
+    const char *path = "matrices/lap2d_64.mtx";
+    hspmv_csr A;
+    hspmv_error e = {0, ""};
+    hspmv_gpu_dist *G = NULL;
+    if (!gpu_ready()) return;
+    if (hspmv_csr_read(path, &A, NULL, NULL, &e)) {
+        SKIP("%s: %s (run from the repository root)", path, e.msg);
+        return;
+    }
+    int rc = hspmv_gpu_dist_read(path, MPI_COMM_WORLD, NULL, &G, &e);
+    CHECK(rc == HSPMV_OK && !mt_errors_differ(rc, e.msg, G != NULL), "%s: %s", path, e.msg);
+    if (!rc) {
+        hspmv_real *x = hspmv_calloc((size_t)A.ncols + 1, sizeof(hspmv_real));
+        tl_fill(x, A.ncols, 5);
+        CHECK(product_matches(G, &A, x, path), "%s: off the reference", path);
+        hspmv_free(x);
+    }
+    hspmv_gpu_dist_destroy(&G);
+    rc = hspmv_gpu_dist_read("no/such/file.mtx", MPI_COMM_WORLD, NULL, &G, &e);
+    CHECK(rc != HSPMV_OK && !mt_errors_differ(rc, e.msg, G != NULL) && strstr(e.msg, "no/such/file.mtx"),
+          "a missing file: rc %d: %s", rc, e.msg);
+    hspmv_csr_free(&A);
+}
+
 /* A column out of range on the last rank: the same refusal everywhere, no matrix. */
 static void bad_rows_are_every_ranks_error(void)
 {
@@ -337,5 +441,5 @@ static void cg_converges_on_the_gpus(void)
     hspmv_csr_free(&A);
 }
 
-MT_MAIN(NULL, every_path_matches_ref_square, every_path_matches_ref_rectangular, bad_rows_are_every_ranks_error,
+MT_MAIN(NULL, plan_is_the_cpu_p2p_plan, every_path_matches_ref_square, every_path_matches_ref_rectangular, read_matches_ref, bad_rows_are_every_ranks_error,
         failed_allocation_is_every_ranks_error, cg_converges_on_the_gpus)
