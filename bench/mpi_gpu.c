@@ -431,22 +431,23 @@ static int bench_gpu_one(const mg_args *a, const hspmv_csr *S, const char *name,
     double myfrac = tm.total_ms > 0 ? mybytes / (tm.total_ms / n * 1e-3) / 1e9 / copy_gbs : 0, fmin = 0, fmaxv = 0;
     MPI_Allreduce(&myfrac, &fmin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&myfrac, &fmaxv, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    double cmin = 0;
+    double cmin = 0, cmax = 0;
     MPI_Allreduce(&copy_gbs, &cmin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&copy_gbs, &cmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     double bytes = (double)in.nnz * (r_ + 4) + 8.0 * (double)(in.nrows + P) + r_ * (double)(in.nrows + in.ncols);
     int gpus = count_gpus(&in);
     if (me == 0) {
         printf("bench=mpi-gpu device=gpu matrix=%s precision=%s ranks=%d gpus=%d gpu_comm=%s gpu=\"%s\" rows=%lld "
                "cols=%lld nnz=%lld owned_kernel=%s ghost_kernel=%s owned_panels=%d reps=%ld median_ms=%.5f "
                "min_ms=%.5f max_ms=%.5f gflops=%.3f gbs=%.3f pack_ms=%.5f exchange_ms=%.5f local_ms=%.5f "
-               "ghost_ms=%.5f device_ms=%.5f halo_bytes=%.0f copy_gbs=%.1f copy_frac=%.4f gpu_frac_min=%.4f "
+               "ghost_ms=%.5f device_ms=%.5f halo_bytes=%.0f copy_gbs=%.1f copy_gbs_max=%.1f copy_frac=%.4f gpu_frac_min=%.4f "
                "gpu_frac_max=%.4f nccl_built=%d mpi_cuda_aware=%d checked=%d violations=%lld max_rel=%.3e\n",
                name, r_ == 8 ? "double" : "single", P, gpus, hspmv_gpu_comm_name(in.comm), in.device_name,
                (long long)in.nrows, (long long)in.ncols, (long long)in.nnz,
                in.owned_kernel >= 0 ? hspmv_gpu_kernel_name(in.owned_kernel) : "none",
                in.ghost_kernel >= 0 ? hspmv_gpu_kernel_name(in.ghost_kernel) : "none", in.owned_panels, a->reps,
                med * 1e3, mn * 1e3, mx * 1e3, 2.0 * (double)in.nnz / med / 1e9, bytes / med / 1e9, pmax[0], pmax[1],
-               pmax[2], pmax[3], pmax[4], hsum, cmin, bytes / med / 1e9 / (cmin * gpus), fmin, fmaxv,
+               pmax[2], pmax[3], pmax[4], hsum, cmin, cmax, bytes / med / 1e9 / (cmin * gpus), fmin, fmaxv,
                in.nccl_built, in.mpi_cuda_aware, a->check, (long long)chk.violations, chk.max_rel);
         fflush(stdout);
     }
