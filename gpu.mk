@@ -1,4 +1,4 @@
-# gpu.mk — the single-GPU path, included by the Makefile when CUDA=1:
+# gpu.mk — the GPU path (one GPU, and several with one rank each), included by the Makefile when CUDA=1:
 #   make CUDA=1                   also builds libhspmv_gpu.a and ./benchmark-light
 #   make CUDA=1 test-gpu          GPU tests, both precisions (skip cleanly without a GPU)
 #   make CUDA=1 gpu-build-check   compiles and links all GPU code, both precisions, runs nothing (CI)
