@@ -13,7 +13,6 @@
 #include "mpi_gpu.h"
 #include "csr.h"
 #ifdef HSPMV_CUDA
-#include <cuda_runtime_api.h>
 #include "hspmv_gpu.h"
 #endif
 
@@ -464,22 +463,12 @@ static int bench_gpu_one(const mg_args *a, const hspmv_csr *S, const char *name,
    rank at once; every rank its device first (the library's choice). */
 static double copy_rate(const mg_args *a)
 {
-    MPI_Comm node;
-    int local = 0, n = 0, rc = HSPMV_OK;
+    int dev = -1;
     double gbs = 0;
     hspmv_error e = {0, ""};
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local);
-    MPI_Comm_free(&node);
-    cudaError_t ce = cudaGetDeviceCount(&n);
-    if (ce != cudaSuccess || n < 1)
-        rc = hspmv_err(&e, HSPMV_ERR_CUDA, "rank %d: no usable CUDA device (%s)", me,
-                       ce != cudaSuccess ? cudaGetErrorString(ce) : "none visible");
-    if (!rc) rc = hspmv_gpu_init(a->device >= 0 ? a->device : local % n, NULL, &e);
-    agree_or_die(rc, &e);
+    if (hspmv_gpu_dist_device(MPI_COMM_WORLD, a->device, &dev, &e)) mp_die(&e); /* agreed */
     MPI_Barrier(MPI_COMM_WORLD); /* every GPU's copy at once, as in the products */
-    rc = hspmv_gpu_copy_rate((size_t)1 << 30, 10, &gbs, &e);
-    agree_or_die(rc, &e);
+    agree_or_die(hspmv_gpu_copy_rate((size_t)1 << 30, 10, &gbs, &e), &e);
     return gbs;
 }
 #endif

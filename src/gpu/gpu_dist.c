@@ -64,39 +64,56 @@ static int cuda_err(cudaError_t e, const char *what, int me, hspmv_error *err)
     return hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: %s", me, what, cudaGetErrorString(e));
 }
 
-/* This rank's device: local rank on the node % visible devices unless one
-   is named; the node's ranks sharing each GPU counted by UUID. Collective. */
+/* This rank's place on its node and the device it takes: local rank %
+   visible devices unless one is named; set current. Not agreed. */
+static int choose_device(MPI_Comm comm, int device, int *local, int *nlocal, int *dev, hspmv_error *err)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int n = 0, me = 0;
+    MPI_Comm_rank(comm, &me);
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Comm_split_type failed", me);
+    MPI_Comm_rank(node, local);
+    MPI_Comm_size(node, nlocal);
+    MPI_Comm_free(&node);
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0)
+        return hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: no usable CUDA device (%s)", me,
+                         e != cudaSuccess ? cudaGetErrorString(e) : "none visible");
+    if (device >= n) return hspmv_err(err, HSPMV_ERR_ARG, "rank %d: device %d asked for, %d visible", me, device, n);
+    *dev = device >= 0 ? device : *local % n;
+    return cuda_err(cudaSetDevice(*dev), "cudaSetDevice", me, err);
+}
+
+int hspmv_gpu_dist_device(MPI_Comm comm, int device, int *dev, hspmv_error *err)
+{
+    int local = 0, nlocal = 0, d = -1;
+    if (comm == MPI_COMM_NULL) return hspmv_err(err, HSPMV_ERR_ARG, "MPI_COMM_NULL given as communicator");
+    int rc = hspmv_dist_agree(comm, choose_device(comm, device, &local, &nlocal, &d, err), err);
+    if (dev) *dev = rc ? -1 : d;
+    return rc;
+}
+
+/* This rank's device (choose_device), its name, and the node's ranks
+   sharing each GPU counted by UUID. Collective, agreed. */
 static int pick_device(hspmv_gpu_dist *G, int device, hspmv_error *err)
 {
     hspmv_gpu_dist_info *in = &G->info;
     MPI_Comm node = MPI_COMM_NULL;
     unsigned char uuid[16], *all = NULL;
-    int n = 0, rc = HSPMV_OK, me = G->rank;
-    if (MPI_Comm_split_type(G->comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return hspmv_dist_agree(G->comm, hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Comm_split_type failed", me),
-                                err);
-    MPI_Comm_rank(node, &in->local_rank);
-    MPI_Comm_size(node, &in->local_ranks);
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0)
-        rc = hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: no usable CUDA device (%s)", me,
-                       e != cudaSuccess ? cudaGetErrorString(e) : "none visible");
-    else if (device >= n)
-        rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: device %d asked for, %d visible", me, device, n);
-    if (!rc) {
-        in->device = device >= 0 ? device : in->local_rank % n;
-        rc = cuda_err(cudaSetDevice(in->device), "cudaSetDevice", me, err);
-    }
+    int rc, me = G->rank;
+    rc = choose_device(G->comm, device, &in->local_rank, &in->local_ranks, &in->device, err);
     if (!rc) rc = hspmv_gpu_device_id(uuid, in->device_name, sizeof(in->device_name), err);
     if (!rc && !(all = hspmv_alloc_array((size_t)in->local_ranks, 16))) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
     if ((rc = hspmv_dist_agree(G->comm, rc, err))) goto out;
+    MPI_Comm_split_type(G->comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
     MPI_Allgather(uuid, 16, MPI_BYTE, all, 16, MPI_BYTE, node);
+    MPI_Comm_free(&node);
     in->device_sharers = 0;
     for (int r = 0; r < in->local_ranks; r++) in->device_sharers += !memcmp(all + 16 * r, uuid, 16);
     MPI_Allreduce(&in->device_sharers, &in->max_device_sharers, 1, MPI_INT, MPI_MAX, G->comm);
 out:
     hspmv_free(all);
-    MPI_Comm_free(&node);
     return rc;
 }
 

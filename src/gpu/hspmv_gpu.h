@@ -206,6 +206,11 @@ typedef struct hspmv_gpu_dist_timing {
     double halo_bytes;  /* bytes this rank sent */
 } hspmv_gpu_dist_timing;
 
+/* Collective: selects the device hspmv_gpu_dist_create gives this rank
+   (device -1: local rank on the node % visible devices; else that one) and
+   returns it in *dev (-1 on failure); the same status on every rank. */
+int hspmv_gpu_dist_device(MPI_Comm comm, int device, int *dev, hspmv_error *err);
+
 /* Collective. rows: this rank's rows (nrows local, ncols GLOBAL, colind
    global 0-based, any order within a row); the rows of rank r follow those
    of rank r-1. Picks the device, uploads the blocks, plans the halo and
