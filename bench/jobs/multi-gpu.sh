@@ -25,7 +25,8 @@ case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBA
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-/tmp/mgpu-out}
 mkdir -p "$OUT"
-rm -f "$OUT/runs.log" "$OUT/skipped.txt"
+rm -f "$OUT/skipped.txt"
+: > "$OUT/runs.log"
 what=${*:-all}
 T0=$(date +%s)
 # a section starts only while the job is inside its budget (BUDGET seconds,
