@@ -110,7 +110,7 @@ $(foreach i,$(SIMD_ISAS),$(eval $(call simd_rule,$(i),pic,$(PIC_FLAGS))))
 
 # Programs at the top level, built from bench/<name with _>.c
 PROGS     := benchmark-naive genmat convert $(if $(wildcard bench/benchmark_omp.c),benchmark-omp)
-BENCH_LIB := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/bench_*.c))
+BENCH_LIB := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/bench_*.c) bench/gen_rows.c)
 PROG_BIN  := $(PROGS:%=$(BUILD)/bin/%)
 
 # Tests: every tests/test_*.c is one program ending with "N passed, N failed".
@@ -285,8 +285,8 @@ matrices: programs
 	./genmat fem3d 6 --values random -o matrices/fem3d_6.mtx
 	./genmat banded 2000 --width 16 -o matrices/banded_2000_w16.mtx
 	./genmat blocks 1200 --width 12 -o matrices/blocks_1200_b12.mtx
-	./genmat random 3000 --k 8 -o matrices/random_3000_k8.mtx
-	./genmat powerlaw 2000 --k 6 -o matrices/powerlaw_2000_k6.mtx
+	./genmat random 3000 --k 8 --rng stream -o matrices/random_3000_k8.mtx
+	./genmat powerlaw 2000 --k 6 --rng stream -o matrices/powerlaw_2000_k6.mtx
 
 # make install: the library (static and shared), headers, the pkg-config
 # file, the CMake package (lib/cmake/LIBNAME: find_package(LIBNAME), target

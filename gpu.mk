@@ -77,7 +77,7 @@ $(BUILD)/gpuobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 
 ifeq ($(NO_MPI),)
 GPU_MPI_PROGS   := $(BUILD)/bin/gpu/benchmark-mpi $(BUILD)/bin/gpu/solve
-GPU_MPI_PROGOBJ := $(BUILD)/gpuobj/bench/mpi_gpu.o $(BUILD)/gpuobj/bench/mpi_gpu_gen.o \
+GPU_MPI_PROGOBJ := $(BUILD)/gpuobj/bench/mpi_gpu.o $(BUILD)/mpiobj/bench/mpi_gen.o \
                    $(BUILD)/mpiobj/bench/mpi_prog.o $(BUILD)/mpiobj/bench/mpi_check.o
 GPU_LINK         = $(MPICC) $(CFLAGS) $(LDFLAGS) $^ $(MPI_LDLIBS) $(LDLIBS) $(CUDA_LDLIBS) $(NCCL_LDLIBS) -o $@
 $(BUILD)/bin/gpu/benchmark-mpi: $(BUILD)/gpuobj/bench/benchmark_mpi.o $(GPU_MPI_PROGOBJ) $(BENCH_LIB) $(GPU_LIB) $(LIB)

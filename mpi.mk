@@ -30,7 +30,7 @@ $(BUILD)/picmpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) $(MPI_INC) $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
 
 MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o $(BUILD)/mpiobj/bench/mpi_check.o \
-                $(BUILD)/mpiobj/bench/mpi_gpu.o $(BUILD)/mpiobj/bench/mpi_gpu_gen.o
+                $(BUILD)/mpiobj/bench/mpi_gen.o $(BUILD)/mpiobj/bench/mpi_gpu.o
 
 $(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(MPI_PROG_OBJ) $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)

@@ -1,11 +1,13 @@
 /* bench_stream.c — STREAM-triad probe: a[i] = b[i] + s*c[i], static schedule,
    arrays first-touched by the threads that use them, median of timed passes. */
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "bench_stream.h"
+#include "cache.h"
 #include "bench_util.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -35,30 +37,25 @@ double bs_huge_mib(void)
     return kb < 0 ? -1 : kb / 1024;
 }
 
-size_t bs_llc_bytes(void)
+size_t bs_llc_bytes(const char **source)
 {
-    static const char *idx[] = {"index3", "index2"};
-    long s = -1;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    s = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-    for (size_t i = 0; s <= 0 && i < sizeof(idx) / sizeof(idx[0]); i++) {
-        char path[128], unit = 0;
-        long v = 0;
-        FILE *f;
-        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/%s/size", idx[i]);
-        if (!(f = fopen(path, "r"))) continue;
-        if (fscanf(f, "%ld%c", &v, &unit) >= 1)
-            s = v * (unit == 'K' ? 1024L : unit == 'M' ? 1024L * 1024 : 1);
-        fclose(f);
+    cpu_set_t set;
+    int64_t r;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) < 1) {
+        CPU_ZERO(&set);
+        CPU_SET(0, &set);
     }
-    return s > 0 ? (size_t)s : (size_t)32 << 20;
+    r = hspmv_cache_reach("/sys/devices/system/cpu", &set, source);
+    return r > 0 ? (size_t)r : (size_t)HSPMV_CACHE_DEFAULT_L3;
 }
 
 size_t bs_default_array_bytes(void)
 {
-    size_t b = 4 * bs_llc_bytes(), lo = (size_t)256 << 20;
-    return b > lo ? b : lo;
+    size_t mib2 = (size_t)2 << 20, b = (4 * bs_llc_bytes(NULL) / 3 + mib2 - 1) / mib2 * mib2, lo = (size_t)16 << 20;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t hi = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 16 / mib2 * mib2 : b;
+    b = b > lo ? b : lo;
+    return b < hi || hi < lo ? b : hi;
 }
 
 int bs_triad(int threads, size_t array_bytes, int reps, bs_triad_result *r)

@@ -22,11 +22,15 @@ void bs_advise_huge(void *p, size_t bytes);
    /proc/self/smaps_rollup), -1 when unknown. */
 double bs_huge_mib(void);
 
-/* Last-level cache size in bytes as the system reports it (sysconf, then
-   /sys); 32 MiB when neither knows. */
-size_t bs_llc_bytes(void);
+/* Bytes of last-level cache the CPUs this process may run on reach
+   together (hspmv_cache_reach of src/util/cache.h: each distinct cache in
+   sysfs once; else sysconf's figure, at most 16 MiB a CPU; else 32 MiB);
+   *source (may be NULL) says which. */
+size_t bs_llc_bytes(const char **source);
 
-/* Array size the probe uses by default: 4x the LLC, at least 256 MiB. */
+/* Array size the probe uses by default: the three arrays together 4x
+   bs_llc_bytes (each 4/3 of it, in whole 2 MiB pages), each at least 16 MiB
+   and at most 1/16 of the physical memory. */
 size_t bs_default_array_bytes(void);
 
 /* Triad over three arrays of array_bytes each (0: bs_default_array_bytes()),

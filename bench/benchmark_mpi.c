@@ -10,6 +10,7 @@
 #include "bench_stream.h"
 #include "bench_util.h"
 #include "mpi_check.h"
+#include "mpi_gen.h"
 #include "mpi_gpu.h"
 #include "mpi_prog.h"
 
@@ -25,6 +26,7 @@ static void usage(FILE *f)
             "         [--warmup N] [--halo node|p2p|node,p2p] [--node-ranks K] [--caller-x] [--passes N]\n"
             "         [--triad MIB]\n"
             "         [--json] [--verbose]\n"
+            "       mpirun -n P benchmark-mpi --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Rank 0 reads the matrix and sends each rank its rows (a PETSc binary file, told by its class\n"
             "  id: every rank reads its own rows with MPI-IO); y = A*x is timed with the halo\n"
             "  exchange overlapped (median/min/max over N calls, default 50, each barrier-separated and\n"
@@ -45,6 +47,9 @@ static void usage(FILE *f)
             "  owners (gzip files and pipes cannot be split: rank 0 reads them, and the output says so);\n"
             "  --read root (default): rank 0 reads and sends the slices. Setup times (read, partition,\n"
             "  distribute, prepare; max over ranks) and each rank's peak memory are reported.\n"
+            "  --gen KIND N: no file; every rank makes its own rows of genmat's matrix (KIND lap2d,\n"
+            "  lap3d, lap3d27, random[:K], powerlaw[:K]; the same as genmat KIND N [--k K]), split by\n"
+            "  nonzeros; read=gen and read_s is the generation time.\n"
             "  --gpu: one rank per GPU (make CUDA=1); see benchmark-mpi --gpu --help.\n"
             "formats:\n", bu_format_list("|"));
     bu_format_usage(f, "  ");
@@ -52,7 +57,8 @@ static void usage(FILE *f)
 
 /* The command line. */
 typedef struct args {
-    const char *path;
+    const char *path;  /* the file, or --gen's name (gen:KIND:N...) */
+    mg_args gen;       /* --gen */
     long reps, warmup, triad_mib, passes;
     int json, verbose, caller_x;
     int halos[2], nhalo; /* halo modes to time, in this order */
@@ -62,6 +68,7 @@ typedef struct args {
 /* The matrix as the program found it, and the memory it took. */
 typedef struct input {
     hspmv_csr A;      /* rank 0, when this program read it (or read it again for the check) */
+    mc_rows G;        /* --gen: this rank's rows, until the matrices are made */
     int petsc;        /* a PETSc binary file (every rank reads its rows with MPI-IO) */
     int lib_reads;    /* the library reads the file (PETSc, or --read parallel) */
     double t_read;    /* seconds rank 0 took to read it here */
@@ -166,6 +173,7 @@ static void parse_args(int argc, char **argv, args *a)
     a->halos[0] = HSPMV_HALO_AUTO;
     a->nhalo = 1;
     hspmv_opts_default(&a->o);
+    mg_init(&a->gen);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v;
         if (!strcmp(s, "--reps")) a->reps = bu_parse_int(s, bu_value(argc, argv, &i), 1, BU_MAX_REPS);
@@ -196,8 +204,9 @@ static void parse_args(int argc, char **argv, args *a)
         else if (!strcmp(s, "--caller-x")) a->caller_x = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--verbose")) a->verbose = 1;
-        else mp_other_arg(s, &a->path);
+        else if (!mg_parse(argc, argv, &i, &a->gen)) mp_other_arg(s, &a->path);
     }
+    a->path = mg_finish(&a->gen, a->path);
     mp_need_path(a->path);
     mp_check_threads(a->o.threads);
 }
@@ -210,6 +219,11 @@ static void read_input(const args *a, input *in)
 {
     hspmv_error e = {0, ""};
     int rc = HSPMV_OK;
+    if (a->gen.s.kind) { /* every rank its own rows: the generation counts as the read */
+        if (mg_rows(&a->gen, a->o.threads, &in->G, &in->t_read, &e)) mp_die(&e);
+        in->peak_read = bu_peak_rss();
+        return;
+    }
     in->petsc = me == 0 ? hspmv_petsc_is_matrix_file(a->path) : 0;
     MPI_Bcast(&in->petsc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     in->lib_reads = in->petsc || a->o.read == HSPMV_READ_PARALLEL;
@@ -303,8 +317,9 @@ static void make_variant(variant *v, const args *a, const input *in)
     o.halo = v->halo;
     mem_now(kb0);
     double t0 = MPI_Wtime();
-    int rc = in->lib_reads ? hspmv_dist_read(a->path, MPI_COMM_WORLD, &o, &v->D, &e)
-                           : hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &in->A : NULL, &o, &v->D, &e);
+    int rc = a->gen.s.kind ? mg_create(&in->G, &o, &v->D, &e)
+             : in->lib_reads ? hspmv_dist_read(a->path, MPI_COMM_WORLD, &o, &v->D, &e)
+                             : hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &in->A : NULL, &o, &v->D, &e);
     double dt = MPI_Wtime() - t0;
     if (rc) mp_die(&e);
     hspmv_dist_get_info(v->D, &v->in);
@@ -324,6 +339,7 @@ static variant *make_variants(const args *a, input *in)
         V[h].halo = a->halos[h];
         make_variant(&V[h], a, in);
     }
+    mc_rows_free(&in->G); /* --gen: made again for the check, after the peaks */
     double zero = 0;
     in->peak = bu_peak_rss();
     MPI_Reduce(me == 0 ? &zero : &in->peak, &in->peak_others, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -346,6 +362,10 @@ static void prepare_reference(const args *a, input *in, variant *V, int nv, refe
         in->peak_read = in->peak;
         ref->rows_check = 1;
         if (mc_rows_read(a->path, a->o.threads, &ref->R, &e)) mp_die(&e);
+    } else if (a->gen.s.kind) {
+        double t;
+        ref->rows_check = 1;
+        if (mg_rows(&a->gen, a->o.threads, &ref->R, &t, &e)) mp_die(&e);
     }
     const hspmv_dist_info *in0 = &V[0].in;
     int nomem = 0;
@@ -483,7 +503,7 @@ static void summarize(const args *a, const input *inp, const reference *ref, sum
     s->wait_share = s->tmax[4] > 0 ? s->tmax[2] / s->tmax[4] : 0;
     s->prec = sizeof(hspmv_real) == 8 ? "double" : "single";
     s->read_gbs = va->su_max[0] > 0 ? va->read_bytes / va->su_max[0] / 1e9 : 0;
-    s->read_how = inp->petsc ? (va->read_mode == HSPMV_READ_PARALLEL ? "mpiio" : "petsc-root")
+    s->read_how = a->gen.s.kind ? "gen" : inp->petsc ? (va->read_mode == HSPMV_READ_PARALLEL ? "mpiio" : "petsc-root")
                              : va->read_mode == HSPMV_READ_PARALLEL ? "parallel" : "root";
     s->thr = in->owned.threads > 0 ? in->owned.threads : in->ghost.threads;
     s->halo_name = in->halo == HSPMV_HALO_NODE ? "node" : "p2p";

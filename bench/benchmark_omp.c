@@ -33,8 +33,9 @@ static void usage(FILE *f)
             "  (default 50, in 5 rounds that cycle through the formats, each round after\n"
             "  --warmup calls, default 2). --threshold: CSRL when nzseg/nnz < T (0.3).\n"
             "  --kernel: auto, avx512, avx2, neon or scalar. --bw (default): a STREAM triad\n"
-            "  with the same threads over 3 arrays of M MiB (default 4x the last-level\n"
-            "  cache, at least 256 MiB) before and after the SpMV timings; every GB/s is\n"
+            "  with the same threads over 3 arrays of M MiB (default: together 4x the\n"
+            "  last-level cache the process's CPUs reach, each at least 16 MiB; see\n"
+            "  docs/tuning.md) before and after the SpMV timings; every GB/s is\n"
             "  also given as a fraction of its median. --csv appends one row per format.\n"
             "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
             "  (OVFL: the matrix's values, not the kernel) or input is bad.\n"
@@ -115,10 +116,14 @@ static void probe(int threads, size_t bytes, int reps, bs_triad_result *p, const
     if (bs_triad(threads, bytes, reps, p) != 0)
         bu_fail("out of memory for the triad probe (3 arrays of %zu MiB); try a smaller --bw-mib",
                 (bytes ? bytes : bs_default_array_bytes()) >> 20);
+    const char *src = NULL;
+    size_t llc = bytes ? 0 : bs_llc_bytes(&src);
     printf("  triad (%s): %.2f GB/s median (min %.2f, max %.2f) over %d passes, %d threads, "
-           "3 x %.0f MiB\n",
+           "3 x %.0f MiB",
            when, p->median_gbs, p->min_gbs, p->max_gbs, p->reps, p->threads,
            p->array_bytes / 1048576.0);
+    if (llc) printf(" (%.0f MiB of last-level cache reached, from %s)", llc / 1048576.0, src);
+    printf("\n");
 }
 
 /* What the command line asked for. */

@@ -10,6 +10,7 @@
 #include "bench_util.h"
 #include "mpi_prog.h"
 #include "mpi_check.h"
+#include "mpi_gen.h"
 #include "mpi_gpu.h"
 #include "csr.h"
 #ifdef HSPMV_CUDA
@@ -26,22 +27,22 @@ int mg_wants_gpu(int argc, char **argv)
 }
 
 /* What both programs take. */
-typedef struct mg_args {
-    const char *path;
-    mg_gen gen;
-    int use_gen, cpu, check, threads;
+typedef struct gpu_args {
+    const char *path;  /* the file, or --gen's name (gen:KIND:N...) */
+    mg_args gen;       /* --gen KIND N, --values, --seed: the CPU path's generator (mpi_gen.c) */
+    int cpu, check, threads;
     long reps, warmup;
     int comms[4], ncomm;   /* --gpu-comm list */
     int kernel, aware, device;
     double tol;
     long maxit;
-} mg_args;
+} gpu_args;
 
 static void usage_bench(FILE *f)
 {
     fprintf(f,
-            "usage: mpirun -n P benchmark-mpi --gpu (matrix.mtx | --gen KIND N [--k K] [--width W]\n"
-            "         [--values stencil|random] [--seed S]) [--gpu-comm auto|nccl|mpi|host[,...]]\n"
+            "usage: mpirun -n P benchmark-mpi --gpu (matrix.mtx | --gen KIND N [--values stencil|random]\n"
+            "         [--seed S]) [--gpu-comm auto|nccl|mpi|host[,...]]\n"
             "         [--gpu-kernel K] [--gpu-mpi-aware ask|yes|no] [--gpu-device D] [--reps N] [--warmup N]\n"
             "         [--check full|none] [--cpu-compare [--threads N]]\n"
             "  One rank per GPU (the GPU from the rank's place on its node: local rank %% visible devices,\n"
@@ -49,8 +50,8 @@ static void usage_bench(FILE *f)
             "  by nonzeros, as the CPU path), the owned and ghost blocks on each GPU, the halo packed on\n"
             "  the device and moved by NCCL (nccl), device pointers to a CUDA-aware MPI (mpi) or pinned\n"
             "  host buffers (host); auto: nccl where built with it and no GPU is shared, else mpi where\n"
-            "  MPI is CUDA-aware, else host. A list times each path in turn. --gen KIND N: lap2d, lap3d,\n"
-            "  banded (--width, default 16), random (--k, default 16) made by each rank for its own rows.\n"
+            "  MPI is CUDA-aware, else host. A list times each path in turn. --gen KIND N: as without\n"
+            "  --gpu (lap2d, lap3d, lap3d27, random[:K], powerlaw[:K]; each rank its own rows, split by nonzeros).\n"
             "  --cpu-compare: the CPU library (hspmv_dist_create, halo auto) on the same rows instead.\n"
             "  Prints per product pack_ms, exchange_ms, local_ms, ghost_ms, halo_bytes, gpu_comm,\n"
             "  the device, its device-to-device copy rate and the fraction of it the product reached.\n");
@@ -66,12 +67,10 @@ static void usage_solve(FILE *f)
             "  Prints iterations, time, iterations per second and max|x - 1|.\n");
 }
 
-static void parse(int argc, char **argv, mg_args *a, int solve)
+static void parse(int argc, char **argv, gpu_args *a, int solve)
 {
     memset(a, 0, sizeof(*a));
-    a->gen.k = 16;
-    a->gen.w = 16;
-    a->gen.seed = 1;
+    mg_init(&a->gen);
     a->reps = 50;
     a->warmup = 5;
     a->check = 1;
@@ -85,18 +84,8 @@ static void parse(int argc, char **argv, mg_args *a, int solve)
         const char *s = argv[i], *v;
         if (!strcmp(s, "--gpu")) continue;
         else if (!strcmp(s, "--cpu-compare")) a->cpu = 1;
-        else if (!strcmp(s, "--gen")) {
-            a->gen.kind = bu_value(argc, argv, &i);
-            a->gen.n = bu_parse_int("--gen N", bu_value(argc, argv, &i), 1, INT32_MAX);
-            a->use_gen = 1;
-        } else if (!strcmp(s, "--k")) a->gen.k = (int)bu_parse_int(s, bu_value(argc, argv, &i), 1, 1 << 20);
-        else if (!strcmp(s, "--width")) a->gen.w = (int)bu_parse_int(s, bu_value(argc, argv, &i), 0, 1 << 20);
-        else if (!strcmp(s, "--seed")) a->gen.seed = (uint64_t)bu_parse_int(s, bu_value(argc, argv, &i), 0, INT64_MAX);
-        else if (!strcmp(s, "--values")) {
-            v = bu_value(argc, argv, &i);
-            if (!strcmp(v, "random")) a->gen.random_values = 1;
-            else if (strcmp(v, "stencil")) bu_fail("--values takes stencil or random, not '%.40s'", v);
-        } else if (!strcmp(s, "--reps")) a->reps = bu_parse_int(s, bu_value(argc, argv, &i), 1, 100000);
+        else if (mg_parse(argc, argv, &i, &a->gen)) continue;
+        else if (!strcmp(s, "--reps")) a->reps = bu_parse_int(s, bu_value(argc, argv, &i), 1, 100000);
         else if (!strcmp(s, "--warmup")) a->warmup = bu_parse_int(s, bu_value(argc, argv, &i), 0, 100000);
         else if (!strcmp(s, "--threads")) a->threads = mp_parse_threads(s, bu_value(argc, argv, &i));
         else if (!strcmp(s, "--tol")) a->tol = bu_parse_real(s, bu_value(argc, argv, &i), 1e-300, 1);
@@ -134,11 +123,8 @@ static void parse(int argc, char **argv, mg_args *a, int solve)
 #endif
         } else mp_other_arg(s, &a->path);
     }
-    if (!a->use_gen) mp_need_path(a->path);
-    if (a->use_gen && a->path) bu_fail("both a matrix file and --gen given");
-    if (a->use_gen && mg_gen_rows(&a->gen) < 0)
-        bu_fail("--gen takes lap2d, lap3d, banded or random with at most 2^31-1 rows, not '%.40s %lld'", a->gen.kind,
-                (long long)a->gen.n);
+    if (!a->gen.s.kind) mp_need_path(a->path);
+    a->path = mg_finish(&a->gen, a->path);
 #ifndef HSPMV_CUDA
     if (!a->cpu) bu_fail("--gpu: this %s was built without CUDA (make CUDA=1)", solve ? "solve" : "benchmark-mpi");
 #else
@@ -147,25 +133,20 @@ static void parse(int argc, char **argv, mg_args *a, int solve)
     mp_check_threads(a->threads);
 }
 
-/* This rank's rows: generated (an even split of the rows), or the file's
-   (rank 0 reads it and sends each rank its slice, split by nonzeros). */
-static void load_rows(const mg_args *a, hspmv_csr *S, char *name, size_t len)
+/* This rank's rows, split by nonzeros: generated by every rank for its own
+   rows (mpi_gen.c, as without --gpu), or the file's (every rank a byte range). */
+static void load_rows(const gpu_args *a, hspmv_csr *S, char *name, size_t len)
 {
     hspmv_error e = {0, ""};
     int rc;
-    if (a->use_gen) {
-        int64_t n = mg_gen_rows(&a->gen);
-        rc = mg_gen_slice(&a->gen, n * me / P, n * (me + 1) / P, S, &e);
-        mg_gen_name(&a->gen, name, len);
-    } else {
-        mc_rows R;
-        snprintf(name, len, "%s", a->path);
-        rc = mc_rows_read(a->path, a->threads, &R, &e);
-        if (!rc) {
-            *S = R.rows;
-            memset(&R.rows, 0, sizeof(R.rows));
-        }
-        if (!rc) mc_rows_free(&R);
+    mc_rows R;
+    double gen_s = 0;
+    snprintf(name, len, "%s", a->path);
+    rc = a->gen.s.kind ? mg_rows(&a->gen, a->threads, &R, &gen_s, &e) : mc_rows_read(a->path, a->threads, &R, &e);
+    if (!rc) {
+        *S = R.rows;
+        memset(&R.rows, 0, sizeof(R.rows));
+        mc_rows_free(&R);
     }
     int all = 0;
     MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -231,7 +212,7 @@ static double median_of(double *t, long n)
 
 /* ---- the CPU library on the same rows ------------------------------------ */
 
-static int cpu_dist(const mg_args *a, const hspmv_csr *S, hspmv_dist **D)
+static int cpu_dist(const gpu_args *a, const hspmv_csr *S, hspmv_dist **D)
 {
     hspmv_opts o;
     hspmv_error e = {0, ""};
@@ -246,7 +227,7 @@ static int cpu_dist(const mg_args *a, const hspmv_csr *S, hspmv_dist **D)
     return 0;
 }
 
-static int bench_cpu(const mg_args *a, const hspmv_csr *S, const char *name)
+static int bench_cpu(const gpu_args *a, const hspmv_csr *S, const char *name)
 {
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
@@ -314,7 +295,7 @@ static void print_solve(const char *dev, const char *comm, const char *name, int
     fflush(stdout);
 }
 
-static int solve_cpu(const mg_args *a, const hspmv_csr *S, const char *name)
+static int solve_cpu(const gpu_args *a, const hspmv_csr *S, const char *name)
 {
     hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
@@ -357,7 +338,7 @@ static void agree_or_die(int rc, hspmv_error *e)
     mp_die(e);
 }
 
-static hspmv_gpu_dist *gpu_dist(const mg_args *a, const hspmv_csr *S, int comm)
+static hspmv_gpu_dist *gpu_dist(const gpu_args *a, const hspmv_csr *S, int comm)
 {
     hspmv_gpu_dist_opts o;
     hspmv_gpu_dist *G = NULL;
@@ -380,7 +361,7 @@ static int count_gpus(const hspmv_gpu_dist_info *in)
     return all;
 }
 
-static int bench_gpu_one(const mg_args *a, const hspmv_csr *S, const char *name, int comm, double copy_gbs)
+static int bench_gpu_one(const gpu_args *a, const hspmv_csr *S, const char *name, int comm, double copy_gbs)
 {
     hspmv_gpu_dist *G = gpu_dist(a, S, comm);
     hspmv_gpu_dist_info in;
@@ -461,7 +442,7 @@ static int bench_gpu_one(const mg_args *a, const hspmv_csr *S, const char *name,
 
 /* This rank's GPU's device-to-device copy rate (GB/s, read + write), each
    rank at once; every rank its device first (the library's choice). */
-static double copy_rate(const mg_args *a)
+static double copy_rate(const gpu_args *a)
 {
     int dev = -1;
     double gbs = 0;
@@ -475,7 +456,7 @@ static double copy_rate(const mg_args *a)
 
 int mg_benchmark_main(int argc, char **argv)
 {
-    mg_args a;
+    gpu_args a;
     hspmv_csr S = {0};
     char name[512];
     int bad = 0;
@@ -498,7 +479,7 @@ int mg_benchmark_main(int argc, char **argv)
 
 int mg_solve_main(int argc, char **argv)
 {
-    mg_args a;
+    gpu_args a;
     hspmv_csr S = {0};
     char name[512];
     int bad = 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "bench_util.h"
 #include "mpi_check.h"
+#include "mpi_gen.h"
 #include "mpi_gpu.h"
 #include "mpi_prog.h"
 #include "alloc.h"
@@ -21,6 +22,7 @@ static void usage(FILE *f)
             "usage: mpirun -n P solve matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab] [--tol T]\n"
             "         [--maxit N] [--jacobi] [--partition nnz|rows|metis] [--read root|parallel] [--threads N]\n"
             "         [--reps N] [--verbose]\n"
+            "       mpirun -n P solve --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Solves A*x = b from x0 = 0. Without --rhs, b = A*1 so the exact solution is x* = 1 and\n"
             "  the error max|x - 1| is reported. --rhs reads a Matrix Market vector (array or\n"
             "  coordinate, n x 1) in the file ordering. Defaults: cg, tol 1e-8 (1e-5 in single\n"
@@ -28,6 +30,8 @@ static void usage(FILE *f)
             "  preconditioner. --reps N solves N times and reports the median time per iteration.\n"
             "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n"
             "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n"
+            "  --gen KIND N: no file; every rank makes its own rows of genmat's matrix (KIND lap2d, lap3d,\n"
+            "  lap3d27, random[:K], powerlaw[:K]), split by nonzeros.\n"
             "  --gpu: CG with its vectors on the GPUs, one rank each (make CUDA=1); see solve --gpu --help.\n");
 }
 
@@ -86,10 +90,13 @@ int main(int argc, char **argv)
     hspmv_solver_opts so;
     hspmv_error e = {0, ""};
     hspmv_csr A = {0};
+    mg_args gen;
+    double gen_s = 0;
 
     mp_start(&argc, &argv, prog, usage, &me, &P);
     hspmv_opts_default(&o);
     hspmv_solver_opts_default(&so);
+    mg_init(&gen);
     if (sizeof(hspmv_real) == 4) so.tol = 1e-5; /* 1e-8 is below single precision's reach */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -113,8 +120,9 @@ int main(int argc, char **argv)
             else bu_fail("--read takes root or parallel, not '%.40s'", v);
         } else if (!strcmp(a, "--jacobi")) jacobi = 1;
         else if (!strcmp(a, "--verbose")) verbose = 1;
-        else mp_other_arg(a, &path);
+        else if (!mg_parse(argc, argv, &i, &gen)) mp_other_arg(a, &path);
     }
+    path = mg_finish(&gen, path);
     mp_need_path(path);
     mp_check_threads(o.threads);
 
@@ -124,7 +132,11 @@ int main(int argc, char **argv)
     hspmv_real *bg = NULL, *yg = NULL, *onesg = NULL;
     hspmv_dist *D = NULL;
     mc_rows R = {0};
-    if (!par) {
+    if (gen.s.kind) { /* every rank its own rows, kept for the check and the diagonal (as --read parallel) */
+        par = 1;
+        if (mg_rows(&gen, o.threads, &R, &gen_s, &e) || mg_create(&R, &o, &D, &e)) mp_die(&e);
+        if (me == 0) printf("  generated %s in %.3f s (max over ranks)\n", path, gen_s);
+    } else if (!par) {
         if (me == 0) {
             hspmv_read_opts ro = bu_progress_opts(path);
             ro.threads = o.threads;
@@ -165,7 +177,7 @@ int main(int argc, char **argv)
             hspmv_ref_check(&A, onesg, yg, 2.0, &chk);
         }
         MPI_Bcast(&chk, (int)sizeof(chk), MPI_BYTE, 0, MPI_COMM_WORLD);
-    } else if (mc_rows_read(path, o.threads, &R, &e) || mc_check(&R, D, b, yg, one, &chk, &e)) {
+    } else if ((!gen.s.kind && mc_rows_read(path, o.threads, &R, &e)) || mc_check(&R, D, b, yg, one, &chk, &e)) {
         mp_die(&e);
     }
     if (chk.violations || chk.overflows) {

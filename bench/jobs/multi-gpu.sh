@@ -99,7 +99,7 @@ if has test; then
 fi
 
 L3="--gen lap3d 400 --values random"
-RND="--gen random 32000000 --k 16"
+RND="--gen random:16 32000000"
 if has strong; then
     for g in 1 2 4; do run "strong lap3d400 g$g" $g "$BM" --gpu $L3 --reps 30 $GC; done
 fi

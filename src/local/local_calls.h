@@ -59,4 +59,12 @@ void hspmv_local_use_kernels(hspmv_local **L, int n, int s);
    scalar set is always last) by less than the timing noise (3%). */
 int hspmv_local_pick_kernels(const double *t, int ns);
 
+/* local_transpose.c. A's entries decoded back from L's format into *A
+   (allocated here; free with hspmv_csr_free): the same entries and value
+   bits as the CSR L was made from, rows in order (a row's entries in
+   column order where the CSR's were). HSPMV_ERR_NOMEM. */
+int hspmv_local_to_csr(const hspmv_local *L, hspmv_csr *A, hspmv_error *err);
+/* *T = A^T (allocated here), by a counting sort: T's rows are sorted.
+   HSPMV_OK or HSPMV_ERR_NOMEM (T zeroed). */
+int hspmv_local_csr_transpose(const hspmv_csr *A, hspmv_csr *T);
 #endif

@@ -4,7 +4,7 @@
    byte models need. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include "cache.h"
 #include "local.h"
 #include "util.h"
 
@@ -123,7 +123,8 @@ int hspmv_local_build_panels(hspmv_local *L, const hspmv_csr *A, int npanels, hs
 
 int hspmv_local_panel_count(int64_t ncols, int threads, const char *test)
 {
-    long forced = hspmv_test_int(test, "panels", 0), llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    long forced = hspmv_test_int(test, "panels", 0);
+    int64_t llc = hspmv_cache_llc_bytes(); /* cache.c: sysfs, else sysconf, else 32 MiB */
     double share, x = (double)ncols * sizeof(hspmv_real);
     int64_t p;
     (void)threads; /* every thread reads the same panel's piece at about the same time */
@@ -140,7 +141,7 @@ int hspmv_local_panel_count(int64_t ncols, int threads, const char *test)
    4.45 ms with streaming stores against 4.66 without. */
 int hspmv_local_stream_y(double bytes, int forced)
 {
-    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    int64_t llc = hspmv_cache_llc_bytes();
     if (forced >= 0) return forced;
     return llc > 0 && bytes > (double)llc;
 }

@@ -3,7 +3,7 @@
    format's arrays with first touch by the owning threads. */
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
+#include "cache.h"
 #include "local.h"
 #include "local_part.h"
 #include "rowptr.h"
@@ -68,7 +68,7 @@ static int wants_csrl(const hspmv_local *L, const hspmv_opts *o)
    nonzeros in rows of at most 64) panels 52.2 ms against CSR's 44.1. */
 static int wants_panels(const hspmv_csr *A)
 {
-    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    int64_t l2 = hspmv_caches_here()->bytes[2]; /* cache.c: sysfs, else sysconf, else 1 MiB */
     double x = (double)A->ncols * sizeof(hspmv_real);
     int64_t in_short = 0;
     if (x <= 2.0 * (double)(l2 > 0 ? l2 : 1 << 20) || !hspmv_panels_scattered(A)) return 0;
@@ -166,6 +166,7 @@ static void keep_faster(hspmv_local **pL, const hspmv_csr *A, const hspmv_opts *
         if (hspmv_local_create_test(A, &o2, test, &L2, NULL) != HSPMV_OK) continue;
         if (hspmv_local_time_pair(*pL, L2, t) && t[1] < t[0]) {
             hspmv_local_destroy(pL);
+            L2->asked_format = o->format; /* AUTO's, for the transposed copy */
             *pL = L2;
         } else {
             hspmv_local_destroy(&L2);
@@ -241,6 +242,8 @@ int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *opts, const ch
     if (!L) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
     if ((rc = find_kernels(o.kernel ? o.kernel : "auto", &L->ks, err)) != HSPMV_OK) goto fail;
     L->threads = o.threads > 0 ? o.threads : hspmv_omp_max();
+    L->asked_format = o.format;
+    L->csrl_threshold = o.csrl_threshold;
     L->nrows = A->nrows;
     L->ncols = A->ncols;
     L->nnz = A->nnz;

@@ -24,6 +24,7 @@
 #define HSPMV_TEST_MAX 256
 
 struct hspmv_node;
+typedef struct hspmv_dist_tr hspmv_dist_tr; /* dist_transpose.c */
 
 struct hspmv_dist {
     MPI_Comm comm;              /* MPI_Comm_dup of the caller's, MPI_ERRORS_RETURN */
@@ -64,6 +65,7 @@ struct hspmv_dist {
     int threads;                /* threads used by the blocks (packing too) */
     hspmv_dist_info info;       /* filled at creation (how it was read and set up too) */
     hspmv_dist_timing timing;   /* cumulative */
+    hspmv_dist_tr *tr;          /* the transposed product's parts and buffers, made by its first call; NULL before */
 };
 
 /* One rank's rows before they are split: CSR with nrows local rows, ncols
@@ -170,5 +172,15 @@ int hspmv_halo_begin(hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
 int hspmv_halo_end(hspmv_dist *D);
 /* p2p: lets the posted messages progress without waiting (MPI_Testall). */
 int hspmv_halo_progress(hspmv_dist *D);
+
+/* dist_transpose.c. Y = A^T X for k vectors (flags: HSPMV_COL_MAJOR or
+   not): the first call decodes this rank's blocks (either halo mode) into
+   the transposed owned part and ghost part (as much memory again as the
+   blocks), and in halo "node" makes the rank-to-rank plan from the ghost
+   columns; later calls reuse them (buffers grow with k). Collective;
+   allocation failures agreed. */
+int hspmv_dist_spmm_transpose(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
+/* Frees D->tr (hspmv_dist_destroy). */
+void hspmv_dist_transpose_free(hspmv_dist *D);
 
 #endif

@@ -157,6 +157,49 @@ if [ "$have_mpi" = 1 ]; then
 else
     skip "benchmark_mpi_read_parallel (no MPI)"
 fi
+# ---- item: --gen, matrices made in place by every rank -------------------------
+# benchmark-mpi --gen lap3d 8 passes the per-rank long-double check at 1, 2
+# and 3 ranks with the product (ysum, ychk) of the file genmat writes; a
+# power law with real values (a seed per row) gives the file's product at 3
+# ranks; solve --gen converges as on the file. genmat --rng stream still
+# writes the bundled random matrix.
+t=genmat_rng_stream_writes_the_bundled_random_matrix
+if "$bin/genmat" random 3000 --k 8 --rng stream -o "$tmp/r.mtx" && cmp -s "$tmp/r.mtx" matrices/random_3000_k8.mtx; then pass "$t"
+else fail "$t"; fi
+if [ "$have_mpi" = 1 ]; then
+    sums() { sed -n 's/^bench=mpi .* violations=0 ysum=\([^ ]*\) ychk=\([^ ]*\) .*/\1 \2/p' "$1"; }
+    # same_sums A B: equal checksums; in single precision within 1e-6 (the split
+    # of a rank's row into owned and ghost parts changes float sums' order)
+    same_sums() {
+        _a=$(sums "$1") _b=$(sums "$2")
+        [ -n "$_a" ] && [ -n "$_b" ] && echo "$_a $_b" | awk -v tol="${single:+1e-6}" '{
+            for (i = 1; i <= 2; i++) { d = $i - $(i + 2); if (d < 0) d = -d; m = $(i + 2); if (m < 0) m = -m
+                if (d > (tol + 0) * m) exit 1 } }'
+    }
+    "$bin/genmat" lap3d 8 -o "$tmp/l8.mtx" > /dev/null && timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" "$tmp/l8.mtx" --reps 2 > "$tmp/file.txt" 2>&1
+    for np in 1 2 3; do
+        t="benchmark_mpi_gen_lap3d_8_checks_and_gives_the_file_product at $np ranks"
+        if timeout "$tmo" $MPIRUN -n $np "$bin/benchmark-mpi" --gen lap3d 8 --reps 2 > "$out" 2>&1 &&
+           grep -q '^bench=mpi matrix=gen:lap3d:8 .* read=gen read_s=[0-9.]* .*rows=512 cols=512 nnz=3200 .*violations=0 .* overflows=0$' "$out" &&
+           same_sums "$out" "$tmp/file.txt"; then pass "$t"
+        else fail "$t" "$out"; fi
+    done
+    t=benchmark_mpi_gen_powerlaw_real_values_gives_the_file_product_at_3_ranks
+    if "$bin/genmat" powerlaw 1500 --k 6 --values random --seed 3 -o "$tmp/p.mtx" > /dev/null &&
+       timeout "$tmo" $MPIRUN -n 1 "$bin/benchmark-mpi" "$tmp/p.mtx" --reps 2 > "$tmp/file.txt" 2>&1 &&
+       timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" --gen pwl:6 1500 --values random --seed 3 --reps 2 > "$out" 2>&1 &&
+       grep -q '^bench=mpi matrix=gen:powerlaw:1500:k6:values=random:seed=3 ' "$out" &&
+       same_sums "$out" "$tmp/file.txt"; then pass "$t"
+    else fail "$t" "$out"; fi
+    t=solve_gen_converges_with_jacobi_as_on_the_file
+    it() { sed -n 's/^bench=solve .* status=0 iterations=\([0-9]*\) .*/\1/p' "$1"; }
+    if timeout "$tmo" $MPIRUN -n 1 "$bin/solve" "$tmp/l8.mtx" --jacobi > "$tmp/file.txt" 2>&1 &&
+       timeout "$tmo" $MPIRUN -n 2 "$bin/solve" --gen lap3d 8 --jacobi > "$out" 2>&1 &&
+       grep -q '^bench=solve matrix=gen:lap3d:8 ' "$out" && [ -n "$(it "$out")" ] && [ "$(it "$out")" = "$(it "$tmp/file.txt")" ]; then pass "$t"
+    else fail "$t" "$out"; fi
+else
+    skip "benchmark_mpi_gen (no MPI)"
+fi
 t=benchmark_naive_read_only_reads_with_threads_the_same_matrix
 if OMP_NUM_THREADS=2 timeout "$tmo" "$bin/benchmark-naive" matrices/banded_2000_w16.mtx --read-only > "$out" 2>&1 &&
    OMP_NUM_THREADS=1 timeout "$tmo" "$bin/benchmark-naive" matrices/banded_2000_w16.mtx --read-only > "$tmp/one.txt" 2>&1 &&
