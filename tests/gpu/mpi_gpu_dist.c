@@ -23,8 +23,9 @@ static int me, P;
 static int have_gpu = -1;
 static char no_gpu_why[600];
 
-/* Every rank: a GPU it can use, agreed (one rank without: all skip). */
-static int gpu_ready(void)
+/* 1 when every rank has a GPU it can use, agreed (asked once; one rank
+   without: none has); no skip reported. */
+static int gpu_probe(void)
 {
     if (have_gpu < 0) {
         hspmv_error e = {0, ""};
@@ -33,7 +34,13 @@ static int gpu_ready(void)
         have_gpu = all;
         snprintf(no_gpu_why, sizeof(no_gpu_why), "no usable GPU on some rank (rank %d: %s)", me, ok ? "ok" : e.msg);
     }
-    if (!have_gpu) SKIP("%s", no_gpu_why);
+    return have_gpu;
+}
+
+/* gpu_probe, the test reported skipped when there is none. */
+static int gpu_ready(void)
+{
+    if (!gpu_probe()) SKIP("%s", no_gpu_why);
     return have_gpu;
 }
 
@@ -322,13 +329,14 @@ static void read_matches_ref(void)
 }
 
 /* A column out of range on the last rank that has entries (at 4 ranks the
-   last one has none): the same refusal everywhere, no matrix. */
+   last one has none): the same refusal everywhere, no matrix; the plan's
+   check (no GPU needed) and then the GPU matrix's. */
 static void bad_rows_are_every_ranks_error(void)
 {
-    hspmv_csr A, S;
+    hspmv_csr A, S, Ao, Ag;
     hspmv_gpu_dist *G = NULL;
+    hspmv_dist *D = NULL;
     hspmv_error e = {0, ""};
-    if (!gpu_ready()) return;
     make_matrix(1000, 1000, 4, &A);
     my_rows(&A, &S);
     int32_t keep = 0;
@@ -338,11 +346,21 @@ static void bad_rows_are_every_ranks_error(void)
         keep = S.colind[0];
         S.colind[0] = 5000;
     }
-    int rc = hspmv_gpu_dist_create(MPI_COMM_WORLD, &S, NULL, &G, &e);
     char want[32];
     snprintf(want, sizeof(want), "rank %d: column", bad_rank);
-    CHECK(bad_rank >= 0 && rc == HSPMV_ERR_ARG && !mt_errors_differ(rc, e.msg, G != NULL) && strstr(e.msg, want),
-          "bad entry on rank %d: rc %d: %s", bad_rank, rc, e.msg);
+    int rc = hspmv_dist_plan_rows(MPI_COMM_WORLD, &S, &D, &Ao, &Ag, &e);
+    CHECK(bad_rank >= 0 && rc == HSPMV_ERR_ARG && !mt_errors_differ(rc, e.msg, D != NULL) && strstr(e.msg, want),
+          "plan: bad entry on rank %d: rc %d: %s", bad_rank, rc, e.msg);
+    if (!rc) {
+        hspmv_csr_free(&Ao);
+        hspmv_csr_free(&Ag);
+        hspmv_dist_destroy(&D);
+    }
+    if (gpu_probe()) { /* without a GPU the plan's check above is the test */
+        rc = hspmv_gpu_dist_create(MPI_COMM_WORLD, &S, NULL, &G, &e);
+        CHECK(rc == HSPMV_ERR_ARG && !mt_errors_differ(rc, e.msg, G != NULL) && strstr(e.msg, want),
+              "bad entry on rank %d: rc %d: %s", bad_rank, rc, e.msg);
+    }
     if (me == bad_rank) S.colind[0] = keep;
     hspmv_gpu_dist_destroy(&G);
     hspmv_free(S.rowptr);
