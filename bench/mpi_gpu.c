@@ -3,6 +3,7 @@
    rank generates (--gen); --cpu-compare runs the CPU library on the same
    rows for comparison. Built with CUDA=1; without it --gpu is refused. */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,19 @@
 #endif
 
 static int me, P;
+static int host_mask; /* cores in the main thread's affinity mask (host_mask=), after host_setup */
+
+/* gpu: before any CUDA or NCCL call, the main thread's mask widened back
+   from the OpenMP runtime's one core (mp_unpin_main_thread), so that the
+   threads CUDA and NCCL make do not share its core while it waits. Then
+   host_mask, the fewest over ranks. */
+static void host_setup(int gpu)
+{
+    cpu_set_t set;
+    if (gpu) mp_unpin_main_thread();
+    host_mask = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &host_mask, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+}
 
 int mg_wants_gpu(int argc, char **argv)
 {
@@ -285,13 +299,15 @@ static hspmv_real *row_sums(const hspmv_csr *S)
 }
 
 static void print_solve(const char *dev, const char *comm, const char *name, int64_t rows, int64_t nnz, int rc,
-                        int64_t its, double relres, double secs, double spmv_s, double xerr)
+                        int64_t its, double relres, double secs, double spmv_s, double xerr, const double part[2])
 {
     if (me != 0) return;
     printf("bench=solve-gpu device=%s gpu_comm=%s matrix=%s precision=%s ranks=%d rows=%lld nnz=%lld method=cg "
-           "converged=%d iterations=%lld relres=%.3e seconds=%.4f its_per_s=%.2f spmv_s=%.4f err_max=%.3e\n",
+           "converged=%d iterations=%lld relres=%.3e seconds=%.4f its_per_s=%.2f spmv_s=%.4f spmv_ms=%.5f exchange_ms=%.5f "
+           "err_max=%.3e host_mask=%d\n",
            dev, comm, name, sizeof(hspmv_real) == 8 ? "double" : "single", P, (long long)rows, (long long)nnz,
-           rc == 0, (long long)its, relres, secs, secs > 0 ? (double)its / secs : 0, spmv_s, xerr);
+           rc == 0, (long long)its, relres, secs, secs > 0 ? (double)its / secs : 0, spmv_s, part[0], part[1], xerr,
+           host_mask);
     fflush(stdout);
 }
 
@@ -315,7 +331,8 @@ static int solve_cpu(const gpu_args *a, const hspmv_csr *S, const char *name)
     MPI_Allreduce(&err, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     double t = res.total_s, tmax = 0;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    print_solve("cpu", "-", name, in.nrows, in.nnz, rc, res.iterations, res.relres_true, tmax, res.spmv_s, all);
+    double none[2] = {0, 0};
+    print_solve("cpu", "-", name, in.nrows, in.nnz, rc, res.iterations, res.relres_true, tmax, res.spmv_s, all, none);
     if (rc && me == 0) fprintf(stderr, "solve: %s\n", e.msg);
     hspmv_free(b);
     hspmv_free(x);
@@ -421,14 +438,14 @@ static int bench_gpu_one(const gpu_args *a, const hspmv_csr *S, const char *name
                "cols=%lld nnz=%lld owned_kernel=%s ghost_kernel=%s owned_panels=%d reps=%ld median_ms=%.5f "
                "min_ms=%.5f max_ms=%.5f gflops=%.3f gbs=%.3f pack_ms=%.5f exchange_ms=%.5f local_ms=%.5f "
                "ghost_ms=%.5f device_ms=%.5f halo_bytes=%.0f copy_gbs=%.1f copy_gbs_max=%.1f copy_frac=%.4f gpu_frac_min=%.4f "
-               "gpu_frac_max=%.4f nccl_built=%d mpi_cuda_aware=%d checked=%d violations=%lld max_rel=%.3e\n",
+               "gpu_frac_max=%.4f nccl_built=%d mpi_cuda_aware=%d host_mask=%d checked=%d violations=%lld max_rel=%.3e\n",
                name, r_ == 8 ? "double" : "single", P, gpus, hspmv_gpu_comm_name(in.comm), in.device_name,
                (long long)in.nrows, (long long)in.ncols, (long long)in.nnz,
                in.owned_kernel >= 0 ? hspmv_gpu_kernel_name(in.owned_kernel) : "none",
                in.ghost_kernel >= 0 ? hspmv_gpu_kernel_name(in.ghost_kernel) : "none", in.owned_panels, a->reps,
                med * 1e3, mn * 1e3, mx * 1e3, 2.0 * (double)in.nnz / med / 1e9, bytes / med / 1e9, pmax[0], pmax[1],
                pmax[2], pmax[3], pmax[4], hsum, cmin, cmax, bytes / med / 1e9 / (cmin * gpus), fmin, fmaxv,
-               in.nccl_built, in.mpi_cuda_aware, a->check, (long long)chk.violations, chk.max_rel);
+               in.nccl_built, in.mpi_cuda_aware, host_mask, a->check, (long long)chk.violations, chk.max_rel);
         fflush(stdout);
     }
     free(t);
@@ -463,6 +480,7 @@ int mg_benchmark_main(int argc, char **argv)
     mp_start(&argc, &argv, "benchmark-mpi", usage_bench, &me, &P);
     parse(argc, argv, &a, 0);
     load_rows(&a, &S, name, sizeof(name));
+    host_setup(!a.cpu);
     if (a.cpu) bad = bench_cpu(&a, &S, name);
 #ifdef HSPMV_CUDA
     else {
@@ -486,6 +504,7 @@ int mg_solve_main(int argc, char **argv)
     mp_start(&argc, &argv, "solve", usage_solve, &me, &P);
     parse(argc, argv, &a, 1);
     load_rows(&a, &S, name, sizeof(name));
+    host_setup(!a.cpu);
     if (a.cpu) bad = solve_cpu(&a, &S, name);
 #ifdef HSPMV_CUDA
     else {
@@ -506,8 +525,13 @@ int mg_solve_main(int argc, char **argv)
             for (int64_t i = 0; i < S.nrows; i++) err = fmax(err, fabs((double)x[i] - 1));
         else err = INFINITY;
         MPI_Allreduce(&err, &xerr, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        /* per product on the device, max over ranks: all of it, and the halo's part */
+        hspmv_gpu_dist_timing tm;
+        hspmv_gpu_dist_get_timing(G, &tm, 0);
+        double n = tm.calls ? (double)tm.calls : 1, part[2] = {tm.total_ms / n, tm.exchange_ms / n};
+        MPI_Allreduce(MPI_IN_PLACE, part, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         print_solve("gpu", hspmv_gpu_comm_name(in.comm), name, in.nrows, in.nnz, rc, res.iterations, res.relres,
-                    res.seconds, res.spmv_seconds, xerr);
+                    res.seconds, res.spmv_seconds, xerr, part);
         if (rc && me == 0) fprintf(stderr, "solve: error: %s\n", e.msg);
         bad = rc != 0;
         hspmv_gpu_vec_destroy(&db);

@@ -1,6 +1,9 @@
 /* gpu_cg.c — conjugate gradients with every vector on the GPUs: the product
-   through hspmv_gpu_dist_spmv, each dot product summed on the device in
-   double and then across ranks by one MPI_Allreduce; the stopping rule of
+   queued without waiting for it (hspmv_gpu_dist_spmv_nowait), each dot
+   product summed on the device in double and then across ranks by one
+   MPI_Allreduce, which is the only wait for the device and the only
+   message between ranks besides the halo (two per iteration; a failed
+   launch rides along to the next one); the stopping rule of
    hspmv_cg_solve (recurrence residual, then the true one). */
 #include <math.h>
 #include <string.h>
@@ -29,7 +32,9 @@ static int dots(cg_ws *w, int m, const hspmv_real *a0, const hspmv_real *b0, con
     int rc = fail;
     if (!rc) rc = hspmv_gpu_dots(m, a, b, w->n, w->partial, w->d_out, err);
     if (!rc && cudaMemcpy(loc, w->d_out, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
-        rc = hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: a dot product failed on the device", w->G->rank, who);
+        rc = hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: the product or a dot product failed on the device",
+                       w->G->rank, who);
+    if (!rc) w->spmv_s += hspmv_gpu_dist_count(w->G) * 1e-3; /* the product before, now done */
     loc[2] = rc ? 1 : 0;
     if (MPI_Allreduce(loc, sum, 3, MPI_DOUBLE, MPI_SUM, w->G->comm) != MPI_SUCCESS && !rc)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: %s: MPI_Allreduce failed", w->G->rank, who);
@@ -39,20 +44,18 @@ static int dots(cg_ws *w, int m, const hspmv_real *a0, const hspmv_real *b0, con
     return HSPMV_OK;
 }
 
+/* q = A*x queued; its device time is counted by the next dot product. */
 static int spmv(cg_ws *w, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
 {
-    double t0 = MPI_Wtime();
-    int rc = hspmv_gpu_dist_spmv(w->G, x, y, err);
-    w->spmv_s += MPI_Wtime() - t0;
-    return rc;
+    return hspmv_gpu_dist_spmv_nowait(w->G, x, y, err);
 }
 
-/* r = b - A x and *rr = r'r (all ranks). */
+/* r = b - A x and *rr = r'r (all ranks); fail: a local failure so far. */
 static int residual(cg_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r, hspmv_real *q, double *rr,
-                    hspmv_error *err)
+                    int fail, hspmv_error *err)
 {
     double s[2] = {0, 0};
-    int rc = spmv(w, x, q, err);
+    int rc = fail ? fail : spmv(w, x, q, err);
     if (!rc) rc = hspmv_gpu_sub(w->n, b, q, r, err);
     if ((rc = dots(w, 1, r, r, NULL, NULL, rc, s, err))) return rc;
     *rr = s[0];
@@ -67,7 +70,7 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
     hspmv_gpu_cg_result out;
     double s[2] = {0, 0}, bnorm = 0, rz, relres, rr = 0, t0 = MPI_Wtime();
     int64_t it = 0;
-    int rc = HSPMV_OK;
+    int rc = HSPMV_OK, f = 0;
     memset(&out, 0, sizeof(out));
     memset(&w, 0, sizeof(w));
     if (!G) return hspmv_err(err, HSPMV_ERR_ARG, "%s: no matrix", who);
@@ -93,13 +96,13 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
         goto done;
     }
     if (bnorm == 0) { /* A*0 = 0 */
-        int f = w.n > 0 && cudaMemset(x, 0, (size_t)w.n * sizeof(hspmv_real)) != cudaSuccess;
+        f = w.n > 0 && cudaMemset(x, 0, (size_t)w.n * sizeof(hspmv_real)) != cudaSuccess;
         rc = hspmv_dist_agree(G->comm, f ? hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: cudaMemset x", G->rank) : 0, err);
         goto done;
     }
-    if ((rc = residual(&w, b, x, r, q, &rr, err))) goto done;
+    if ((rc = residual(&w, b, x, r, q, &rr, 0, err))) goto done;
     for (;;) { /* (re)start from the true residual in r */
-        int f = w.n > 0 && cudaMemcpy(p, r, (size_t)w.n * sizeof(hspmv_real), cudaMemcpyDeviceToDevice) != cudaSuccess;
+        f = w.n > 0 && cudaMemcpy(p, r, (size_t)w.n * sizeof(hspmv_real), cudaMemcpyDeviceToDevice) != cudaSuccess;
         if ((rc = hspmv_dist_agree(G->comm, f ? hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: copy on the device",
                                                           G->rank, who) : 0, err)))
             goto done;
@@ -107,7 +110,7 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
         relres = sqrt(rr) / bnorm;
         for (;;) {
             if (relres <= tol) { /* confirmed by the true residual, or it replaces the recurrence's */
-                if ((rc = residual(&w, b, x, q, p, &rr, err))) goto done;
+                if ((rc = residual(&w, b, x, q, p, &rr, f, err))) goto done;
                 out.relres = sqrt(rr) / bnorm;
                 if (out.relres <= tol) goto done;
                 hspmv_real *t = r;
@@ -116,6 +119,7 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
                 out.restarts++;
                 break;
             }
+            if ((it >= maxit || !(rz > 0)) && (rc = hspmv_dist_agree(G->comm, f, err))) goto done; /* the last xpby's */
             if (it >= maxit) {
                 rc = hspmv_err(err, HSPMV_ERR_NOCONV, "%s: no convergence in %lld iterations: relative residual "
                                "%.3e > tol %.3e", who, (long long)it, relres, tol);
@@ -126,7 +130,7 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
                                (long long)it + 1, rz);
                 goto done;
             }
-            f = spmv(&w, p, q, err);
+            if (!f) f = spmv(&w, p, q, err);
             if ((rc = dots(&w, 1, p, q, NULL, NULL, f, s, err))) goto done;
             if (!(s[0] > 0)) {
                 rc = hspmv_err(err, HSPMV_ERR_BREAKDOWN, "%s: breakdown at iteration %lld: p'Ap = %.3e <= 0 "
@@ -145,15 +149,14 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
                                who, (long long)it);
                 goto done;
             }
-            f = hspmv_gpu_xpby(w.n, r, rr / rz, p, err);
-            if ((rc = hspmv_dist_agree(G->comm, f, err))) goto done;
+            f = hspmv_gpu_xpby(w.n, r, rr / rz, p, err); /* a failure agreed by the next dot product */
             rz = rr;
         }
     }
 done:
     if (rc == HSPMV_ERR_NOCONV || rc == HSPMV_ERR_BREAKDOWN) { /* the true residual of what is left */
         hspmv_error e2;
-        if (!residual(&w, b, x, q, p, &rr, &e2)) out.relres = sqrt(rr) / bnorm;
+        if (!residual(&w, b, x, q, p, &rr, 0, &e2)) out.relres = sqrt(rr) / bnorm;
     }
     {
         double t = MPI_Wtime() - t0;

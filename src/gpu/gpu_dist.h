@@ -36,9 +36,19 @@ struct hspmv_gpu_dist {
     ncclComm_t nccl;
 #endif
     int have_nccl;
+    int pending;              /* a product launched without waiting whose events are not yet counted */
 };
 
 /* gpu_dist_spmv.c: the three halo paths. */
 int hspmv_gpu_dist_exchange(hspmv_gpu_dist *G, hspmv_error *err);
+
+/* y = A*x queued on the legacy default stream without waiting for it (CG:
+   its next dot product's copy to the host waits anyway); the halo's host
+   part (MPI paths) still runs inside. hspmv_gpu_dist_count adds the
+   product's event times to G->timing once the device has passed them
+   (after any synchronising call); returns its device ms (EV_X to the
+   ghost block's end), 0 when none was pending. */
+int hspmv_gpu_dist_spmv_nowait(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, hspmv_error *err);
+double hspmv_gpu_dist_count(hspmv_gpu_dist *G);
 
 #endif

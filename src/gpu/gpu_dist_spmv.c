@@ -100,14 +100,33 @@ static double elapsed(hspmv_gpu_dist *G, int a, int b)
     return cudaEventElapsedTime(&ms, G->ev[a], G->ev[b]) == cudaSuccess ? ms : 0;
 }
 
-int hspmv_gpu_dist_spmv(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, hspmv_error *err)
+/* The events of the last product into G->timing (the device is past them). */
+double hspmv_gpu_dist_count(hspmv_gpu_dist *G)
+{
+    if (!G || !G->pending) return 0;
+    G->pending = 0;
+    hspmv_gpu_dist_timing *t = &G->timing;
+    double total = elapsed(G, EV_X, EV_GHOST1);
+    t->calls++;
+    t->pack_ms += elapsed(G, EV_PACK0, EV_PACK1);
+    t->exchange_ms += elapsed(G, EV_PACK1, EV_HALO);
+    t->local_ms += elapsed(G, EV_LOC0, EV_LOC1);
+    t->ghost_ms += elapsed(G, EV_GHOST0, EV_GHOST1);
+    t->total_ms += total;
+    t->halo_bytes += (double)G->nsend_entries * sizeof(hspmv_real);
+    return total;
+}
+
+/* The product queued; wait: 1 to wait for it and count its times. */
+static int product(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, int wait, hspmv_error *err)
 {
     if (!G || (G->info.ncols_local > 0 && !dx) || (G->info.nrows_local > 0 && !dy))
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_dist_spmv: NULL matrix or vector");
     hspmv_dist *D = G->D;
     hspmv_error e2;
     int me = G->rank, rc = HSPMV_OK;
-    cudaStream_t s0 = 0; /* legacy default stream: the caller's work and the products */
+    cudaStream_t s0 = 0;
+    hspmv_gpu_dist_count(G); /* a product before this one, not waited for: its events are reused */ /* legacy default stream: the caller's work and the products */
     /* x is ready when the default stream's work so far is done */
     rc = cuda_err(cudaEventRecord(G->ev[EV_X], s0), "cudaEventRecord", me, err);
     if (!rc) rc = cuda_err(cudaStreamWaitEvent(G->s_comm, G->ev[EV_X], 0), "cudaStreamWaitEvent", me, err);
@@ -132,17 +151,21 @@ int hspmv_gpu_dist_spmv(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy,
         if (!rc && G->d_ghost_row) rc = hspmv_gpu_scatter_add(dy, G->d_ghost_row, G->d_gy, D->nghost_rows, s0, err);
         else if (!rc) rc = hspmv_gpu_axpy(D->nghost_rows, 1.0, G->d_gy, dy, err);
     }
-    cudaEventRecord(G->ev[EV_GHOST1], s0);
-    cudaError_t ce = cudaEventSynchronize(G->ev[EV_GHOST1]);
-    if (!rc) rc = cuda_err(ce, "the product on the device", me, err);
+    cudaError_t ce = cudaEventRecord(G->ev[EV_GHOST1], s0);
+    if (!rc) rc = cuda_err(ce, "cudaEventRecord", me, err);
+    if (!rc && wait) rc = cuda_err(cudaEventSynchronize(G->ev[EV_GHOST1]), "the product on the device", me, err);
     if (rc) return rc;
-    hspmv_gpu_dist_timing *t = &G->timing;
-    t->calls++;
-    t->pack_ms += elapsed(G, EV_PACK0, EV_PACK1);
-    t->exchange_ms += elapsed(G, EV_PACK1, EV_HALO);
-    t->local_ms += elapsed(G, EV_LOC0, EV_LOC1);
-    t->ghost_ms += elapsed(G, EV_GHOST0, EV_GHOST1);
-    t->total_ms += elapsed(G, EV_X, EV_GHOST1);
-    t->halo_bytes += (double)G->nsend_entries * sizeof(hspmv_real);
+    G->pending = 1;
+    if (wait) hspmv_gpu_dist_count(G);
     return hspmv_ok(err);
+}
+
+int hspmv_gpu_dist_spmv(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, hspmv_error *err)
+{
+    return product(G, dx, dy, 1, err);
+}
+
+int hspmv_gpu_dist_spmv_nowait(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, hspmv_error *err)
+{
+    return product(G, dx, dy, 0, err);
 }

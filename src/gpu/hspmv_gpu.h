@@ -242,9 +242,10 @@ void hspmv_gpu_dist_get_timing(hspmv_gpu_dist *G, hspmv_gpu_dist_timing *t, int 
 MPI_Comm hspmv_gpu_dist_comm(const hspmv_gpu_dist *G);
 
 /* ---- CG on the GPUs (gpu_cg.c) ------------------------------------------------
-   Conjugate gradients with every vector on the device: the product through
-   hspmv_gpu_dist_spmv, dot products reduced on the device (in double) and
-   then by one MPI_Allreduce each. The stopping rule of hspmv_cg_solve (docs/api.md):
+   Conjugate gradients with every vector on the device: the product as
+   hspmv_gpu_dist_spmv's, queued without a wait, dot products reduced on the
+   device (in double) and then by one MPI_Allreduce each (two per iteration,
+   the only host waits). The stopping rule of hspmv_cg_solve (docs/api.md):
    converged when ||r_k||/||b|| <= tol and the recomputed ||b - A x_k||/||b|| <= tol,
    else the true residual replaces the recurrence's and the iteration goes on
    from x_k within maxit. db, dx: this rank's rows (square matrices: rows =
@@ -253,7 +254,7 @@ typedef struct hspmv_gpu_cg_result {
     int64_t iterations;
     double relres;      /* the last true ||b - A x|| / ||b|| */
     double seconds;     /* the iterations, wall clock (max over ranks) */
-    double spmv_seconds;
+    double spmv_seconds; /* this rank's products on the device (events: its x ready to its y done) */
     int restarts;       /* times the true residual replaced the recurrence's */
 } hspmv_gpu_cg_result;
 int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *db, hspmv_real *dx, double tol, int64_t maxit,
