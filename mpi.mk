@@ -6,7 +6,12 @@
 #   MPI_TEST_THREADS  OpenMP threads per rank (default 1 2)
 #   MPI_BAD_RANKS     rank counts of the bad-file loop (default 1 2 3 4 8; single 1 3 8)
 
-MPI_LDLIBS := -lmetis
+# NO_METIS=1: built without METIS (--partition metis then refuses), for a
+# machine that lacks it (the GPU machines' images)
+MPI_LDLIBS := $(if $(NO_METIS),,-lmetis)
+ifneq ($(NO_METIS),)
+  CPPFLAGS += -DHSPMV_NO_METIS
+endif
 # include folders of the MPI layers (static and -fPIC objects alike)
 MPI_INC    := -Isrc/mpi -Isrc/mpi/node -Itests
 MPI_SRC    := $(wildcard src/mpi/*.c src/mpi/node/*.c)
@@ -24,7 +29,8 @@ $(BUILD)/picmpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) $(MPI_INC) $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
 
-MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o $(BUILD)/mpiobj/bench/mpi_check.o $(BUILD)/mpiobj/bench/mpi_gen.o
+MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o $(BUILD)/mpiobj/bench/mpi_check.o \
+                $(BUILD)/mpiobj/bench/mpi_gen.o $(BUILD)/mpiobj/bench/mpi_gpu.o
 
 $(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(MPI_PROG_OBJ) $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)

@@ -2,7 +2,7 @@
 # the solver tests; included by the Makefile after mpi.mk unless NO_MPI is set.
 #   SOLVER_TEST_RANKS  rank counts the solver tests run at (default 1 2 3 4)
 
-SOLVER_LDLIBS := -lmetis
+SOLVER_LDLIBS := $(if $(NO_METIS),,-lmetis)
 SOLVER_SRC    := $(wildcard src/solver/*.c)
 SOLVER_OBJ    := $(SOLVER_SRC:%.c=$(BUILD)/mpiobj/%.o)
 LIB_OBJ       += $(SOLVER_OBJ)

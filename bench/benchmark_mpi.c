@@ -13,6 +13,7 @@
 #include "local_calls.h" /* hspmv_local_csr_transpose, for --transpose's check */
 #include "mpi_check.h"
 #include "mpi_gen.h"
+#include "mpi_gpu.h"
 #include "mpi_prog.h"
 
 static const char *prog = "benchmark-mpi";
@@ -59,6 +60,7 @@ static void usage(FILE *f)
             "  --transpose: times y = A^T x instead (hspmv_dist_spmm; the first call, which makes the\n"
             "  transposed parts, is among the warm-up calls), checked against rank 0's A^T (not with\n"
             "  --read parallel).\n"
+            "  --gpu: one rank per GPU (make CUDA=1); see benchmark-mpi --gpu --help.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
     bu_format_usage(f, "  ");
 }
@@ -770,6 +772,7 @@ static int report_variant(const args *a, const input *inp, reference *ref, const
 int main(int argc, char **argv)
 {
     bu_version(argc, argv, "benchmark-mpi"); /* --version: prints it and exits 0 */
+    if (mg_wants_gpu(argc, argv)) return mg_benchmark_main(argc, argv); /* mpi_gpu.c */
     args a;
     input inp;
     reference ref;

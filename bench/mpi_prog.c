@@ -81,11 +81,17 @@ int mp_parse_threads(const char *opt, const char *s)
 
 /* Collective: rank 0 warns once when some rank's threads outnumber the
    cores of its affinity mask (mpirun binds a rank to one core by default,
-   and its threads then take turns on it). */
+   and its threads then take turns on it). With OMP_PROC_BIND the OpenMP
+   runtime has already pinned this (the initial) thread to its first place,
+   so its mask shows one place: the places, made from the process's mask,
+   count instead. */
 static void warn_binding(int threads)
 {
     cpu_set_t set;
     int cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : threads;
+#ifdef _OPENMP
+    if (omp_get_proc_bind() != omp_proc_bind_false && omp_get_num_places() > cores) cores = omp_get_num_places();
+#endif
     int v[2] = {threads > cores ? threads : 0, threads > cores ? -cores : -threads}; /* max: threads, fewest cores */
     MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (me == 0 && v[0] > 0)
@@ -112,4 +118,24 @@ void mp_check_threads(int threads)
                 "set it lower or give --threads", most, lim);
     }
     warn_binding(ask);
+}
+
+int mp_unpin_main_thread(void)
+{
+#ifdef _OPENMP
+    int np = omp_get_num_places(), ids[CPU_SETSIZE];
+    cpu_set_t set;
+    if (omp_get_proc_bind() == omp_proc_bind_false || np < 2) return 0;
+    CPU_ZERO(&set);
+    for (int p = 0; p < np; p++) {
+        int n = omp_get_place_num_procs(p);
+        if (n < 1 || n > CPU_SETSIZE) continue;
+        omp_get_place_proc_ids(p, ids);
+        for (int k = 0; k < n; k++)
+            if (ids[k] >= 0 && ids[k] < CPU_SETSIZE) CPU_SET(ids[k], &set);
+    }
+    return CPU_COUNT(&set) > 1 && sched_setaffinity(0, sizeof(set), &set) == 0;
+#else
+    return 0;
+#endif
 }

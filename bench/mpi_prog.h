@@ -31,4 +31,12 @@ int mp_parse_threads(const char *opt, const char *s);
    OpenMP default) above the smallest rank's hspmv_max_threads(). */
 void mp_check_threads(int threads);
 
+/* The --gpu paths: with OMP_PROC_BIND the OpenMP runtime pins the initial
+   thread to its first place (one core) at start, and every thread made
+   after it (CUDA's, NCCL's proxy) inherits that one core, where the main
+   thread busy-waits on the device and on MPI. This widens the calling
+   thread's mask back to all the places' processors (what the process was
+   given); 1 when it did. No-op without OpenMP binding. */
+int mp_unpin_main_thread(void);
+
 #endif

@@ -11,6 +11,7 @@
 #include "bench_util.h"
 #include "mpi_check.h"
 #include "mpi_gen.h"
+#include "mpi_gpu.h"
 #include "mpi_prog.h"
 #include "alloc.h"
 
@@ -36,7 +37,8 @@ static void usage(FILE *f)
             "  --gen KIND N: no file; every rank makes its own rows of genmat's matrix (KIND lap2d, lap3d,\n"
             "  lap3d27, random[:K], powerlaw[:K]), split by nonzeros.\n"
             "  --progress: rank 0's lines on stderr for the read and the distribution (auto: on a terminal\n"
-            "  after 2 s, elsewhere every 5 s; on: every 2 s and when each step ends; off).\n",
+            "  after 2 s, elsewhere every 5 s; on: every 2 s and when each step ends; off).\n"
+            "  --gpu: CG with its vectors on the GPUs, one rank each (make CUDA=1); see solve --gpu --help.\n",
             bu_invoked_name());
 }
 
@@ -103,6 +105,7 @@ static void monitor(int64_t it, double relres, void *ctx)
 int main(int argc, char **argv)
 {
     bu_version(argc, argv, "solve"); /* --version: prints it and exits 0 */
+    if (mg_wants_gpu(argc, argv)) return mg_solve_main(argc, argv); /* mpi_gpu.c */
     const char *path = NULL, *rhs = NULL, *out = NULL, *part_names[] = {"nnz", "rows", "metis"};
     const char *meth_names[] = {"cg", "bicgstab", "cgls", "lsqr"};
     int jacobi = 0, verbose = 0, par = 0;

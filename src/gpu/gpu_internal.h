@@ -26,10 +26,10 @@ extern "C" {
    L2) and costs 15-95% on stencils and bands, where lines of v and ci are
    reused through L1; the upload picks 1 only for scattered columns.
    Long rows with random columns are bound by gathers from x; whether x stays
-   in L2 decides their speed (tests/gpu/NOTES-gpu.md). */
+   in L2 decides their speed (docs/results/2026-11-22-gpu-h100-sweeps.md). */
 /* Column panels (AUTO, scattered columns only): each panel's piece of x
    takes at most this share of L2 (20 MB of the H100's 50). Measured on
-   8M-column power-law and random matrices (tests/gpu/NOTES-gpu.md): 3-4
+   8M-column power-law and random matrices (docs/results/2026-11-22-gpu-h100-sweeps.md): 3-4
    panels best in double (16-21 MB of x each), 2-3 in single (16-11 MB);
    this share gives 4 and 2. */
 #define HSPMV_PANEL_L2_SHARE 0.4
@@ -92,6 +92,7 @@ struct hspmv_gpu_csr {
     double mean_row;
     int64_t max_row;
     int auto_kernel, light_kernel;
+    int auto_cusparse;    /* AUTO hands the product to cuSPARSE (uniform long rows, spmv_hybrid.cu) */
     int64_t long_min, long_min_default;
     int64_t long_rows, nchunks;
     int32_t *chunk_row;   /* nchunks, device: row of each long-row chunk */
@@ -139,6 +140,8 @@ int hspmv_gpu_light_grid(hspmv_gpu_csr *A, hspmv_error *err);
 int hspmv_gpu_plan_long(hspmv_gpu_csr *A, const int64_t *rp, hspmv_error *err);
 /* The hybrid rule: the kernel id for a mean row length. */
 int hspmv_gpu_rule(double mean_row, int allow_short);
+/* 1 when AUTO should hand a matrix of this shape to cuSPARSE (spmv_hybrid.cu). */
+int hspmv_gpu_rule_cusparse(double mean_row, int64_t max_row, int64_t nlong, int64_t nnz);
 /* AUTO's long-row threshold for a kernel and mean row length. */
 int64_t hspmv_gpu_long_min(int kernel, double mean_row);
 

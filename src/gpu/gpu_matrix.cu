@@ -208,6 +208,7 @@ static int upload_plain(const hspmv_csr *A, hspmv_gpu_csr **dA, hspmv_error *err
         double mean_short = A->nrows > nlong ? (double)(A->nnz - nnz_long) / (double)(A->nrows - nlong) : 0;
         G->auto_kernel = nlong ? hspmv_gpu_rule(mean_short, 1) : k;
         G->long_min = G->long_min_default = nlong ? hspmv_gpu_long_min(G->auto_kernel, mean_short) : lm;
+        G->auto_cusparse = hspmv_gpu_rule_cusparse(G->mean_row, G->max_row, nlong, A->nnz);
     }
     G->hints = G->hints_default = scattered_columns(A) ? 1 : 0;
     if ((rc = hspmv_gpu_light_grid(G, err))) goto fail;
@@ -367,7 +368,7 @@ void hspmv_gpu_csr_stats(const hspmv_gpu_csr *G, hspmv_gpu_stats *st)
     st->nnz = G->nnz;
     st->mean_row = G->mean_row;
     st->max_row = G->max_row;
-    st->auto_kernel = G->auto_kernel;
+    st->auto_kernel = G->auto_cusparse && !G->npanels ? HSPMV_GPU_CUSPARSE : G->auto_kernel;
     st->light_kernel = G->light_kernel;
     st->long_min = G->long_min;
     st->long_rows = G->long_rows;

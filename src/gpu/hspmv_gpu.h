@@ -132,6 +132,136 @@ int hspmv_gpu_copy_rate(size_t bytes, int reps, double *gbs, hspmv_error *err);
 /* Waits for the device; returns any pending asynchronous error. */
 int hspmv_gpu_sync(hspmv_error *err);
 
+/* ---- several GPUs: one rank per GPU (gpu_dist.c, gpu_dist_spmv.c) ------------
+   The distributed matrix of the CPU path (rows as each rank gives them, x
+   split like the rows when square, the p2p halo plan of hspmv_dist with its
+   compressed ghost rows) with the owned and ghost blocks on this rank's GPU
+   in the single-GPU kernels' format. A product packs the x entries others
+   need on the device, moves them (NCCL, device pointers to a CUDA-aware
+   MPI, or host staging through pinned buffers), multiplies the owned block
+   meanwhile on another stream, then adds the ghost block's product. Needs
+   MPI (not under HSPMV_NO_MPI). */
+#ifndef HSPMV_NO_MPI
+
+/* How the halo moves (hspmv_gpu_dist_opts.comm). */
+enum {
+    HSPMV_GPU_COMM_AUTO = 0, /* nccl where built with NCCL and every rank has a GPU of its own, else mpi
+                                where MPI is CUDA-aware, else host */
+    HSPMV_GPU_COMM_NCCL,     /* ncclSend/ncclRecv in one group (one GPU per rank: NCCL refuses shared GPUs) */
+    HSPMV_GPU_COMM_MPI,      /* MPI_Isend/Irecv of device pointers (a CUDA-aware MPI only) */
+    HSPMV_GPU_COMM_HOST,     /* device -> pinned host buffers -> MPI_Isend/Irecv -> device */
+    HSPMV_GPU_NCOMM
+};
+/* "auto", "nccl", "mpi", "host" ("?" out of range); the id of a name, -1 when unknown. */
+const char *hspmv_gpu_comm_name(int comm);
+int hspmv_gpu_comm_parse(const char *name);
+/* 1 when this library was built with NCCL. */
+int hspmv_gpu_nccl_built(void);
+
+typedef struct hspmv_gpu_dist_opts {
+    int comm;           /* HSPMV_GPU_COMM_* (default AUTO) */
+    int device;         /* -1 (default): local rank on the node % visible devices (the node's ranks
+                           from MPI_Comm_split_type shared; CUDA_VISIBLE_DEVICES, as Slurm's
+                           --gpus-per-task sets it, decides which are visible); else this device */
+    int kernel;         /* HSPMV_GPU_AUTO (default) or another kernel id, for both blocks */
+    int mpi_cuda_aware; /* -1 (default): ask MPI (MPIX_Query_cuda_support where mpi-ext.h has it,
+                           else "not aware"); 0: treat MPI as not CUDA-aware; 1: trust that it is
+                           where MPI cannot tell. An MPI that answers "not aware" is never overruled:
+                           comm "mpi" is then HSPMV_ERR_UNSUPPORTED whatever this says */
+} hspmv_gpu_dist_opts;
+void hspmv_gpu_dist_opts_default(hspmv_gpu_dist_opts *o);
+
+typedef struct hspmv_gpu_dist hspmv_gpu_dist;
+
+/* What a GPU distributed matrix is (this rank's view; global fields agreed). */
+typedef struct hspmv_gpu_dist_info {
+    int comm;                  /* the halo path in use (never AUTO) */
+    int nccl_built;            /* built with NCCL */
+    int mpi_cuda_aware;        /* 1 when device pointers go to MPI (asked or trusted) */
+    int mpi_query;             /* what MPI said: 1 aware, 0 not, -1 cannot tell */
+    int device;                /* this rank's device number */
+    int local_rank, local_ranks; /* place on the node, ranks on the node */
+    int device_sharers;        /* ranks of the node on this rank's GPU (itself included) */
+    int max_device_sharers;    /* the most over all GPUs */
+    char device_name[256];
+    int64_t nrows, ncols, nnz; /* global */
+    int64_t row_begin, nrows_local, col_begin, ncols_local;
+    int64_t nnz_owned, nnz_ghost, nghost, nghost_rows;
+    int nrecv, nsend;          /* ranks this rank receives from and sends to */
+    int64_t send_entries;      /* x entries this rank sends per product */
+    int owned_kernel, ghost_kernel; /* what AUTO runs on each block (short rows; -1: empty block) */
+    int owned_panels;          /* column panels of the owned block (0: none) */
+    int64_t device_bytes;      /* device memory of the blocks and buffers */
+} hspmv_gpu_dist_info;
+
+/* Cumulative timing of this rank's products since creation or the last
+   reset: CUDA events on the device's timeline, in milliseconds. */
+typedef struct hspmv_gpu_dist_timing {
+    int64_t calls;
+    double pack_ms;     /* packing the send buffer on the device */
+    double exchange_ms; /* from packed to the ghost values in device memory (copies and MPI included) */
+    double local_ms;    /* the owned block's product (overlaps the exchange) */
+    double ghost_ms;    /* the ghost block's product added into y */
+    double total_ms;    /* the whole product */
+    double halo_bytes;  /* bytes this rank sent */
+} hspmv_gpu_dist_timing;
+
+/* Collective: selects the device hspmv_gpu_dist_create gives this rank
+   (device -1: local rank on the node % visible devices; else that one) and
+   returns it in *dev (-1 on failure); the same status on every rank. */
+int hspmv_gpu_dist_device(MPI_Comm comm, int device, int *dev, hspmv_error *err);
+
+/* Collective. rows: this rank's rows (nrows local, ncols GLOBAL, colind
+   global 0-based, any order within a row); the rows of rank r follow those
+   of rank r-1. Picks the device, uploads the blocks, plans the halo and
+   makes the communicator of the path. Every rank returns the same status
+   and message (a failed device allocation on one rank is everyone's error). */
+int hspmv_gpu_dist_create(MPI_Comm comm, const hspmv_csr *rows, const hspmv_gpu_dist_opts *o,
+                          hspmv_gpu_dist **G, hspmv_error *err);
+/* Collective, as hspmv_dist_read (rank 0 reads, rows split by nonzeros as
+   HSPMV_PART_NNZ does, each rank gets its slice), then hspmv_gpu_dist_create. */
+int hspmv_gpu_dist_read(const char *path, MPI_Comm comm, const hspmv_gpu_dist_opts *o, hspmv_gpu_dist **G,
+                        hspmv_error *err);
+/* Frees everything (collective: NCCL's communicator); NULL is fine. */
+void hspmv_gpu_dist_destroy(hspmv_gpu_dist **G);
+
+/* Collective. y = A*x with dx this rank's ncols_local entries and dy its
+   nrows_local, both device memory (hspmv_gpu_dist_vec_create). Ordered
+   after work on the legacy default stream; returns when y is complete. A
+   failure on one rank still takes part in the exchange (no rank is left
+   waiting) and is returned on that rank. */
+int hspmv_gpu_dist_spmv(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, hspmv_error *err);
+
+/* Device vectors of the layout: which = HSPMV_VEC_ROWS (nrows_local) or
+   HSPMV_VEC_COLS (ncols_local); free with hspmv_gpu_vec_destroy. */
+int hspmv_gpu_dist_vec_create(const hspmv_gpu_dist *G, int which, hspmv_real **d, hspmv_error *err);
+
+void hspmv_gpu_dist_get_info(const hspmv_gpu_dist *G, hspmv_gpu_dist_info *info);
+void hspmv_gpu_dist_get_timing(hspmv_gpu_dist *G, hspmv_gpu_dist_timing *t, int reset);
+/* The matrix's own duplicate of the caller's communicator. */
+MPI_Comm hspmv_gpu_dist_comm(const hspmv_gpu_dist *G);
+
+/* ---- CG on the GPUs (gpu_cg.c) ------------------------------------------------
+   Conjugate gradients with every vector on the device: the product as
+   hspmv_gpu_dist_spmv's, queued without a wait, dot products reduced on the
+   device (in double) and then by one MPI_Allreduce each (two per iteration,
+   the only host waits). The stopping rule of hspmv_cg_solve (docs/api.md):
+   converged when ||r_k||/||b|| <= tol and the recomputed ||b - A x_k||/||b|| <= tol,
+   else the true residual replaces the recurrence's and the iteration goes on
+   from x_k within maxit. db, dx: this rank's rows (square matrices: rows =
+   columns); dx holds the initial guess. Collective, the same status everywhere. */
+typedef struct hspmv_gpu_cg_result {
+    int64_t iterations;
+    double relres;      /* the last true ||b - A x|| / ||b|| */
+    double seconds;     /* the iterations, wall clock (max over ranks) */
+    double spmv_seconds; /* this rank's products on the device (events: its x ready to its y done) */
+    int restarts;       /* times the true residual replaced the recurrence's */
+} hspmv_gpu_cg_result;
+int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *db, hspmv_real *dx, double tol, int64_t maxit,
+                 hspmv_gpu_cg_result *res, hspmv_error *err);
+
+#endif /* HSPMV_NO_MPI */
+
 #ifdef __cplusplus
 }
 #endif

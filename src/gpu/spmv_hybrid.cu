@@ -2,10 +2,11 @@
    mean row length, as in the seed), the long-row split, and the dispatch
    behind hspmv_gpu_spmv. */
 #include "gpu_internal.h"
+#include "gpu_dev.h"
 
 /* Mean nnz/row up to `upto` -> kernel. The seed's V100 table was
    [0,8] naive, (8,16] V=2, (16,32] 4, (32,64] 8, (64,128] 16, above 32.
-   Re-measured on the H100 (tests/gpu/NOTES-gpu.md: sweeps over random and
+   Re-measured on the H100 (docs/results/2026-11-22-gpu-h100-sweeps.md: sweeps over random and
    banded matrices of 64M entries, double, plus the Laplacians): one thread
    per row wins up to ~6 entries (x lines reused through L1), the
    warp-stream kernel from there to ~64 (it beats every vector width on
@@ -22,9 +23,13 @@ typedef struct { double upto; int kernel; } rule_row;
 static const rule_row auto_rule[] = {
     {NAIVE_UPTO, HSPMV_GPU_NAIVE},
     {64, HSPMV_GPU_STREAM},
-    {128, HSPMV_GPU_LIGHT16},
+    {192, HSPMV_GPU_LIGHT16},
     {1e300, HSPMV_GPU_LIGHT32},
 };
+/* light16 up to 192 (was 128): on the H200's banded rows of 129 entries
+   light16 ran at 0.93 of cuSPARSE and light32 at 0.72; on the H100 light32
+   was 7% ahead there. Both rules only matter where cuSPARSE does not take
+   the matrix (below) or where the product adds into y. */
 /* "light" alone (LightSpMV, no other kernel): the best width by mean on
    the H100's banded sweep, about twice as wide as the seed's table. */
 static const rule_row light_rule[] = {
@@ -45,6 +50,21 @@ int hspmv_gpu_rule(double mean_row, int allow_short)
     return HSPMV_GPU_LIGHT32;
 }
 
+/* Uniform rows of more than 24 entries (no row split off as long, none
+   longer than 1.5x the mean): AUTO hands the product to cuSPARSE
+   (cusparseSpMV, default algorithm). On banded rows (runs of 2w+1 columns,
+   H200) cuSPARSE reached 0.75-0.83 of the copy rate from 33 entries per row
+   on, and the best of our kernels 0.92 (w16, stream), 0.89 (w32, light16)
+   and 0.93 (w64, light16) of it; on the H100's random rows of 32-256
+   entries it was first or within 0.1% of the first. Short rows stay ours
+   (stream 1.01x cuSPARSE on w4, 1.16x on the 7-point stencil), and so do
+   rows with long ones among them (the split wins there). cuSPARSE takes
+   32-bit row pointers: at most 2^31-1 entries. */
+int hspmv_gpu_rule_cusparse(double mean_row, int64_t max_row, int64_t nlong, int64_t nnz)
+{
+    return nlong == 0 && mean_row > 24 && (double)max_row <= 1.5 * mean_row && nnz <= INT32_MAX;
+}
+
 static int vector_width(int kernel)
 {
     return kernel >= HSPMV_GPU_LIGHT2 && kernel <= HSPMV_GPU_LIGHT32 ? 2 << (kernel - HSPMV_GPU_LIGHT2) : 1;
@@ -54,7 +74,7 @@ static int vector_width(int kernel)
    matrix of uniformly long rows is not split. One thread per row (naive,
    stream) hands rows from 128 entries on to the warp-per-chunk kernel: on
    the power-law matrix the stream kernel's lanes summed rows of 64-1023
-   entries serially (24% of its entries), tests/gpu/NOTES-gpu.md. */
+   entries serially (24% of its entries), docs/results/2026-11-22-gpu-h100-sweeps.md. */
 int64_t hspmv_gpu_long_min(int kernel, double mean_row)
 {
     int64_t V = vector_width(kernel), m = V == 1 ? 128 : 64 * V > 1024 ? 64 * V : 1024;
@@ -80,16 +100,19 @@ static int run_split(hspmv_gpu_csr *A, int k, const hspmv_real *x, hspmv_real *y
     return hspmv_gpu_launch_long(A, x, y, err);
 }
 
-/* AUTO: the planned short-row kernel and long-row split; with column panels,
+/* AUTO: cuSPARSE for uniform long rows (hspmv_gpu_rule_cusparse; our
+   kernel where the product adds into y), else the planned short-row kernel
+   and long-row split; with column panels,
    panel by panel, the first writing y and the others adding into it, so
    each panel's gathers come from a piece of x that stays in L2. */
-static int run_auto(hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
+static int run_auto(hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y, int add, hspmv_error *err)
 {
+    if (A->npanels == 0 && A->auto_cusparse && !add) return hspmv_gpu_cusparse_spmv(A, 0, x, y, err);
     if (A->npanels == 0)
-        return run_split(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, 0, err);
+        return run_split(A, A->auto_kernel, x, y, A->nchunks > 0 ? A->long_min : INT64_MAX, add, err);
     for (int p = 0; p < A->npanels; p++) {
         hspmv_gpu_csr *P = A->panel[p];
-        int rc = run_split(P, P->auto_kernel, x, y, P->nchunks > 0 ? P->long_min : INT64_MAX, p > 0, err);
+        int rc = run_split(P, P->auto_kernel, x, y, P->nchunks > 0 ? P->long_min : INT64_MAX, add || p > 0, err);
         if (rc) return rc;
     }
     return hspmv_ok(err);
@@ -102,7 +125,7 @@ int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv: NULL matrix or vector");
     switch (kernel) {
     case HSPMV_GPU_AUTO:
-        return run_auto(A, x, y, err);
+        return run_auto(A, x, y, 0, err);
     case HSPMV_GPU_LIGHT:
         return run_split(A, A->light_kernel, x, y, INT64_MAX, 0, err);
     case HSPMV_GPU_AUTO_SHORT:
@@ -123,5 +146,32 @@ int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real
         return hspmv_gpu_cusparse_spmv(A, 1, x, y, err);
     default:
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv: unknown kernel %d", kernel);
+    }
+}
+
+/* The several-GPU path's ghost block adds into y: AUTO and our kernels take
+   add; cuSPARSE is run only with add == 0 (beta = 0 in its call). */
+int hspmv_gpu_spmv_add(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real *y, int add,
+                       hspmv_error *err)
+{
+    if (!add) return hspmv_gpu_spmv(A, kernel, x, y, err);
+    if (!A || (A->ncols > 0 && !x) || (A->nrows > 0 && !y))
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv_add: NULL matrix or vector");
+    switch (kernel) {
+    case HSPMV_GPU_AUTO:
+        return run_auto(A, x, y, 1, err);
+    case HSPMV_GPU_LIGHT:
+        return run_split(A, A->light_kernel, x, y, INT64_MAX, 1, err);
+    case HSPMV_GPU_NAIVE:
+    case HSPMV_GPU_STREAM:
+    case HSPMV_GPU_LIGHT2:
+    case HSPMV_GPU_LIGHT4:
+    case HSPMV_GPU_LIGHT8:
+    case HSPMV_GPU_LIGHT16:
+    case HSPMV_GPU_LIGHT32:
+        return run_split(A, kernel, x, y, INT64_MAX, 1, err);
+    default:
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv_add: kernel %s cannot add into y",
+                         hspmv_gpu_kernel_name(kernel));
     }
 }

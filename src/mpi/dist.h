@@ -125,6 +125,25 @@ int hspmv_dist_compress_rows(hspmv_csr *A, int64_t **row, hspmv_real **gy, int64
    (global columns, rows from D->row_start[rank]). HSPMV_ERR_NOMEM. */
 int hspmv_dist_keep_diagonal(hspmv_dist *D, const hspmv_csr *S);
 
+/* Splits S (global columns) into the owned block Ao (columns [cb, ce),
+   renumbered from 0) and the ghost block Ag (columns renumbered compactly
+   in the order of *g_out, the sorted distinct ghost columns, *ng_out of
+   them). HSPMV_ERR_NOMEM when an array cannot be had (the caller frees
+   Ao and Ag). */
+int hspmv_dist_split_blocks(const hspmv_csr *S, int64_t cb, int64_t ce, hspmv_csr *Ao, hspmv_csr *Ag,
+                            int32_t **g_out, int64_t *ng_out);
+
+/* dist_plan.c. Collective: a distributed matrix of this rank's rows
+   (global columns, any order within a row) with the partition they give,
+   x's layout and the p2p halo plan (ghost columns, receive and send lists,
+   the ghost block's compressed rows: D->ghost_row, nghost_rows), but no
+   prepared blocks: the owned and ghost blocks come back as CSR in *Ao and
+   *Ag (Ag already compressed to D->nghost_rows rows) for a caller that
+   multiplies them elsewhere (the GPU path). Duplicate entries are kept
+   (their products add up; D->nnz counts them). Same error on every rank. */
+int hspmv_dist_plan_rows(MPI_Comm comm, const hspmv_csr *rows, hspmv_dist **D, hspmv_csr *Ao, hspmv_csr *Ag,
+                         hspmv_error *err);
+
 /* Collective: builds D's blocks, halo plan and prepared matrices from this
    rank's slice S (global columns, sorted rows) and D->row_start/col_start;
    frees S. */

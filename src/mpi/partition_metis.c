@@ -1,9 +1,18 @@
 /* partition_metis.c — METIS k-way on the symmetrised graph of a square
-   matrix; rows renumbered so each part is contiguous (no MPI). */
-#include <metis.h>
+   matrix; rows renumbered so each part is contiguous (no MPI). Built
+   without METIS (make NO_METIS=1, where the machine lacks it) it refuses. */
 #include <stdlib.h>
 #include "dist.h"
 #include "util.h"
+#ifdef HSPMV_NO_METIS
+int hspmv_partition_metis(const hspmv_csr *A, int P, int64_t *start, int64_t *perm, hspmv_error *err)
+{
+    (void)A, (void)P, (void)start, (void)perm;
+    return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "this hspmv was built without METIS (make NO_METIS=1): "
+                     "use --partition nnz or rows");
+}
+#else
+#include <metis.h>
 
 /* Graph of A + A^T without the diagonal, in METIS's CSR (xadj, adjncy). */
 static int sym_graph(const hspmv_csr *A, idx_t **xadj_out, idx_t **adj_out, hspmv_error *err)
@@ -132,3 +141,4 @@ out:
     free(vw);
     return rc;
 }
+#endif /* HSPMV_NO_METIS */

@@ -147,7 +147,7 @@ check "in Slurm: a step that cannot start says why, exit 1, one launch" \
 
 # --- every script answers --help: its usage on stdout, exit 0 ---------------
 for f in run_all-omp.sh run_all-mpi.sh run_all-light.sh slurm/hspmv-flat.sbatch slurm/hspmv-hybrid.sbatch \
-         slurm/hspmv-scaling.sbatch; do
+         slurm/hspmv-scaling.sbatch slurm/hspmv-gpu.sbatch; do
     sh "$root/$f" --help > out 2>&1
     check "sh $f --help: exit 0 and its usage" test $? = 0 -a -n "$(grep -m1 "^$(basename "$f") — " out)"
 done

@@ -1,0 +1,175 @@
+/* gpu_cg.c — conjugate gradients with every vector on the GPUs: the product
+   queued without waiting for it (hspmv_gpu_dist_spmv_nowait), each dot
+   product summed on the device in double and then across ranks by one
+   MPI_Allreduce, which is the only wait for the device and the only
+   message between ranks besides the halo (two per iteration; a failed
+   launch rides along to the next one); the stopping rule of
+   hspmv_cg_solve (recurrence residual, then the true one). */
+#include <math.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "dist.h"
+#include "gpu_dist.h"
+#include "gpu_dev.h"
+#include "util.h"
+
+static const char *who = "hspmv_gpu_cg";
+
+typedef struct cg_ws {
+    hspmv_gpu_dist *G;
+    int64_t n;
+    double *partial, *d_out; /* device scratch of the dot products */
+    double spmv_s;
+} cg_ws;
+
+/* s[j] = sum over all ranks of a_j . b_j (m = 1 or 2); fail: a local failure
+   so far. Collective; every rank gets the same status. */
+static int dots(cg_ws *w, int m, const hspmv_real *a0, const hspmv_real *b0, const hspmv_real *a1,
+                const hspmv_real *b1, int fail, double *s, hspmv_error *err)
+{
+    const hspmv_real *a[2] = {a0, a1}, *b[2] = {b0, b1};
+    double loc[3] = {0, 0, 0}, sum[3];
+    int rc = fail;
+    if (!rc) rc = hspmv_gpu_dots(m, a, b, w->n, w->partial, w->d_out, err);
+    if (!rc && cudaMemcpy(loc, w->d_out, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
+        rc = hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: the product or a dot product failed on the device",
+                       w->G->rank, who);
+    if (!rc) w->spmv_s += hspmv_gpu_dist_count(w->G) * 1e-3; /* the product before, now done */
+    loc[2] = rc ? 1 : 0;
+    if (MPI_Allreduce(loc, sum, 3, MPI_DOUBLE, MPI_SUM, w->G->comm) != MPI_SUCCESS && !rc)
+        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: %s: MPI_Allreduce failed", w->G->rank, who);
+    if (sum[2] > 0 || rc) return hspmv_dist_agree(w->G->comm, rc, err);
+    s[0] = sum[0];
+    s[1] = sum[1];
+    return HSPMV_OK;
+}
+
+/* q = A*x queued; its device time is counted by the next dot product. */
+static int spmv(cg_ws *w, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
+{
+    return hspmv_gpu_dist_spmv_nowait(w->G, x, y, err);
+}
+
+/* r = b - A x and *rr = r'r (all ranks); fail: a local failure so far. */
+static int residual(cg_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_real *r, hspmv_real *q, double *rr,
+                    int fail, hspmv_error *err)
+{
+    double s[2] = {0, 0};
+    int rc = fail ? fail : spmv(w, x, q, err);
+    if (!rc) rc = hspmv_gpu_sub(w->n, b, q, r, err);
+    if ((rc = dots(w, 1, r, r, NULL, NULL, rc, s, err))) return rc;
+    *rr = s[0];
+    return HSPMV_OK;
+}
+
+int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double tol, int64_t maxit,
+                 hspmv_gpu_cg_result *res, hspmv_error *err)
+{
+    cg_ws w;
+    hspmv_real *r = NULL, *p = NULL, *q = NULL;
+    hspmv_gpu_cg_result out;
+    double s[2] = {0, 0}, bnorm = 0, rz, relres, rr = 0, t0 = MPI_Wtime();
+    int64_t it = 0;
+    int rc = HSPMV_OK, f = 0;
+    memset(&out, 0, sizeof(out));
+    memset(&w, 0, sizeof(w));
+    if (!G) return hspmv_err(err, HSPMV_ERR_ARG, "%s: no matrix", who);
+    if (G->info.nrows != G->info.ncols) /* agreed values: the same refusal everywhere */
+        return hspmv_err(err, HSPMV_ERR_ARG, "%s: the matrix is %lld x %lld, not square", who,
+                         (long long)G->info.nrows, (long long)G->info.ncols);
+    if (!(tol > 0) || maxit < 0) return hspmv_err(err, HSPMV_ERR_ARG, "%s: tol %g, maxit %lld", who, tol, (long long)maxit);
+    w.G = G;
+    w.n = G->info.nrows_local;
+    if (hspmv_gpu_vec_create(w.n, &r, err) || hspmv_gpu_vec_create(w.n, &p, err) || hspmv_gpu_vec_create(w.n, &q, err) ||
+        cudaMalloc((void **)&w.partial, (size_t)hspmv_gpu_dot_scratch() * sizeof(double)) != cudaSuccess ||
+        cudaMalloc((void **)&w.d_out, 2 * sizeof(double)) != cudaSuccess ||
+        cudaMemset(w.partial, 0, (size_t)hspmv_gpu_dot_scratch() * sizeof(double)) != cudaSuccess)
+        rc = hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: no device memory for 3 vectors of %lld entries", G->rank,
+                       who, (long long)w.n);
+    if (!rc && w.n > 0 && (!b || !x)) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: %s: b or x is NULL", G->rank, who);
+    if ((rc = hspmv_dist_agree(G->comm, rc, err))) goto release;
+    t0 = MPI_Wtime();
+    if ((rc = dots(&w, 1, b, b, NULL, NULL, 0, s, err))) goto done;
+    bnorm = sqrt(s[0]);
+    if (!isfinite(bnorm)) {
+        rc = hspmv_err(err, HSPMV_ERR_ARG, "%s: b holds an inf or nan", who);
+        goto done;
+    }
+    if (bnorm == 0) { /* A*0 = 0 */
+        f = w.n > 0 && cudaMemset(x, 0, (size_t)w.n * sizeof(hspmv_real)) != cudaSuccess;
+        rc = hspmv_dist_agree(G->comm, f ? hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: cudaMemset x", G->rank) : 0, err);
+        goto done;
+    }
+    if ((rc = residual(&w, b, x, r, q, &rr, 0, err))) goto done;
+    for (;;) { /* (re)start from the true residual in r */
+        f = w.n > 0 && cudaMemcpy(p, r, (size_t)w.n * sizeof(hspmv_real), cudaMemcpyDeviceToDevice) != cudaSuccess;
+        if ((rc = hspmv_dist_agree(G->comm, f ? hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: copy on the device",
+                                                          G->rank, who) : 0, err)))
+            goto done;
+        rz = rr;
+        relres = sqrt(rr) / bnorm;
+        for (;;) {
+            if (relres <= tol) { /* confirmed by the true residual, or it replaces the recurrence's */
+                if ((rc = residual(&w, b, x, q, p, &rr, f, err))) goto done;
+                out.relres = sqrt(rr) / bnorm;
+                if (out.relres <= tol) goto done;
+                hspmv_real *t = r;
+                r = q;
+                q = t;
+                out.restarts++;
+                break;
+            }
+            if ((it >= maxit || !(rz > 0)) && (rc = hspmv_dist_agree(G->comm, f, err))) goto done; /* the last xpby's */
+            if (it >= maxit) {
+                rc = hspmv_err(err, HSPMV_ERR_NOCONV, "%s: no convergence in %lld iterations: relative residual "
+                               "%.3e > tol %.3e", who, (long long)it, relres, tol);
+                goto done;
+            }
+            if (!(rz > 0)) {
+                rc = hspmv_err(err, HSPMV_ERR_BREAKDOWN, "%s: breakdown at iteration %lld: r'r = %.3e", who,
+                               (long long)it + 1, rz);
+                goto done;
+            }
+            if (!f) f = spmv(&w, p, q, err);
+            if ((rc = dots(&w, 1, p, q, NULL, NULL, f, s, err))) goto done;
+            if (!(s[0] > 0)) {
+                rc = hspmv_err(err, HSPMV_ERR_BREAKDOWN, "%s: breakdown at iteration %lld: p'Ap = %.3e <= 0 "
+                               "(matrix not symmetric positive definite)", who, (long long)it + 1, s[0]);
+                goto done;
+            }
+            double alpha = rz / s[0];
+            f = hspmv_gpu_axpy(w.n, alpha, p, x, err);
+            if (!f) f = hspmv_gpu_axpy(w.n, -alpha, q, r, err);
+            if ((rc = dots(&w, 1, r, r, NULL, NULL, f, s, err))) goto done;
+            rr = s[0];
+            relres = sqrt(rr) / bnorm;
+            it++;
+            if (!isfinite(relres)) {
+                rc = hspmv_err(err, HSPMV_ERR_BREAKDOWN, "%s: breakdown at iteration %lld: residual is not finite",
+                               who, (long long)it);
+                goto done;
+            }
+            f = hspmv_gpu_xpby(w.n, r, rr / rz, p, err); /* a failure agreed by the next dot product */
+            rz = rr;
+        }
+    }
+done:
+    if (rc == HSPMV_ERR_NOCONV || rc == HSPMV_ERR_BREAKDOWN) { /* the true residual of what is left */
+        hspmv_error e2;
+        if (!residual(&w, b, x, q, p, &rr, 0, &e2)) out.relres = sqrt(rr) / bnorm;
+    }
+    {
+        double t = MPI_Wtime() - t0;
+        MPI_Allreduce(&t, &out.seconds, 1, MPI_DOUBLE, MPI_MAX, G->comm);
+    }
+release:
+    out.iterations = it;
+    out.spmv_seconds = w.spmv_s;
+    if (res) *res = out;
+    hspmv_gpu_vec_destroy(&r);
+    hspmv_gpu_vec_destroy(&p);
+    hspmv_gpu_vec_destroy(&q);
+    cudaFree(w.partial);
+    cudaFree(w.d_out);
+    return rc;
+}
