@@ -77,7 +77,7 @@ static void usage_solve(FILE *f)
             "usage: mpirun -n P solve --gpu (matrix.mtx | --gen KIND N [options as benchmark-mpi --gpu])\n"
             "         [--tol T] [--maxit N] [--gpu-comm auto|nccl|mpi|host] [--cpu-compare [--threads N]]\n"
             "  CG with every vector on the GPUs (one rank each), b = A*1 (x* = 1), x0 = 0; the stopping\n"
-            "  rule of the CPU solver. --cpu-compare: the CPU solver (hspmv_cg_solve) on the same rows.\n"
+            "  rule of the CPU solver. --cpu-compare: the CPU solver (hspmv_solve, CG) on the same rows.\n"
             "  Prints iterations, time, iterations per second and max|x - 1|.\n");
 }
 
@@ -325,7 +325,8 @@ static int solve_cpu(const gpu_args *a, const hspmv_csr *S, const char *name)
     hspmv_solver_opts_default(&so);
     so.tol = a->tol;
     so.maxit = a->maxit;
-    int rc = hspmv_cg_solve(D, b, x, &so, &res, &e);
+    so.method = HSPMV_SOLVER_CG;
+    int rc = hspmv_solve(D, b, x, &so, &res, &e);
     double err = 0, all = 0;
     for (int64_t i = 0; i < S->nrows; i++) err = fmax(err, fabs((double)x[i] - 1));
     MPI_Allreduce(&err, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

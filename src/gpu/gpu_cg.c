@@ -4,7 +4,7 @@
    MPI_Allreduce, which is the only wait for the device and the only
    message between ranks besides the halo (two per iteration; a failed
    launch rides along to the next one); the stopping rule of
-   hspmv_cg_solve (recurrence residual, then the true one). */
+   hspmv_solve's CG (recurrence residual, then the true one). */
 #include <math.h>
 #include <string.h>
 #include <cuda_runtime_api.h>

@@ -245,7 +245,7 @@ MPI_Comm hspmv_gpu_dist_comm(const hspmv_gpu_dist *G);
    Conjugate gradients with every vector on the device: the product as
    hspmv_gpu_dist_spmv's, queued without a wait, dot products reduced on the
    device (in double) and then by one MPI_Allreduce each (two per iteration,
-   the only host waits). The stopping rule of hspmv_cg_solve (docs/api.md):
+   the only host waits). The stopping rule of hspmv_solve's CG (docs/api.md):
    converged when ||r_k||/||b|| <= tol and the recomputed ||b - A x_k||/||b|| <= tol,
    else the true residual replaces the recurrence's and the iteration goes on
    from x_k within maxit. db, dx: this rank's rows (square matrices: rows =
