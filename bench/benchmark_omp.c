@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench_block.h"
 #include "bench_stream.h"
 #include "bench_util.h"
 #include "local_calls.h"
@@ -24,7 +25,7 @@ static void usage(FILE *f)
             "usage: benchmark-omp matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
             "         [--format %s|all[,...]] [--threshold T]\n"
             "         [--kernel K]\n"
-            "         [--bw | --no-bw] [--bw-mib M] [--csv FILE]\n"
+            "         [--bw | --no-bw] [--bw-mib M] [--csv FILE] [--vectors K[,K...]]\n"
             "  Prepares the matrix in each format asked for (default all: every format below\n"
             "  but auto, then the automatic choice; a format that\n"
             "  cannot hold the matrix is skipped) and times y = A*x with `threads` OpenMP threads\n"
@@ -36,6 +37,9 @@ static void usage(FILE *f)
             "  with the same threads over 3 arrays of M MiB (default 4x the last-level\n"
             "  cache, at least 256 MiB) before and after the SpMV timings; every GB/s is\n"
             "  also given as a fraction of its median. --csv appends one row per format.\n"
+            "  --vectors: time the block product Y = A X of K row-major vectors instead\n"
+            "  (a list: each K in interleaved rounds; products/s = K / time, and the\n"
+            "  k=1 rate beside it; no triad probe or CSV).\n"
             "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
             "  (OVFL: the matrix's values, not the kernel) or input is bad.\n"
             "formats:\n", bu_format_list("|"));
@@ -129,6 +133,7 @@ typedef struct cfg {
     size_t bw_bytes;
     int bw, nfmt, fmts[MAXRUN];
     double threshold;
+    bb_cfg block;      /* --vectors: block.nk > 0 */
 } cfg;
 
 /* Prepares every format of c with `threads` threads, probes the bandwidth,
@@ -339,6 +344,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-bw")) c.bw = 0;
         else if (!strcmp(a, "--bw-mib")) c.bw_bytes = bu_parse_mib(a, bu_value(argc, argv, &i));
         else if (!strcmp(a, "--csv")) c.csv = bu_value(argc, argv, &i);
+        else if (!strcmp(a, "--vectors")) bb_parse_vectors(a, bu_value(argc, argv, &i), &c.block);
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -348,6 +354,7 @@ int main(int argc, char **argv)
         else bu_fail("unexpected argument '%.40s' after the thread counts", a);
     }
     if (!c.path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [threads] [options]; see --help)", prog);
+    if (c.block.nk && c.csv) bu_fail("--csv does not apply to --vectors (the key=value lines hold its results)");
     if (c.csv) { /* an unwritable CSV is found now, not after all the timings */
         if (!(c.cf = fopen(c.csv, "a")))
             bu_fail_status(1, "--csv %s: cannot open for appending: %s", c.csv, strerror(errno));
@@ -372,7 +379,18 @@ int main(int argc, char **argv)
     printf("matrix=%s read_s=%.3f rows=%lld cols=%lld nnz=%lld precision=%s omp_procs=%d\n",
            c.path, bu_now() - t0, (long long)A.nrows, (long long)A.ncols, (long long)A.nnz,
            sizeof(hspmv_real) == 8 ? "double" : "single", omp_get_num_procs());
-    for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
+    if (c.block.nk) { /* --vectors: the block product instead */
+        c.block.path = c.path;
+        c.block.kernel = c.kernel;
+        c.block.nfmt = c.nfmt;
+        c.block.fmts = c.fmts;
+        c.block.reps = c.reps;
+        c.block.warmup = c.warmup;
+        c.block.rounds = ROUNDS;
+        c.block.threshold = c.threshold;
+        for (int t = 0; t < nthr; t++) bad |= bb_measure(&c.block, &A, thr[t]);
+    } else
+        for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
     hspmv_csr_free(&A);
     errno = 0;
     if (c.cf && fclose(c.cf) != 0) bu_fail_status(1, "--csv %s: writing failed: %s", c.csv, strerror(errno));

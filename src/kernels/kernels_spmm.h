@@ -1,7 +1,13 @@
 /* kernels_spmm.h — block kernels: Y = A·X for k vectors stored row by row
    (X[c*k + j], Y[i*k + j]), rows [r0, r1) of Y, one function per format x
    instruction set (spmm_simd.c compiled per set, spmm_scalar.c its twin).
-   add == 0: Y[i,:] = sum A[i,c] X[c,:]; add != 0: Y[i,:] += that. Each row's
+   add == 0: Y[i,:] = sum A[i,c] X[c,:]; add != 0: Y[i,:] += that. how:
+   HSPMV_SPMM_COLMAJOR: X and Y hold their vectors one after another (vector
+   j at X + j*ncols, Y + j*nrows): the same kernels with a row's sums in
+   scalar registers. HSPMV_SPMM_STREAM (row-major, add == 0, Y aligned to 64
+   bytes and k values a multiple of 64 bytes): Y's rows are written with
+   streaming stores, fenced at the end (panels: only with one panel, since
+   later panels read Y back). Each row's
    k sums are kept in registers (k > the registers' width: in slabs of the
    row's values, the row's entries read again from the first-level cache)
    and Y's row written once. k = 1..8 and 16 are compiled with k a constant;
@@ -19,9 +25,12 @@
 #include "csrdu.h"
 #include "panels.h"
 
+#define HSPMV_SPMM_STREAM 1
+#define HSPMV_SPMM_COLMAJOR 2
+
 #define HSPMV_SPMM_KERNEL(name, fmt_t)                                                                     \
     typedef void name(int64_t r0, int64_t r1, const fmt_t *A, int k, const hspmv_real *X, hspmv_real *Y, \
-                      int add)
+                      int add, int how)
 HSPMV_SPMM_KERNEL(hspmv_spmm_csr_kernel, hspmv_csr);
 HSPMV_SPMM_KERNEL(hspmv_spmm_csrl_kernel, hspmv_csrl);
 HSPMV_SPMM_KERNEL(hspmv_spmm_csr16_kernel, hspmv_csr16);

@@ -4,9 +4,10 @@
    Row-major blocks (X[c*k + j]) go straight to the format's block kernel
    (kernels_spmm.h), every format but blocked COO, which is multiplied
    vector by vector (AUTO never picks it). Column-major blocks (vector j at
-   j*n) are copied into row-major scratch blocks and back around the block
-   kernel: docs/results/2026-11-27-block-product.md has the timings against
-   k one-vector products straight on the columns. k == 1 is the one-vector
+   j*n) run the same kernels with a row's sums in scalar registers (the
+   matrix read once): faster than k one-vector products on the columns and
+   than copying into row-major scratch blocks and back
+   (docs/results/2026-11-27-block-product.md). k == 1 is the one-vector
    product itself. */
 #include <string.h>
 #include "local.h"
@@ -14,19 +15,20 @@
 #include "kernels_spmm.h"
 #include "util.h"
 
-/* Rows [r0, r1) of Y = A X (add: +=), row-major, in the calling thread. */
+/* Rows [r0, r1) of Y = A X (add: +=) in the calling thread; how: the
+   kernels' HSPMV_SPMM_* bits. */
 static void spmm_rows(const hspmv_local *L, const hspmv_spmm_set *S, int64_t r0, int64_t r1, int k,
-                      const hspmv_real *X, hspmv_real *Y, int add)
+                      const hspmv_real *X, hspmv_real *Y, int add, int how)
 {
     if (r1 <= r0) return;
     switch (L->format) {
-    case HSPMV_FORMAT_CSR: S->csr(r0, r1, &L->csr, k, X, Y, add); break;
-    case HSPMV_FORMAT_CSRL: S->csrl(r0, r1, &L->csrl, k, X, Y, add); break;
-    case HSPMV_FORMAT_CSR16: S->csr16(r0, r1, &L->csr16, k, X, Y, add); break;
-    case HSPMV_FORMAT_CSRVI: S->csrvi(r0, r1, &L->csrvi, k, X, Y, add); break;
-    case HSPMV_FORMAT_CSRP: S->csrp(r0, r1, &L->csrp, k, X, Y, add); break;
-    case HSPMV_FORMAT_CSRDU: S->csrdu(r0, r1, &L->csrdu, k, X, Y, add); break;
-    case HSPMV_FORMAT_PANELS: S->panels(r0, r1, &L->panels, k, X, Y, add); break;
+    case HSPMV_FORMAT_CSR: S->csr(r0, r1, &L->csr, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSRL: S->csrl(r0, r1, &L->csrl, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSR16: S->csr16(r0, r1, &L->csr16, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSRVI: S->csrvi(r0, r1, &L->csrvi, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSRP: S->csrp(r0, r1, &L->csrp, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSRDU: S->csrdu(r0, r1, &L->csrdu, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_PANELS: S->panels(r0, r1, &L->panels, k, X, Y, add, how); break;
     default: break; /* blocked COO: spmm_by_columns */
     }
 }
@@ -35,26 +37,37 @@ static int has_block_kernel(const hspmv_local *L) { return L->format != HSPMV_FO
 
 /* Part `part` of `nparts` of chunk c (local_part.h). */
 static void chunk_part(const hspmv_local *L, const hspmv_spmm_set *S, int c, int part, int nparts, int k,
-                       const hspmv_real *X, hspmv_real *Y, int add)
+                       const hspmv_real *X, hspmv_real *Y, int add, int how)
 {
     int64_t r0 = L->rows[c], len = L->rows[c + 1] - r0;
-    spmm_rows(L, S, r0 + len * part / nparts, r0 + len * (part + 1) / nparts, k, X, Y, add);
+    spmm_rows(L, S, r0 + len * part / nparts, r0 + len * (part + 1) / nparts, k, X, Y, add, how);
 }
 
-/* Y = A X, row-major, every thread its chunk of rows (those of the
-   one-vector product), one parallel region. */
+/* Streaming stores of Y: y = A x only, each row whole cache lines (k values a
+   multiple of 64 bytes, Y aligned to 64), and the blocks larger than the
+   last-level cache (hspmv_local_stream_y, whose HSPMV_TEST stream_y forces it). */
+static int stream_block(const hspmv_local *L, int k, const hspmv_real *X, const hspmv_real *Y, int add)
+{
+    (void)X;
+    if (add || ((size_t)k * sizeof(hspmv_real)) % 64 || (uintptr_t)Y % 64) return 0;
+    return hspmv_local_stream_y((double)(L->nrows + L->ncols) * k * sizeof(hspmv_real), L->stream_y_forced);
+}
+
+/* Y = A X, every thread its chunk of rows (those of the one-vector
+   product), one parallel region. */
 static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
-                       int add)
+                       int add, int colmajor)
 {
     const hspmv_spmm_set *S = hspmv_spmm_find(L->ks->isa);
     int T = L->threads;
+    int how = colmajor ? HSPMV_SPMM_COLMAJOR : stream_block(L, k, X, Y, add) ? HSPMV_SPMM_STREAM : 0;
     if (L->nrows == 0) return;
     if (T == 1) {
-        chunk_part(L, S, 0, part, nparts, k, X, Y, add);
+        chunk_part(L, S, 0, part, nparts, k, X, Y, add, how);
         return;
     }
 #pragma omp parallel num_threads(T)
-    HSPMV_FOR_MY_CHUNKS(c, T) chunk_part(L, S, c, part, nparts, k, X, Y, add);
+    HSPMV_FOR_MY_CHUNKS(c, T) chunk_part(L, S, c, part, nparts, k, X, Y, add, how);
 }
 
 /* Blocked COO: each vector on its own through the one-vector kernel,
@@ -86,40 +99,17 @@ static int spmm_by_columns(const hspmv_local *L, int k, const hspmv_real *X, hsp
 static int spmm_rowmajor(const hspmv_local *L, int k, const hspmv_real *X, hspmv_real *Y, int add, hspmv_error *err)
 {
     if (!has_block_kernel(L)) return spmm_by_columns(L, k, X, Y, add, err);
-    spmm_block(L, 0, 1, k, X, Y, add);
+    spmm_block(L, 0, 1, k, X, Y, add, 0);
     return hspmv_ok(err);
 }
 
-/* Column-major: X copied into a row-major scratch block, the product into
-   a second one, added or copied back column by column. */
-static int spmm_colmajor(const hspmv_local *L, int k, const hspmv_real *X, hspmv_real *Y, int add,
-                         hspmv_error *err)
+/* Blocked COO, column-major: the one-vector product on each column in place. */
+static int spmm_columns_in_place(const hspmv_local *L, int k, const hspmv_real *X, hspmv_real *Y, int add,
+                                 hspmv_error *err)
 {
-    int64_t m = L->nrows, n = L->ncols;
-    int T = L->threads;
-    hspmv_real *xs = hspmv_alloc_pages((size_t)(n ? n : 1) * (size_t)k, sizeof(hspmv_real));
-    hspmv_real *ys = hspmv_alloc_pages((size_t)(m ? m : 1) * (size_t)k, sizeof(hspmv_real));
-    int rc;
-    if (!xs || !ys) {
-        hspmv_free(xs);
-        hspmv_free(ys);
-        return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_spmm: out of memory for %d vectors", k);
-    }
-#pragma omp parallel for num_threads(T) schedule(static)
-    for (int64_t i = 0; i < n; i++)
-        for (int j = 0; j < k; j++) xs[i * k + j] = X[(int64_t)j * n + i];
-    rc = spmm_rowmajor(L, k, xs, ys, 0, err);
-    if (rc == HSPMV_OK) {
-#pragma omp parallel for num_threads(T) schedule(static)
-        for (int64_t i = 0; i < m; i++)
-            for (int j = 0; j < k; j++) {
-                hspmv_real *p = Y + (int64_t)j * m + i;
-                *p = add ? *p + ys[i * k + j] : ys[i * k + j];
-            }
-    }
-    hspmv_free(xs);
-    hspmv_free(ys);
-    return rc;
+    for (int j = 0; j < k; j++)
+        hspmv_local_spmv(L, X + (size_t)j * (size_t)L->ncols, Y + (size_t)j * (size_t)L->nrows, add);
+    return hspmv_ok(err);
 }
 
 void hspmv_local_spmm_part(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
@@ -134,7 +124,7 @@ void hspmv_local_spmm_part(const hspmv_local *L, int part, int nparts, int k, co
         return;
     }
     if (nparts < 1) nparts = 1;
-    spmm_block(L, part, nparts, k, X, Y, add);
+    spmm_block(L, part, nparts, k, X, Y, add, 0);
 }
 
 int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspmv_real *Y, int add,
@@ -151,6 +141,10 @@ int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspm
         hspmv_local_spmv(L, X, Y, add);
         return hspmv_ok(err);
     }
-    if (flags & HSPMV_COL_MAJOR) return spmm_colmajor(L, k, X, Y, add, err);
+    if (flags & HSPMV_COL_MAJOR) {
+        if (!has_block_kernel(L)) return spmm_columns_in_place(L, k, X, Y, add, err);
+        spmm_block(L, 0, 1, k, X, Y, add, 1);
+        return hspmv_ok(err);
+    }
     return spmm_rowmajor(L, k, X, Y, add, err);
 }
