@@ -5,8 +5,10 @@
    (kernels_spmm.h), every format but blocked COO, which is multiplied
    vector by vector (AUTO never picks it). Column-major blocks (vector j at
    j*n) run the same kernels with a row's sums in scalar registers (the
-   matrix read once): faster than k one-vector products on the columns and
-   than copying into row-major scratch blocks and back
+   matrix read once), which beat copying into row-major scratch blocks and
+   back, and k one-vector products on the columns, on a stencil; on
+   scattered columns (the panel format) each entry then misses k lines of
+   X, and k one-vector products on the columns win by 4-5x
    (docs/results/2026-11-27-block-product.md). k == 1 is the one-vector
    product itself. */
 #include <string.h>
@@ -103,7 +105,7 @@ static int spmm_rowmajor(const hspmv_local *L, int k, const hspmv_real *X, hspmv
     return hspmv_ok(err);
 }
 
-/* Blocked COO, column-major: the one-vector product on each column in place. */
+/* Column-major blocked COO and panels: the one-vector product on each column in place. */
 static int spmm_columns_in_place(const hspmv_local *L, int k, const hspmv_real *X, hspmv_real *Y, int add,
                                  hspmv_error *err)
 {
@@ -142,7 +144,9 @@ int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspm
         return hspmv_ok(err);
     }
     if (flags & HSPMV_COL_MAJOR) {
-        if (!has_block_kernel(L)) return spmm_columns_in_place(L, k, X, Y, add, err);
+        /* scattered columns (the panel format): each entry would miss k lines of X */
+        if (!has_block_kernel(L) || L->format == HSPMV_FORMAT_PANELS)
+            return spmm_columns_in_place(L, k, X, Y, add, err);
         spmm_block(L, 0, 1, k, X, Y, add, 1);
         return hspmv_ok(err);
     }
