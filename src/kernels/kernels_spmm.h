@@ -51,9 +51,10 @@ typedef struct hspmv_spmm_set {
     hspmv_spmm_panels_kernel *panels;
 } hspmv_spmm_set;
 
-/* The block kernels of the set named isa (a hspmv_kernel_set's name), the
-   scalar ones for a name this build lacks. */
-const hspmv_spmm_set *hspmv_spmm_find(const char *isa);
+/* The block kernels for k vectors of the set named isa (a
+   hspmv_kernel_set's name; AVX-512 gives AVX2's when a row of X is 32
+   bytes), the scalar ones for a name this build lacks. */
+const hspmv_spmm_set *hspmv_spmm_find(const char *isa, int k);
 
 #define HSPMV_SPMM_DECLARE(isa)                                                                    \
     hspmv_spmm_csr_kernel hspmv_k_spmm_csr_##isa;                                                  \

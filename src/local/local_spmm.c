@@ -60,7 +60,7 @@ static int stream_block(const hspmv_local *L, int k, const hspmv_real *X, const 
 static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
                        int add, int colmajor)
 {
-    const hspmv_spmm_set *S = hspmv_spmm_find(L->ks->isa);
+    const hspmv_spmm_set *S = hspmv_spmm_find(L->ks->isa, k);
     int T = L->threads;
     int how = colmajor ? HSPMV_SPMM_COLMAJOR : stream_block(L, k, X, Y, add) ? HSPMV_SPMM_STREAM : 0;
     if (L->nrows == 0) return;
