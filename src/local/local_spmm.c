@@ -60,7 +60,10 @@ static int stream_block(const hspmv_local *L, int k, const hspmv_real *X, const 
 static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
                        int add, int colmajor)
 {
-    const hspmv_spmm_set *S = hspmv_spmm_find(L->ks->isa, k);
+    /* kernel "auto" timed the one-vector kernels, where scalar loads may beat
+       gathers; across a row's k values SIMD wins (scalar block kernels took
+       2.3x as long at k = 8 on a random matrix, results file) */
+    const hspmv_spmm_set *S = hspmv_spmm_find(L->ks_auto ? hspmv_kernel_find("auto")->isa : L->ks->isa, k);
     int T = L->threads;
     int how = colmajor ? HSPMV_SPMM_COLMAJOR : stream_block(L, k, X, Y, add) ? HSPMV_SPMM_STREAM : 0;
     if (L->nrows == 0) return;
