@@ -3,7 +3,7 @@
    threads x k in {1, 2, 3, 4, 8, 16, 17} x row- and column-major x add
    0/1, each of the k vectors against the long-double reference with the
    docs/design.md bound; square and rectangular matrices, rows of every
-   tail length, several column panels, streaming stores of Y; the parts of the block product
+   tail length, several column panels; the parts of the block product
    (local_part.h) against the whole; a wrong entry is caught. Names
    kernels only through the registry, so it runs under qemu-aarch64. */
 #include <math.h>
@@ -195,7 +195,6 @@ static void test_stencil_panels(void)
     A.rowptr[n] = A.nnz = q;
     check_matrix(&A, "stencil 13x13", "", -1);
     check_matrix(&A, "stencil 13x13 panels=3", "panels=3", HSPMV_FORMAT_PANELS);
-    check_matrix(&A, "stencil 13x13 stream_y=1", "stream_y=1", HSPMV_FORMAT_CSR); /* Y's rows by streaming stores (k = 8, 16) */
     hspmv_csr_free(&A);
 }
 

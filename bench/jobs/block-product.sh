@@ -1,14 +1,12 @@
 #!/bin/bash
 # block-product.sh — the local block product Y = A·X (hspmv_local_spmm) on
 # the 16-core machine: per matrix and round, benchmark-omp --vectors 1,2,4,8
-# (AUTO's format and CSR, interleaved rounds inside the run; k = 8 also with
-# Y's streaming stores forced off and on through HSPMV_TEST, stream_y=0/1),
-# then the peers' naive OpenMP block CSR loop (--vectors 1 and 8) and, when
+# (AUTO's format and CSR, interleaved rounds inside the run), then the peers' naive OpenMP block CSR loop (--vectors 1 and 8) and, when
 # .dev/rsb/rsb_spmv is there, librsb's rsb_spmm (--vectors 8), all at THREADS
 # threads, in an order rotated from round to round. The summary gives per
 # matrix the medians over rounds of: the per-vector rate of k = 2, 4, 8 over
 # k = 1 (AUTO and CSR), hspmv k = 8 over the naive loop at k = 8 (time
-# ratio naive/hspmv, > 1 = hspmv faster) and over librsb, and stream on over off.
+# ratio naive/hspmv, > 1 = hspmv faster) and over librsb.
 #   bench/jobs/block-product.sh [ROUNDS]      (default 5)
 # MATS (default "l3r rnd"): job-env.sh's names (l3r = lap3d 200 --values
 # random, rnd = random 4000000 --k 8). THREADS (default 16). Targets: k = 8
@@ -36,8 +34,7 @@ peer() { # matrix, round, program, k
 }
 for r in $(seq 1 $ROUNDS); do
   for m in $MATS; do
-    steps=("hs $m $r rule" "peer $m $r /tmp/naive 1" "peer $m $r /tmp/naive 8" "hs $m $r s0 HSPMV_TEST=stream_y=0"
-           "hs $m $r s1 HSPMV_TEST=stream_y=1")
+    steps=("hs $m $r rule" "peer $m $r /tmp/naive 1" "peer $m $r /tmp/naive 8")
     [ -x .dev/rsb/rsb_spmv ] && steps+=("peer $m $r .dev/rsb/rsb_spmv 8")
     n=${#steps[@]}; off=$(( (r - 1) % n ))
     for i in $(seq 0 $((n - 1))); do ${steps[$(( (i + off) % n ))]}; done
@@ -70,8 +67,4 @@ for m in mats:
         for peer in ("naive_csr_omp", "librsb"):
             p = next((v for (mm, w, k), v in t.items() if mm == m and w.startswith(peer) and k == 8), None)
             if p: print(f"{m} | {who} k=8 vs {peer} k=8 | time ratio peer/hspmv {ratio(h, p, lambda a, b: b / a)[0]:.2f}x")
-    for fmt in ("auto", "csr"):
-        s0 = next((v for (mm, w, k), v in t.items() if mm == m and w.startswith("s0/%s/" % fmt) and k == 8), None)
-        s1 = next((v for (mm, w, k), v in t.items() if mm == m and w.startswith("s1/%s/" % fmt) and k == 8), None)
-        if s0 and s1: print(f"{m} | {fmt} k=8 stream_y=1 vs 0 | time ratio off/on {ratio(s1, s0, lambda a, b: b / a)[0]:.2f}x")
 PY

@@ -31,26 +31,19 @@ SPMM_AI void acc_fma(spmm_acc *a, const int nv, const int t, hspmv_real v, const
     a->a[nv - 1] = vfma(b, t >= W ? vload(p) : vload_first(p, t), a->a[nv - 1]);
 }
 
-/* y[0 .. (nv-1)*W + t) = a (add: += a; stream: by streaming stores, y
-   aligned to W values and t == W, the caller's promise). */
-SPMM_AI void acc_put(const spmm_acc *a, const int nv, const int t, hspmv_real *y, int add, int stream)
+/* y[0 .. (nv-1)*W + t) = a (add: += a). */
+SPMM_AI void acc_put(const spmm_acc *a, const int nv, const int t, hspmv_real *y, int add)
 {
     for (int q = 0; q + 1 < nv; q++) {
         vreal s = a->a[q];
         if (add) s = vadd(s, vload(y + q * W));
-        if (stream)
-            vstream(y + q * W, s);
-        else
-            vstore(y + q * W, s);
+        vstore(y + q * W, s);
     }
     hspmv_real *p = y + (nv - 1) * W;
     vreal s = a->a[nv - 1];
     if (t >= W) {
         if (add) s = vadd(s, vload(p));
-        if (stream)
-            vstream(p, s);
-        else
-            vstore(p, s);
+        vstore(p, s);
     } else {
         if (add) s = vadd(s, vload_first(p, t));
         vstore_first(p, s, t);
@@ -67,7 +60,7 @@ SPMM_AI void acc_put(const spmm_acc *a, const int nv, const int t, hspmv_real *y
         const int nv_ = (NVC), t_ = (TC);                                                          \
         acc_zero(&a_, nv_);                                                                        \
         ENTRIES(SPMM_FMA_);                                                                        \
-        acc_put(&a_, nv_, t_, Y + (int64_t)(i) * ld + j0_, add, how & HSPMV_SPMM_STREAM);                                   \
+        acc_put(&a_, nv_, t_, Y + (int64_t)(i) * ld + j0_, add);                                   \
     } while (0)
 
 /* Row i of Y. K (a constant after inlining) > 0: k = K, one slab of
@@ -146,7 +139,7 @@ SPMM_AI void acc_put(const spmm_acc *a, const int nv, const int t, hspmv_real *y
     } while (0)
 
 /* ---- CSR ---------------------------------------------------------------- */
-SPMM_AI void csr_rows(int64_t r0, int64_t r1, const hspmv_csr *A, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int how)
+SPMM_AI void csr_rows(int64_t r0, int64_t r1, const hspmv_csr *A, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
 {
     const int64_t ld = K ? K : k, *rp = A->rowptr;
     const int64_t nx = A->ncols, ny = A->nrows; /* column-major: one vector's length */
@@ -162,14 +155,13 @@ SPMM_AI void csr_rows(int64_t r0, int64_t r1, const hspmv_csr *A, const int cm, 
 void SPMM_NAME(csr)(int64_t r0, int64_t r1, const hspmv_csr *A, int k, const hspmv_real *X, hspmv_real *Y,
                     int add, int how)
 {
-#define C_(K, CM_) csr_rows(r0, r1, A, CM_, K, k, X, Y, add, how)
+#define C_(K, CM_) csr_rows(r0, r1, A, CM_, K, k, X, Y, add)
     SPMM_LAYOUTS(C_);
 #undef C_
-    if (how & HSPMV_SPMM_STREAM) sfence();
 }
 
 /* ---- CSRL: segments of consecutive columns -------------------------------- */
-SPMM_AI void csrl_rows(int64_t r0, int64_t r1, const hspmv_csrl *A, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int how)
+SPMM_AI void csrl_rows(int64_t r0, int64_t r1, const hspmv_csrl *A, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
 {
     const int64_t ld = K ? K : k;
     const int64_t nx = A->ncols, ny = A->nrows; /* column-major: one vector's length */
@@ -190,16 +182,15 @@ SPMM_AI void csrl_rows(int64_t r0, int64_t r1, const hspmv_csrl *A, const int cm
 void SPMM_NAME(csrl)(int64_t r0, int64_t r1, const hspmv_csrl *A, int k, const hspmv_real *X, hspmv_real *Y,
                      int add, int how)
 {
-#define C_(K, CM_) csrl_rows(r0, r1, A, CM_, K, k, X, Y, add, how)
+#define C_(K, CM_) csrl_rows(r0, r1, A, CM_, K, k, X, Y, add)
     SPMM_LAYOUTS(C_);
 #undef C_
-    if (how & HSPMV_SPMM_STREAM) sfence();
 }
 
 /* ---- CSR16 and CSRVI: 32- or 64-bit row pointers (w32 a constant) --------- */
 #define SPMM_RP(i) (w32 ? (int64_t)rp32[i] : rp[i])
 SPMM_AI void csr16_rows(int64_t r0, int64_t r1, const hspmv_csr16 *A, const int w32, const int cm, const int K, int k,
-                        const hspmv_real *X, hspmv_real *Y, int add, int how)
+                        const hspmv_real *X, hspmv_real *Y, int add)
 {
     const int64_t ld = K ? K : k, *rp = A->rowptr;
     const int64_t nx = A->ncols, ny = A->nrows; /* column-major: one vector's length */
@@ -216,14 +207,13 @@ SPMM_AI void csr16_rows(int64_t r0, int64_t r1, const hspmv_csr16 *A, const int 
 void SPMM_NAME(csr16)(int64_t r0, int64_t r1, const hspmv_csr16 *A, int k, const hspmv_real *X, hspmv_real *Y,
                       int add, int how)
 {
-#define C_(K, CM_) (A->rowptr32 ? csr16_rows(r0, r1, A, 1, CM_, K, k, X, Y, add, how) : csr16_rows(r0, r1, A, 0, CM_, K, k, X, Y, add, how))
+#define C_(K, CM_) (A->rowptr32 ? csr16_rows(r0, r1, A, 1, CM_, K, k, X, Y, add) : csr16_rows(r0, r1, A, 0, CM_, K, k, X, Y, add))
     SPMM_LAYOUTS(C_);
 #undef C_
-    if (how & HSPMV_SPMM_STREAM) sfence();
 }
 
 SPMM_AI void csrvi_rows(int64_t r0, int64_t r1, const hspmv_csrvi *A, const int w32, const int cm, const int K, int k,
-                        const hspmv_real *X, hspmv_real *Y, int add, int how)
+                        const hspmv_real *X, hspmv_real *Y, int add)
 {
     const int64_t ld = K ? K : k, *rp = A->rowptr;
     const int64_t nx = A->ncols, ny = A->nrows; /* column-major: one vector's length */
@@ -241,14 +231,13 @@ SPMM_AI void csrvi_rows(int64_t r0, int64_t r1, const hspmv_csrvi *A, const int 
 void SPMM_NAME(csrvi)(int64_t r0, int64_t r1, const hspmv_csrvi *A, int k, const hspmv_real *X, hspmv_real *Y,
                       int add, int how)
 {
-#define C_(K, CM_) (A->rowptr32 ? csrvi_rows(r0, r1, A, 1, CM_, K, k, X, Y, add, how) : csrvi_rows(r0, r1, A, 0, CM_, K, k, X, Y, add, how))
+#define C_(K, CM_) (A->rowptr32 ? csrvi_rows(r0, r1, A, 1, CM_, K, k, X, Y, add) : csrvi_rows(r0, r1, A, 0, CM_, K, k, X, Y, add))
     SPMM_LAYOUTS(C_);
 #undef C_
-    if (how & HSPMV_SPMM_STREAM) sfence();
 }
 
 /* ---- CSRP: a uniform slice's row reads its values with stride G ----------- */
-SPMM_AI void csrp_rows(int64_t r0, int64_t r1, const hspmv_csrp *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int how)
+SPMM_AI void csrp_rows(int64_t r0, int64_t r1, const hspmv_csrp *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
 {
     const int64_t ld = K ? K : k;
     const int64_t nx = P->ncols, ny = P->nrows; /* column-major: one vector's length */
@@ -282,14 +271,13 @@ SPMM_AI void csrp_rows(int64_t r0, int64_t r1, const hspmv_csrp *P, const int cm
 void SPMM_NAME(csrp)(int64_t r0, int64_t r1, const hspmv_csrp *A, int k, const hspmv_real *X, hspmv_real *Y,
                      int add, int how)
 {
-#define C_(K, CM_) csrp_rows(r0, r1, A, CM_, K, k, X, Y, add, how)
+#define C_(K, CM_) csrp_rows(r0, r1, A, CM_, K, k, X, Y, add)
     SPMM_LAYOUTS(C_);
 #undef C_
-    if (how & HSPMV_SPMM_STREAM) sfence();
 }
 
 /* ---- CSRDU: columns decoded from the byte steps, once per slab ------------ */
-SPMM_AI void csrdu_rows(int64_t r0, int64_t r1, const hspmv_csrdu *D, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int how)
+SPMM_AI void csrdu_rows(int64_t r0, int64_t r1, const hspmv_csrdu *D, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
 {
     const int64_t ld = K ? K : k;
     const int64_t nx = D->ncols, ny = D->nrows; /* column-major: one vector's length */
@@ -326,15 +314,14 @@ SPMM_AI void csrdu_rows(int64_t r0, int64_t r1, const hspmv_csrdu *D, const int 
 void SPMM_NAME(csrdu)(int64_t r0, int64_t r1, const hspmv_csrdu *A, int k, const hspmv_real *X, hspmv_real *Y,
                       int add, int how)
 {
-#define C_(K, CM_) csrdu_rows(r0, r1, A, CM_, K, k, X, Y, add, how)
+#define C_(K, CM_) csrdu_rows(r0, r1, A, CM_, K, k, X, Y, add)
     SPMM_LAYOUTS(C_);
 #undef C_
-    if (how & HSPMV_SPMM_STREAM) sfence();
 }
 
 /* ---- PANELS: every panel a CSR over the rows, added into Y ---------------- */
 SPMM_AI void panel_rows(int64_t r0, int64_t r1, const uint32_t *rp32, const int64_t *rp, const int w32,
-                        const hspmv_panels *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int how)
+                        const hspmv_panels *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
 {
     const int64_t ld = K ? K : k;
     const int64_t nx = P->ncols, ny = P->nrows; /* column-major: one vector's length */
@@ -350,7 +337,7 @@ SPMM_AI void panel_rows(int64_t r0, int64_t r1, const uint32_t *rp32, const int6
 #undef E_
     }
 }
-SPMM_AI void panels_all(int64_t r0, int64_t r1, const hspmv_panels *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int how)
+SPMM_AI void panels_all(int64_t r0, int64_t r1, const hspmv_panels *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
 {
     int64_t n1 = P->nrows + 1, rb = P->rblock > 0 ? P->rblock : r1 - r0;
     for (int64_t b0 = r0; b0 < r1; b0 += rb) { /* row blocks: all panels of each in turn */
@@ -358,17 +345,17 @@ SPMM_AI void panels_all(int64_t r0, int64_t r1, const hspmv_panels *P, const int
         for (int p = 0; p < P->npanels; p++) {
             int a = add || p > 0;
             if (P->rowptr32)
-                panel_rows(b0, b1, P->rowptr32 + p * n1, NULL, 1, P, cm, K, k, X, Y, a, how);
+                panel_rows(b0, b1, P->rowptr32 + p * n1, NULL, 1, P, cm, K, k, X, Y, a);
             else
-                panel_rows(b0, b1, NULL, P->rowptr + p * n1, 0, P, cm, K, k, X, Y, a, how);
+                panel_rows(b0, b1, NULL, P->rowptr + p * n1, 0, P, cm, K, k, X, Y, a);
         }
     }
 }
-void SPMM_NAME(panels)(int64_t r0, int64_t r1, const hspmv_panels *A, int k, const hspmv_real *X, hspmv_real *Y, int add, int how)
+void SPMM_NAME(panels)(int64_t r0, int64_t r1, const hspmv_panels *A, int k, const hspmv_real *X,
+                       hspmv_real *Y, int add, int how)
 {
     if (r1 <= r0) return;
-#define C_(K, CM_) panels_all(r0, r1, A, CM_, K, k, X, Y, add, A->npanels == 1 ? how : how & ~HSPMV_SPMM_STREAM)
+#define C_(K, CM_) panels_all(r0, r1, A, CM_, K, k, X, Y, add)
     SPMM_LAYOUTS(C_);
 #undef C_
-    if (how & HSPMV_SPMM_STREAM) sfence();
 }

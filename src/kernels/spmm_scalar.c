@@ -9,8 +9,6 @@ static inline vreal vzero(void) { return 0; }
 static inline vreal vset1(hspmv_real a) { return a; }
 static inline vreal vload(const hspmv_real *p) { return *p; }
 static inline void vstore(hspmv_real *p, vreal a) { *p = a; }
-static inline void vstream(hspmv_real *p, vreal a) { *p = a; } /* no streaming store */
-static inline void sfence(void) {}
 static inline vreal vfma(vreal a, vreal b, vreal c) { return a * b + c; }
 static inline vreal vadd(vreal a, vreal b) { return a + b; }
 /* One lane: a slab's last vector is always full, so these are never called. */

@@ -45,16 +45,6 @@ static void chunk_part(const hspmv_local *L, const hspmv_spmm_set *S, int c, int
     spmm_rows(L, S, r0 + len * part / nparts, r0 + len * (part + 1) / nparts, k, X, Y, add, how);
 }
 
-/* Streaming stores of Y: y = A x only, each row whole cache lines (k values a
-   multiple of 64 bytes, Y aligned to 64), and the blocks larger than the
-   last-level cache (hspmv_local_stream_y, whose HSPMV_TEST stream_y forces it). */
-static int stream_block(const hspmv_local *L, int k, const hspmv_real *X, const hspmv_real *Y, int add)
-{
-    (void)X;
-    if (add || ((size_t)k * sizeof(hspmv_real)) % 64 || (uintptr_t)Y % 64) return 0;
-    return hspmv_local_stream_y((double)(L->nrows + L->ncols) * k * sizeof(hspmv_real), L->stream_y_forced);
-}
-
 /* Y = A X, every thread its chunk of rows (those of the one-vector
    product), one parallel region. */
 static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
@@ -65,7 +55,7 @@ static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const 
        2.3x as long at k = 8 on a random matrix, results file) */
     const hspmv_spmm_set *S = hspmv_spmm_find(L->ks_auto ? hspmv_kernel_find("auto")->isa : L->ks->isa, k);
     int T = L->threads;
-    int how = colmajor ? HSPMV_SPMM_COLMAJOR : stream_block(L, k, X, Y, add) ? HSPMV_SPMM_STREAM : 0;
+    int how = colmajor ? HSPMV_SPMM_COLMAJOR : 0;
     if (L->nrows == 0) return;
     if (T == 1) {
         chunk_part(L, S, 0, part, nparts, k, X, Y, add, how);
