@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench_block.h"
 #include "bench_stream.h"
 #include "bench_util.h"
 #include "local_calls.h"
@@ -24,7 +25,7 @@ static void usage(FILE *f)
             "usage: %s matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
             "         [--format %s|all[,...]] [--threshold T]\n"
             "         [--kernel K] [--progress auto|on|off]\n"
-            "         [--bw | --no-bw] [--bw-mib M] [--csv FILE] [--transpose]\n"
+            "         [--bw | --no-bw] [--bw-mib M] [--csv FILE] [--transpose] [--vectors K[,K...]]\n"
             "  Prepares the matrix in each format asked for (default all: every format below\n"
             "  but auto, then the automatic choice; a format that\n"
             "  cannot hold the matrix is skipped) and times y = A*x with `threads` OpenMP threads\n"
@@ -42,6 +43,9 @@ static void usage(FILE *f)
             "  2 s and when each step ends; off).\n"
             "  --transpose: times y = A^T x instead (hspmv_local_spmm; its transposed copy\n"
             "  is made before the timings and counted in the preparation time).\n"
+            "  --vectors: time the block product Y = A X of K row-major vectors instead\n"
+            "  (a list: each K in interleaved rounds; products/s = K / time, and the\n"
+            "  k=1 rate beside it; no triad probe or CSV).\n"
             "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
             "  (OVFL: the matrix's values, not the kernel) or input is bad.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
@@ -150,6 +154,7 @@ typedef struct cfg {
     size_t bw_bytes;
     int bw, nfmt, fmts[MAXRUN];
     double threshold;
+    bb_cfg block;      /* --vectors: block.nk > 0 */
 } cfg;
 
 /* Prepares every format of c with `threads` threads, probes the bandwidth,
@@ -380,6 +385,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--csv")) c.csv = bu_value(argc, argv, &i);
         else if (!strcmp(a, "--progress")) bu_progress_set(bu_parse_progress(a, bu_value(argc, argv, &i)));
         else if (!strcmp(a, "--transpose")) transpose = 1;
+        else if (!strcmp(a, "--vectors")) bb_parse_vectors(a, bu_value(argc, argv, &i), &c.block);
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -389,6 +395,8 @@ int main(int argc, char **argv)
         else bu_fail("unexpected argument '%.40s' after the thread counts", a);
     }
     if (!c.path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [threads] [options]; see --help)", prog);
+    if (c.block.nk && c.csv) bu_fail("--csv does not apply to --vectors (the key=value lines hold its results)");
+    if (c.block.nk && transpose) bu_fail("--vectors and --transpose are timed apart: give one of them");
     if (c.csv) c.cf = bu_csv_open("--csv", c.csv); /* an unwritable CSV is found now, not after the timings */
     if (c.reps < ROUNDS) c.reps = ROUNDS;
     if (!nthr) {
@@ -406,7 +414,18 @@ int main(int argc, char **argv)
            c.path, bu_now() - t0, (long long)A.nrows, (long long)A.ncols, (long long)A.nnz,
            sizeof(hspmv_real) == 8 ? "double" : "single", omp_get_num_procs());
     if (transpose && hspmv_local_csr_transpose(&A, &tA, 1)) bu_fail("out of memory transposing the matrix");
-    for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
+    if (c.block.nk) { /* --vectors: the block product instead */
+        c.block.path = c.path;
+        c.block.kernel = c.kernel;
+        c.block.nfmt = c.nfmt;
+        c.block.fmts = c.fmts;
+        c.block.reps = c.reps;
+        c.block.warmup = c.warmup;
+        c.block.rounds = ROUNDS;
+        c.block.threshold = c.threshold;
+        for (int t = 0; t < nthr; t++) bad |= bb_measure(&c.block, &A, thr[t]);
+    } else
+        for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
     hspmv_csr_free(&tA);
     hspmv_csr_free(&A);
     errno = 0;

@@ -35,6 +35,8 @@ struct hspmv_local {
     int format;                  /* HSPMV_FORMAT_CSR, _CSRL, _BCOO, _CSR16, _CSRVI, _CSRP, _CSRDU or _PANELS */
     int threads;                 /* chunks = threads each call uses, >= 1 */
     const hspmv_kernel_set *ks;  /* kernels in use */
+    int ks_auto;                 /* 1: kernel "auto" (ks timed for one vector): the block
+                                    product runs the CPU's best set (local_spmm.c) */
     int64_t nrows, ncols, nnz;   /* size */
     int64_t nseg;                /* segments of consecutive columns (all formats) */
     int64_t *rows;               /* threads+1 entries: thread c owns rows [rows[c], rows[c+1]) */

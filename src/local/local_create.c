@@ -291,6 +291,7 @@ int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *opts, const ch
     drop_counts(L); /* only the build needs them */
     if (rc != HSPMV_OK) goto fail;
     if (!o.kernel || !strcmp(o.kernel, "auto")) {
+        L->ks_auto = 1;
         hspmv_local_tune_kernels(L);
         if (o.format == HSPMV_FORMAT_AUTO && L->format == HSPMV_FORMAT_CSRDU) keep_faster(&L, A, &o, test);
     }

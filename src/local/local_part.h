@@ -21,6 +21,13 @@ int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *o, const char 
 void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
                            int add);
 
+/* Part `part` of `nparts` of the row-major block product Y = A X of k
+   vectors (X[c*k + j], add: Y += A X; local_spmm.c), cut as
+   hspmv_local_spmv_part cuts rows; k == 1 is hspmv_local_spmv_part. A
+   blocked COO matrix (no block kernel) does the whole product in part 0. */
+void hspmv_local_spmm_part(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
+                           int add);
+
 /* Rows [r0, r1) of y = A*x (add: y += A*x), in the calling thread only
    (every format has row-range kernels). */
 void hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y,

@@ -1,20 +1,76 @@
 /* local_spmm.c — Y = op(A) X for a block of k vectors on a prepared matrix:
-   the argument checks, the transposed copy's dispatch, and the layouts. */
+   the argument checks, the transposed copy's dispatch, the block kernels
+   over the one-vector product's thread chunks, and the layouts.
+   Row-major blocks (X[c*k + j]) go straight to the format's block kernel
+   (kernels_spmm.h), every format but blocked COO, which is multiplied
+   vector by vector (AUTO never picks it). Column-major blocks (vector j at
+   j*n) run the same kernels with a row's sums in scalar registers (the
+   matrix read once), which beat copying into row-major scratch blocks and
+   back, and k one-vector products on the columns, on a stencil; on
+   scattered columns (the panel format) each entry then misses k lines of
+   X, and k one-vector products on the columns win by 4-5x
+   (docs/results/2026-11-27-block-product.md). k == 1 is the one-vector
+   product itself. */
 #include <string.h>
 #include "local.h"
+#include "local_part.h"
+#include "kernels_spmm.h"
 #include "util.h"
 
-/* Fallback for a format without a block kernel: each vector on its own,
-   through the one-vector kernel (columns copied out of and back into the
-   row-major block). */
-static int spmm_by_columns(const hspmv_local *L, int k, const hspmv_real *X, hspmv_real *Y, int add, int colmajor,
+/* Rows [r0, r1) of Y = A X (add: +=) in the calling thread; how: the
+   kernels' HSPMV_SPMM_* bits. */
+static void spmm_rows(const hspmv_local *L, const hspmv_spmm_set *S, int64_t r0, int64_t r1, int k,
+                      const hspmv_real *X, hspmv_real *Y, int add, int how)
+{
+    if (r1 <= r0) return;
+    switch (L->format) {
+    case HSPMV_FORMAT_CSR: S->csr(r0, r1, &L->csr, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSRL: S->csrl(r0, r1, &L->csrl, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSR16: S->csr16(r0, r1, &L->csr16, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSRVI: S->csrvi(r0, r1, &L->csrvi, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSRP: S->csrp(r0, r1, &L->csrp, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_CSRDU: S->csrdu(r0, r1, &L->csrdu, k, X, Y, add, how); break;
+    case HSPMV_FORMAT_PANELS: S->panels(r0, r1, &L->panels, k, X, Y, add, how); break;
+    default: break; /* blocked COO: spmm_by_columns */
+    }
+}
+
+static int has_block_kernel(const hspmv_local *L) { return L->format != HSPMV_FORMAT_BCOO; }
+
+/* Part `part` of `nparts` of chunk c (local_part.h). */
+static void chunk_part(const hspmv_local *L, const hspmv_spmm_set *S, int c, int part, int nparts, int k,
+                       const hspmv_real *X, hspmv_real *Y, int add, int how)
+{
+    int64_t r0 = L->rows[c], len = L->rows[c + 1] - r0;
+    spmm_rows(L, S, r0 + len * part / nparts, r0 + len * (part + 1) / nparts, k, X, Y, add, how);
+}
+
+/* Y = A X, every thread its chunk of rows (those of the one-vector
+   product), one parallel region. */
+static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
+                       int add, int colmajor)
+{
+    /* kernel "auto" timed the one-vector kernels, where scalar loads may beat
+       gathers; across a row's k values SIMD wins (scalar block kernels took
+       2.3x as long at k = 8 on a random matrix, results file) */
+    const hspmv_spmm_set *S = hspmv_spmm_find(L->ks_auto ? hspmv_kernel_find("auto")->isa : L->ks->isa, k);
+    int T = L->threads;
+    int how = colmajor ? HSPMV_SPMM_COLMAJOR : 0;
+    if (L->nrows == 0) return;
+    if (T == 1) {
+        chunk_part(L, S, 0, part, nparts, k, X, Y, add, how);
+        return;
+    }
+#pragma omp parallel num_threads(T)
+    HSPMV_FOR_MY_CHUNKS(c, T) chunk_part(L, S, c, part, nparts, k, X, Y, add, how);
+}
+
+/* Blocked COO: each vector on its own through the one-vector kernel,
+   copied out of and back into the row-major block. */
+static int spmm_by_columns(const hspmv_local *L, int k, const hspmv_real *X, hspmv_real *Y, int add,
                            hspmv_error *err)
 {
     int64_t m = L->nrows, n = L->ncols;
-    if (colmajor) {
-        for (int j = 0; j < k; j++) hspmv_local_spmv(L, X + (size_t)j * (size_t)n, Y + (size_t)j * (size_t)m, add);
-        return hspmv_ok(err);
-    }
     hspmv_real *x = hspmv_alloc_pages((size_t)(n ? n : 1), sizeof(hspmv_real));
     hspmv_real *y = hspmv_alloc_pages((size_t)(m ? m : 1), sizeof(hspmv_real));
     if (!x || !y) {
@@ -23,16 +79,47 @@ static int spmm_by_columns(const hspmv_local *L, int k, const hspmv_real *X, hsp
         return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_spmm: out of memory for %d vectors", k);
     }
     for (int j = 0; j < k; j++) {
+#pragma omp parallel for num_threads(L->threads) schedule(static)
         for (int64_t i = 0; i < n; i++) x[i] = X[i * k + j];
         hspmv_local_spmv(L, x, y, 0);
-        if (add)
-            for (int64_t i = 0; i < m; i++) Y[i * k + j] += y[i];
-        else
-            for (int64_t i = 0; i < m; i++) Y[i * k + j] = y[i];
+#pragma omp parallel for num_threads(L->threads) schedule(static)
+        for (int64_t i = 0; i < m; i++) Y[i * k + j] = add ? Y[i * k + j] + y[i] : y[i];
     }
     hspmv_free(x);
     hspmv_free(y);
     return hspmv_ok(err);
+}
+
+/* Row-major Y = A X (add: +=) on any format. */
+static int spmm_rowmajor(const hspmv_local *L, int k, const hspmv_real *X, hspmv_real *Y, int add, hspmv_error *err)
+{
+    if (!has_block_kernel(L)) return spmm_by_columns(L, k, X, Y, add, err);
+    spmm_block(L, 0, 1, k, X, Y, add, 0);
+    return hspmv_ok(err);
+}
+
+/* Column-major blocked COO and panels: the one-vector product on each column in place. */
+static int spmm_columns_in_place(const hspmv_local *L, int k, const hspmv_real *X, hspmv_real *Y, int add,
+                                 hspmv_error *err)
+{
+    for (int j = 0; j < k; j++)
+        hspmv_local_spmv(L, X + (size_t)j * (size_t)L->ncols, Y + (size_t)j * (size_t)L->nrows, add);
+    return hspmv_ok(err);
+}
+
+void hspmv_local_spmm_part(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
+                           int add)
+{
+    if (k == 1) {
+        hspmv_local_spmv_part(L, part, nparts, X, Y, add);
+        return;
+    }
+    if (!has_block_kernel(L)) {
+        if (part == 0) spmm_by_columns(L, k, X, Y, add, NULL);
+        return;
+    }
+    if (nparts < 1) nparts = 1;
+    spmm_block(L, part, nparts, k, X, Y, add, 0);
 }
 
 int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspmv_real *Y, int add,
@@ -49,5 +136,12 @@ int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspm
         hspmv_local_spmv(L, X, Y, add);
         return hspmv_ok(err);
     }
-    return spmm_by_columns(L, k, X, Y, add, (flags & HSPMV_COL_MAJOR) != 0, err);
+    if (flags & HSPMV_COL_MAJOR) {
+        /* scattered columns (the panel format): each entry would miss k lines of X */
+        if (!has_block_kernel(L) || L->format == HSPMV_FORMAT_PANELS)
+            return spmm_columns_in_place(L, k, X, Y, add, err);
+        spmm_block(L, 0, 1, k, X, Y, add, 1);
+        return hspmv_ok(err);
+    }
+    return spmm_rowmajor(L, k, X, Y, add, err);
 }

@@ -78,6 +78,15 @@ if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx --no-bw --reps 5 > 
     else fail "$t (asked: $asked; asked:ran: $got; summary lines: $sum)" "$out"; fi
 else fail "$t (exit $?)" "$out"; fi
 
+# ---- item: benchmark-omp --vectors times the block product for each k -------
+# One bench=omp-block line per format and k, every vector checked (violations=0),
+# and k = 1's rate beside each (vs_k1).
+t=benchmark_omp_vectors_times_every_k_and_checks_it
+if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx 2 --vectors 1,3,8 --format auto,csr --reps 5 > "$out" 2>&1; then
+    n=$(grep -c '^bench=omp-block .* vectors=[138] .*products_per_s=[0-9.]* .*vs_k1=[0-9.]* .*violations=0$' "$out")
+    if [ "$n" = 6 ]; then pass "$t"; else fail "$t ($n of 6 checked lines)" "$out"; fi
+else fail "$t (exit $?)" "$out"; fi
+
 # ---- item: a file declaring more than the machine can give -----------------
 # The size line's rows, columns and count say what reading, building CSR and
 # multiplying take; above physical memory or the address-space limit the
