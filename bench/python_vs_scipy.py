@@ -12,6 +12,7 @@ scipy.sparse.linalg.cg on the SciPy matrix and on Matrix.aslinearoperator()
 Run with PYTHONPATH=python after `make python` (or the installed package)."""
 import argparse
 import os
+import inspect
 import statistics
 import sys
 import time
@@ -21,6 +22,13 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 import hspmv
+
+# SciPy 1.12 renamed cg's tol to rtol (and later removed tol): the name this SciPy takes.
+_CG_TOL = "rtol" if "rtol" in inspect.signature(spla.cg).parameters else "tol"
+
+
+def RTOL(t):
+    return {_CG_TOL: t}
 
 
 def interleaved(fns, reps):
@@ -67,7 +75,7 @@ def cg(path, threads, rounds):
                 n[0] += 1
 
             t0 = time.perf_counter()
-            x, info = spla.cg(B, b, tol=1e-8, atol=0, maxiter=5000, callback=count)
+            x, info = spla.cg(B, b, atol=0, maxiter=5000, callback=count, **RTOL(1e-8))
             ts.append(time.perf_counter() - t0)
             its.append((n[0], info))
         res[name] = (its[0], statistics.median(ts), float(np.linalg.norm(b - A @ x) / np.linalg.norm(b)))

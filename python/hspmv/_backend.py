@@ -54,12 +54,23 @@ def opts(format="auto", kernel="auto", threads=None, csrl_threshold=None, partit
             _choice(read, _READS, "read"), int(node_ranks))
 
 
-def cores_available():
-    """Cores of this process's affinity mask."""
+def _mask_now():
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+# The mask before the extension (and OpenMP) is loaded: with OMP_PROC_BIND
+# set, the OpenMP runtime pins the main thread to one core of the mask when
+# it starts, and the mask read afterwards would be that one core.
+_MASK_AT_IMPORT = _mask_now()
+
+
+def cores_available():
+    """Cores of this process's affinity mask (as it was before OpenMP pinned
+    the main thread)."""
+    return max(_MASK_AT_IMPORT, _mask_now())
 
 
 def binding_warning(threads, cores):
