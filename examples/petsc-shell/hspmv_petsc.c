@@ -23,67 +23,62 @@ typedef struct shell {
     hspmv_real *xs, *ys;     /* scratch when the reals differ (SAME_REAL 0) */
 } shell;
 
-static PetscErrorCode shell_mult(Mat S, Vec x, Vec y)
+/* y = A x (flags 0: x has this rank's columns, y its rows) or y = A^T x
+   (HSPMV_TRANSPOSE: x has its rows, y its columns), through the reals'
+   scratch when they differ (SAME_REAL 0). */
+static PetscErrorCode shell_apply(Mat S, Vec x, Vec y, int flags)
 {
     shell *c;
     const PetscScalar *xa;
     PetscScalar *ya;
     PetscInt nx, ny;
     hspmv_error err;
-    int rc;
+    int rc, tr = flags == HSPMV_TRANSPOSE;
+    PetscInt nin, nout;
 
     PetscFunctionBeginUser;
     PetscCall(MatShellGetContext(S, &c));
+    nin = tr ? c->nrows : c->ncols;
+    nout = tr ? c->ncols : c->nrows;
     PetscCall(VecGetLocalSize(x, &nx));
     PetscCall(VecGetLocalSize(y, &ny));
-    PetscCheck(nx == c->ncols && ny == c->nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-               "hspmv shell: vectors with %" PetscInt_FMT " / %" PetscInt_FMT " local entries, the matrix has %"
-               PetscInt_FMT " columns / %" PetscInt_FMT " rows here (make them with MatCreateVecs)",
-               nx, ny, c->ncols, c->nrows);
+    if (!tr)
+        PetscCheck(nx == nin && ny == nout, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+                   "hspmv shell: vectors with %" PetscInt_FMT " / %" PetscInt_FMT " local entries, the matrix has %"
+                   PetscInt_FMT " columns / %" PetscInt_FMT " rows here (make them with MatCreateVecs)",
+                   nx, ny, c->ncols, c->nrows);
+    else
+        PetscCheck(nx == nin && ny == nout, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+                   "hspmv shell: MatMultTranspose with %" PetscInt_FMT " / %" PetscInt_FMT " local entries, the "
+                   "matrix has %" PetscInt_FMT " rows / %" PetscInt_FMT " columns here", nx, ny, c->nrows, c->ncols);
     PetscCall(VecGetArrayRead(x, &xa));
     PetscCall(VecGetArrayWrite(y, &ya));
 #if SAME_REAL
-    rc = hspmv_dist_spmv(c->D, xa, ya, &err);
+    rc = hspmv_dist_spmm(c->D, flags, 1, xa, ya, &err);
 #else
-    for (PetscInt i = 0; i < nx; i++) c->xs[i] = (hspmv_real)xa[i];
-    rc = hspmv_dist_spmv(c->D, c->xs, c->ys, &err);
-    for (PetscInt i = 0; i < ny; i++) ya[i] = (PetscScalar)c->ys[i];
+    hspmv_real *in = tr ? c->ys : c->xs, *out = tr ? c->xs : c->ys;
+    for (PetscInt i = 0; i < nx; i++) in[i] = (hspmv_real)xa[i];
+    rc = hspmv_dist_spmm(c->D, flags, 1, in, out, &err);
+    for (PetscInt i = 0; i < ny; i++) ya[i] = (PetscScalar)out[i];
 #endif
     PetscCall(VecRestoreArrayWrite(y, &ya));
     PetscCall(VecRestoreArrayRead(x, &xa));
-    PetscCheck(rc == HSPMV_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "hspmv_dist_spmv: %s", err.msg);
+    PetscCheck(rc == HSPMV_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: %s",
+               tr ? "hspmv_dist_spmm (transposed)" : "hspmv_dist_spmv", err.msg);
     PetscFunctionReturn(0);
 }
 
-/* y = A^T x: x has this rank's rows, y its columns. */
+static PetscErrorCode shell_mult(Mat S, Vec x, Vec y)
+{
+    PetscFunctionBeginUser;
+    PetscCall(shell_apply(S, x, y, 0));
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode shell_mult_transpose(Mat S, Vec x, Vec y)
 {
-    shell *c;
-    const PetscScalar *xa;
-    PetscScalar *ya;
-    PetscInt nx, ny;
-    hspmv_error err;
-    int rc;
-
     PetscFunctionBeginUser;
-    PetscCall(MatShellGetContext(S, &c));
-    PetscCall(VecGetLocalSize(x, &nx));
-    PetscCall(VecGetLocalSize(y, &ny));
-    PetscCheck(nx == c->nrows && ny == c->ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-               "hspmv shell: MatMultTranspose with %" PetscInt_FMT " / %" PetscInt_FMT " local entries, the "
-               "matrix has %" PetscInt_FMT " rows / %" PetscInt_FMT " columns here", nx, ny, c->nrows, c->ncols);
-    PetscCall(VecGetArrayRead(x, &xa));
-    PetscCall(VecGetArrayWrite(y, &ya));
-#if SAME_REAL
-    rc = hspmv_dist_spmm(c->D, HSPMV_TRANSPOSE, 1, xa, ya, &err);
-#else
-    for (PetscInt i = 0; i < nx; i++) c->ys[i] = (hspmv_real)xa[i];
-    rc = hspmv_dist_spmm(c->D, HSPMV_TRANSPOSE, 1, c->ys, c->xs, &err);
-    for (PetscInt i = 0; i < ny; i++) ya[i] = (PetscScalar)c->xs[i];
-#endif
-    PetscCall(VecRestoreArrayWrite(y, &ya));
-    PetscCall(VecRestoreArrayRead(x, &xa));
-    PetscCheck(rc == HSPMV_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "hspmv_dist_spmm (transposed): %s", err.msg);
+    PetscCall(shell_apply(S, x, y, HSPMV_TRANSPOSE));
     PetscFunctionReturn(0);
 }
 

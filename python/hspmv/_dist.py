@@ -163,8 +163,9 @@ class DistMatrix:
 
     def free(self):
         """hspmv_dist_destroy now (collective: every rank at the same point).
-        Otherwise it happens when the last reference goes, which must also be
-        at the same point on every rank; vectors keep the matrix alive."""
+        Only free() or leaving a `with` block destroys the matrix: a dropped
+        DistMatrix keeps its memory until exit and warns (ResourceWarning);
+        vectors keep the matrix alive."""
         self._c.free()
 
     def __enter__(self):
