@@ -147,7 +147,7 @@ ifneq ($(CUDA),)
 include gpu.mk
 endif
 
-.PHONY: all lib shared programs test test-one test-build-one test-aarch64 test-cuda sanitize fuzz install uninstall clean run deps matrices
+.PHONY: all lib shared programs test test-one test-prereqs test-build-one test-aarch64 test-cuda sanitize fuzz install uninstall clean run deps matrices
 all: programs
 
 deps: build/.deps-build
@@ -221,13 +221,21 @@ test-one: $(TEST_BIN)
 # its counts in $(BUILD)/results-*.txt; the closing line adds them up.
 test: build/.deps-test
 	@rm -f build/*/results-*.txt
+	@$(MAKE) --no-print-directory -j$(NPROC) PRECISION=double test-prereqs
 	@$(MAKE) --no-print-directory PRECISION=double test-build-one
+	@$(MAKE) --no-print-directory -j$(NPROC) PRECISION=single test-prereqs
 	@$(MAKE) --no-print-directory PRECISION=single test-build-one
 	@$(MAKE) --no-print-directory test-aarch64
 	@$(MAKE) --no-print-directory test-cuda
 	@$(MAKE) --no-print-directory programs
 	@$(MAKE) --no-print-directory test-cluster
 	@sh tests/run.sh --summary build/*/results-*.txt
+
+# What one precision's suites build (its tests, programs, both libraries:
+# the install tests need the shared one), built by make test on every core
+# before the suites run one after another.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+test-prereqs: $(TEST_BIN) $(EXTRA_TEST_DEPS) $(LIB) $(SHLIB)
 
 # Builds and runs one precision's tests, then the extra suites (MPI, ...).
 test-build-one: $(TEST_BIN) $(EXTRA_TEST_DEPS)
