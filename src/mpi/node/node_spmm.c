@@ -105,7 +105,14 @@ static int alloc_window(hspmv_dist *D, hspmv_node *N, node_wide *W, int k, hspmv
     char *base = hspmv_shared_view(&W->alias, (char *)b0 + off, bytes - PAGE);
     W->vecs = (hspmv_real *)base;
     W->ghost = W->vecs + 2 * N->vec_stride * k;
-    (void)hspmv_shared_huge(base, bytes - PAGE, N->rank, N->size); /* each rank a share */
+    /* huge pages for what is written whole each product: the ghost areas
+       (each rank a share), and this rank's parts where it exports them
+       whole; a stencil's parts, where only boundary entries are exported,
+       stay untouched (k times the node's x, twice, is mostly never used) */
+    (void)hspmv_shared_huge(W->ghost, 2 * (size_t)N->gh_stride * (size_t)k * sizeof(hspmv_real), N->rank, N->size);
+    for (int b = 0; b < 2 && !N->exp_idx && D->ncols_local > 0; b++)
+        (void)hspmv_shared_huge(W->vecs + (b * N->vec_stride + N->part_off[N->rank]) * k,
+                                (size_t)(D->ncols_local * k) * sizeof(hspmv_real), 0, 1);
     return HSPMV_OK;
 }
 
