@@ -59,8 +59,8 @@ static int alloc_private(const hspmv_dist *D, const hspmv_node *N, int k, node_w
 {
     int64_t ns = N->send_ptr[N->nsend], copy = N->gather == HSPMV_GATHER_COPY;
     T->sendbuf = hspmv_alloc_pages((size_t)(ns * k + 1), sizeof(hspmv_real));
-    T->ngy = hspmv_alloc_pages((size_t)((N->nb.row ? N->nb.nrows * k : 0) + 1), sizeof(hspmv_real));
-    T->ogy = hspmv_alloc_pages((size_t)((N->ob.row ? N->ob.nrows * k : 0) + 1), sizeof(hspmv_real));
+    T->ngy = hspmv_alloc_pages((size_t)((N->nb.row && !N->nb.val1 ? N->nb.nrows * k : 0) + 1), sizeof(hspmv_real));
+    T->ogy = hspmv_alloc_pages((size_t)((N->ob.row && !N->ob.val1 ? N->ob.nrows * k : 0) + 1), sizeof(hspmv_real));
     T->xn = hspmv_alloc_pages((size_t)((copy ? N->nn * k : 0) + 1), sizeof(hspmv_real));
     T->xo = hspmv_alloc_pages((size_t)((copy ? N->no * k : 0) + 1), sizeof(hspmv_real));
     if (!T->sendbuf || !T->ngy || !T->ogy || !T->xn || !T->xo)
