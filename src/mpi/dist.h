@@ -26,16 +26,15 @@
 struct hspmv_node;
 typedef struct hspmv_dist_tr hspmv_dist_tr; /* dist_transpose.c */
 
-/* The block product's buffers (dist_spmm.c, halo_block.c), none until the
-   first hspmv_dist_spmm that needs them, grown when a later one has a
-   larger k (agreed on every rank: k is the same everywhere). */
+/* The p2p block product's buffers (dist_spmm.c, halo_block.c), none until
+   the first hspmv_dist_spmm that needs them, grown when a later one has a
+   larger k (agreed on every rank: k is the same everywhere). Halo "node"
+   keeps its own (node.h's node_wide). */
 typedef struct hspmv_dist_blk {
     int k;                  /* p2p: xg, sendbuf and gy hold k values per entry */
     hspmv_real *xg;         /* nghost * k: received ghost values, row-major */
     hspmv_real *sendbuf;    /* send_ptr[nsend] * k */
     hspmv_real *gy;         /* nghost_rows * k when ghost_row: the ghost block's product */
-    int kc;                 /* cx and cy hold kc values per entry */
-    hspmv_real *cx, *cy;    /* ncols_local * kc, nrows_local * kc: a row-major block in column-major (halo node) */
 } hspmv_dist_blk;
 
 struct hspmv_dist {

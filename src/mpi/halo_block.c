@@ -46,8 +46,6 @@ void hspmv_dist_blk_free(hspmv_dist *D)
     hspmv_free(B->xg);
     hspmv_free(B->sendbuf);
     hspmv_free(B->gy);
-    hspmv_free(B->cx);
-    hspmv_free(B->cy);
     memset(B, 0, sizeof(*B));
 }
 

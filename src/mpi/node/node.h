@@ -71,6 +71,23 @@ typedef struct node_call {
     double t0, t1, t2, t3, t4, t_fold, t_owned, sync, sync_before; /* for the timing */
 } node_call;
 
+/* The block product's buffers (node_spmm.c), made by its first call and
+   grown with k: a second shared window holding two parity node vectors and
+   two ghost areas of k values an entry (node rank q's part at
+   part_off[q]*k, a received entry at its ghost-area offset times k), and
+   this rank's private buffers for k values an entry. */
+typedef struct node_wide {
+    int k;                  /* values an entry the buffers hold (0: none yet) */
+    MPI_Win win;
+    int have_win;
+    hspmv_alias alias;      /* the window's second mapping, where its pages can be huge */
+    hspmv_real *vecs;       /* 2 node vectors, vec_stride*k apart (call parity) */
+    hspmv_real *ghost;      /* 2 ghost areas, gh_stride*k apart */
+    hspmv_real *sendbuf;    /* send_ptr[nsend]*k */
+    hspmv_real *ngy, *ogy;  /* nb.nrows*k, ob.nrows*k: compressed rows' products */
+    hspmv_real *xn, *xo;    /* copy gathers: nn*k, no*k */
+} node_wide;
+
 typedef struct hspmv_node {
     /* node_comm.c */
     MPI_Comm comm;        /* the ranks of this node (or pseudo-node), ordered like D->comm */
@@ -100,6 +117,7 @@ typedef struct hspmv_node {
     node_pool *pool;
     uint64_t calls;       /* products so far */
     node_call cur;        /* node_spmv.c: the product under way */
+    node_wide *wide;      /* node_spmm.c: the block product's window and buffers (NULL: none yet) */
     int64_t copies;       /* products that copied the caller's x into the window (this rank) */
     double share_s[2];    /* shared rows since the last timing reset: thread-seconds in this rank's own chunks [0]
                              and in chunks it took from other ranks [1] */
@@ -253,6 +271,15 @@ int hspmv_node_begin(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
 void hspmv_node_local(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
 int hspmv_node_end(struct hspmv_dist *D);
 void hspmv_node_rest(struct hspmv_dist *D, hspmv_real *y);
+/* node_spmm.c. Y = A X for a row-major block of k (>= 2) vectors in halo
+   "node" mode: the steps of the one-vector product with k values an entry,
+   the x parts and ghosts in a second window (N->wide, made or grown here:
+   collective, agreed; every rank passes the same k), the block kernels,
+   the same call numbers and flags as the one-vector product (the two may
+   alternate). A failure after the setup is this rank's. */
+int hspmv_node_spmm(struct hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
+/* Frees N->wide (collective over the node when it holds a window). */
+void hspmv_node_wide_free(hspmv_node *N);
 /* hspmv_share_x for a block whose columns index one vector: ctx itself. */
 const hspmv_real *hspmv_node_same_x(void *ctx, int q);
 

@@ -296,6 +296,7 @@ void hspmv_node_free(hspmv_node **Np)
     hspmv_free(N->xn);
     hspmv_free(N->xo);
     hspmv_free(N->xr);
+    hspmv_node_wide_free(N);
     hspmv_node_window_free(N);
     hspmv_node_layout_free(Np);
 }
