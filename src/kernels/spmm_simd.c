@@ -34,7 +34,7 @@ static inline void tail_fma(spmm_tail *a, int t, float v, const float *x)
     if (W > 8 && (t & 8)) a->a8 = _mm256_fmadd_ps(_mm256_set1_ps(v), _mm256_loadu_ps(x), a->a8), x += 8;
     if (t & 4) a->a4 = _mm_fmadd_ps(b, _mm_loadu_ps(x), a->a4), x += 4;
     if (t & 2) a->a2 = _mm_fmadd_ps(b, load2(x), a->a2), x += 2;
-    if (t & 1) a->a1 = _mm_fmadd_ss(b, _mm_load_ss(x), a->a1);
+    if (t & 1) a->a1 = _mm_fmadd_ps(b, _mm_load_ss(x), a->a1); /* lanes 1-3 stay 0; no copy of b as _ss would make */
 }
 static inline void tail_put(const spmm_tail *a, int t, float *y, int add)
 {
@@ -59,7 +59,7 @@ static inline void tail_fma(spmm_tail *a, int t, double v, const double *x)
     __m128d b = _mm_set1_pd(v);
     if (W > 4 && (t & 4)) a->a4 = _mm256_fmadd_pd(_mm256_set1_pd(v), _mm256_loadu_pd(x), a->a4), x += 4;
     if (t & 2) a->a2 = _mm_fmadd_pd(b, _mm_loadu_pd(x), a->a2), x += 2;
-    if (t & 1) a->a1 = _mm_fmadd_sd(b, _mm_load_sd(x), a->a1);
+    if (t & 1) a->a1 = _mm_fmadd_pd(b, _mm_load_sd(x), a->a1); /* lane 1 stays 0; no copy of b as _sd would make */
 }
 static inline void tail_put(const spmm_tail *a, int t, double *y, int add)
 {
