@@ -3,7 +3,8 @@
    threads x k in {1, 2, 3, 4, 8, 16, 17} x row- and column-major x add
    0/1, each of the k vectors against the long-double reference with the
    docs/design.md bound; square and rectangular matrices, rows of every
-   tail length, several column panels; the parts of the block product
+   tail length, several column panels, Y's rows by streaming stores
+   (HSPMV_TEST spmm_stream=1: k = 8, 16 in double, 16 in single); the parts of the block product
    (local_part.h) against the whole; a wrong entry is caught. Names
    kernels only through the registry, so it runs under qemu-aarch64. */
 #include <math.h>
@@ -88,6 +89,7 @@ static int check_matrix(const hspmv_csr *A, const char *name, const char *test, 
         CHECK(0, "%s: out of memory in setup", name);
         return 1;
     }
+    CHECK((uintptr_t)Y % 64 == 0 && (uintptr_t)Yp % 64 == 0, "%s: Y not aligned to 64 bytes: no streaming stores", name);
     tl_fill(X, (int64_t)xn, 11);
     tl_fill(Y0, (int64_t)yn, 12);
     for (int f = 0; f < NFMT; f++)
@@ -151,6 +153,7 @@ static void test_square_tails(void)
     CHECK(tl_csr_random(&A, n, n, len, 0, 4, 3) == HSPMV_OK, "generate");
     quantize(&A);
     check_matrix(&A, "square 140", "", -1);
+    check_matrix(&A, "square 140 spmm_stream=1", "spmm_stream=1", -1);
     hspmv_csr_free(&A);
 }
 
@@ -195,6 +198,8 @@ static void test_stencil_panels(void)
     A.rowptr[n] = A.nnz = q;
     check_matrix(&A, "stencil 13x13", "", -1);
     check_matrix(&A, "stencil 13x13 panels=3", "panels=3", HSPMV_FORMAT_PANELS);
+    check_matrix(&A, "stencil 13x13 spmm_stream=1", "spmm_stream=1", -1);
+    check_matrix(&A, "stencil 13x13 panels=3 spmm_stream=1", "panels=3,spmm_stream=1", HSPMV_FORMAT_PANELS);
     hspmv_csr_free(&A);
 }
 

@@ -4,12 +4,15 @@
    add == 0: Y[i,:] = sum A[i,c] X[c,:]; add != 0: Y[i,:] += that. how:
    HSPMV_SPMM_COLMAJOR: X and Y hold their vectors one after another (vector
    j at X + j*ncols, Y + j*nrows): the same kernels with a row's sums in
-   scalar registers (streaming stores of Y's rows were tried and lost on a
-   stencil: docs/results/2026-11-27-block-product.md). Each row's
-   k sums are kept in registers (k > the registers' width: in slabs of the
-   row's values, the row's entries read again from the first-level cache)
-   and Y's row written once. k = 1..8 and 16 are compiled with k a constant;
-   any other k runs the general loop. Blocked COO has no block kernel
+   scalar registers. HSPMV_SPMM_STREAM (row-major, add == 0; the caller's
+   promise: Y aligned to 64 bytes and k values a multiple of 64 bytes):
+   Y's rows are written with streaming stores, fenced before the kernel
+   returns (panels: only with one panel, since later panels read Y back).
+   Each row's k sums are kept in registers (k > the registers' width: in
+   slabs of the row's values, the row's entries read again from the
+   first-level cache; a row's last k mod W values in narrower registers,
+   not masked W-lane ones) and Y's row written once. k = 1..8 and 16 are
+   compiled with k a constant; any other k runs the general loop. Blocked COO has no block kernel
    (local_spmm.c multiplies it vector by vector). No allocation, printing,
    MPI or OpenMP. */
 #ifndef HSPMV_KERNELS_SPMM_H
@@ -23,6 +26,7 @@
 #include "csrdu.h"
 #include "panels.h"
 
+#define HSPMV_SPMM_STREAM 1
 #define HSPMV_SPMM_COLMAJOR 2
 
 #define HSPMV_SPMM_KERNEL(name, fmt_t)                                                                     \

@@ -3,8 +3,10 @@
    spmm_scalar.c (one lane): SIMD across the k values of a row of X, the
    entry's value broadcast, one FMA per W values. The includer defines
    SPMM_NV (vectors a row's sums may take in registers), SPMM_NAME(fmt) (the
-   function's name) and vstore_first(p, a, r) (the first r lanes of a stored,
-   nothing past p + r written). */
+   function's name), vstream/sfence, and a row's tail of t values
+   (0 < t < W) in narrower registers: spmm_tail, tail_zero(a, t),
+   tail_fma(a, t, v, x) (a += v * x[0..t)) and tail_put(a, t, y, add)
+   (y[0..t) = a, add: += a), reading and writing nothing past t values. */
 #include "kernels_spmm.h"
 #include "kernels_csrdu.h" /* hspmv_csrdu_seek, _len, _first_step */
 #include "kernels_csrp.h"  /* hspmv_csrp_len, _mixed_start */
@@ -12,69 +14,69 @@
 #define SPMM_AI static inline __attribute__((always_inline))
 #define SPMM_KB (SPMM_NV * W) /* values of a slab: the most one pass over a row keeps in registers */
 
-/* A row's sums: nv vectors, the last holding t values (1 <= t <= W). */
+/* A row's sums: nf full vectors, then a tail of t values (0 <= t < W). */
 typedef struct spmm_acc {
     vreal a[SPMM_NV];
+    spmm_tail tl;
 } spmm_acc;
 
-SPMM_AI void acc_zero(spmm_acc *a, const int nv)
+SPMM_AI void acc_zero(spmm_acc *a, const int nf, const int t)
 {
-    for (int q = 0; q < nv; q++) a->a[q] = vzero();
+    for (int q = 0; q < nf; q++) a->a[q] = vzero();
+    tail_zero(&a->tl, t); /* even for t == 0: the compiler may not see that t stays 0 */
 }
 
-/* a += v * x[0 .. (nv-1)*W + t). */
-SPMM_AI void acc_fma(spmm_acc *a, const int nv, const int t, hspmv_real v, const hspmv_real *x)
+/* a += v * x[0 .. nf*W + t). */
+SPMM_AI void acc_fma(spmm_acc *a, const int nf, const int t, hspmv_real v, const hspmv_real *x)
 {
     vreal b = vset1(v);
-    for (int q = 0; q + 1 < nv; q++) a->a[q] = vfma(b, vload(x + q * W), a->a[q]);
-    const hspmv_real *p = x + (nv - 1) * W;
-    a->a[nv - 1] = vfma(b, t >= W ? vload(p) : vload_first(p, t), a->a[nv - 1]);
+    for (int q = 0; q < nf; q++) a->a[q] = vfma(b, vload(x + q * W), a->a[q]);
+    if (t) tail_fma(&a->tl, t, v, x + nf * W);
 }
 
-/* y[0 .. (nv-1)*W + t) = a (add: += a). */
-SPMM_AI void acc_put(const spmm_acc *a, const int nv, const int t, hspmv_real *y, int add)
+/* y[0 .. nf*W + t) = a (add: += a; st: by streaming stores, which the
+   caller allows only for t == 0 and y aligned to W values). */
+SPMM_AI void acc_put(const spmm_acc *a, const int nf, const int t, hspmv_real *y, int add, int st)
 {
-    for (int q = 0; q + 1 < nv; q++) {
+    for (int q = 0; q < nf; q++) {
         vreal s = a->a[q];
         if (add) s = vadd(s, vload(y + q * W));
-        vstore(y + q * W, s);
+        if (st)
+            vstream(y + q * W, s);
+        else
+            vstore(y + q * W, s);
     }
-    hspmv_real *p = y + (nv - 1) * W;
-    vreal s = a->a[nv - 1];
-    if (t >= W) {
-        if (add) s = vadd(s, vload(p));
-        vstore(p, s);
-    } else {
-        if (add) s = vadd(s, vload_first(p, t));
-        vstore_first(p, s, t);
-    }
+    if (t) tail_put(&a->tl, t, y + nf * W, add);
 }
 
-/* One slab of row i: values [j0_, j0_ + (NVC-1)*W + TC) of every X and Y row.
+/* One slab of row i: values [j0_, j0_ + NFC*W + TC) of every X and Y row.
    ENTRIES(F) calls F(value, column) for each of the row's entries; the
-   callers' functions have ld (the row length of X and Y), X, Y and add. */
-#define SPMM_FMA_(val, col) acc_fma(&a_, nv_, t_, (val), X + (int64_t)(col) * ld + j0_)
-#define SPMM_SLAB(ENTRIES, i, NVC, TC)                                                             \
+   callers' functions have ld (the row length of X and Y), X, Y, add and st. */
+#define SPMM_FMA_(val, col) acc_fma(&a_, nf_, t_, (val), X + (int64_t)(col) * ld + j0_)
+#define SPMM_SLAB(ENTRIES, i, NFC, TC)                                                             \
     do {                                                                                           \
         spmm_acc a_;                                                                               \
-        const int nv_ = (NVC), t_ = (TC);                                                          \
-        acc_zero(&a_, nv_);                                                                        \
+        const int nf_ = (NFC), t_ = (TC);                                                          \
+        acc_zero(&a_, nf_, t_);                                                                    \
         ENTRIES(SPMM_FMA_);                                                                        \
-        acc_put(&a_, nv_, t_, Y + (int64_t)(i) * ld + j0_, add);                                   \
+        acc_put(&a_, nf_, t_, Y + (int64_t)(i) * ld + j0_, add, st);                               \
     } while (0)
 
-/* Row i of Y. K (a constant after inlining) > 0: k = K, one slab of
-   constant shape. K == 0: any k, slabs of SPMM_KB values, then one vector
-   at a time. */
+/* Row i of Y. K (a constant after inlining) > 0 whose full vectors fit
+   the registers: k = K, one slab of constant shape (K / W vectors and a
+   tail of K % W values: a masked W-lane load or store of a short row cost
+   as much as a full one, and more where it crossed a cache line). Else any
+   k: slabs of SPMM_KB values, then one vector at a time, then the tail. */
 #define SPMM_ROW(ENTRIES, i)                                                                       \
     do {                                                                                           \
-        if (K) {                                                                                   \
+        if (K && K / W <= SPMM_NV) {                                                               \
             const int64_t j0_ = 0;                                                                 \
-            SPMM_SLAB(ENTRIES, i, K ? (K + W - 1) / W : 1, K ? K - ((K + W - 1) / W - 1) * W : 1); \
+            SPMM_SLAB(ENTRIES, i, K / W, K % W);                                                   \
         } else {                                                                                   \
             int64_t j0_ = 0;                                                                       \
-            for (; j0_ + SPMM_KB <= ld; j0_ += SPMM_KB) SPMM_SLAB(ENTRIES, i, SPMM_NV, W);         \
-            for (; j0_ < ld; j0_ += W) SPMM_SLAB(ENTRIES, i, 1, ld - j0_ < W ? (int)(ld - j0_) : W); \
+            for (; j0_ + SPMM_KB <= ld; j0_ += SPMM_KB) SPMM_SLAB(ENTRIES, i, SPMM_NV, 0);         \
+            for (; j0_ + W <= ld; j0_ += W) SPMM_SLAB(ENTRIES, i, 1, 0);                           \
+            if (j0_ < ld) SPMM_SLAB(ENTRIES, i, 0, (int)(ld - j0_));                               \
         }                                                                                          \
     } while (0)
 
@@ -128,6 +130,9 @@ SPMM_AI void acc_put(const spmm_acc *a, const int nv, const int t, hspmv_real *y
     default: CALL(0, CM); break;                                                                       \
     }
 
+/* Streaming stores of Y's rows (HSPMV_SPMM_STREAM: row-major, y = A x). */
+#define SPMM_STREAMS(how, add) (((how) & HSPMV_SPMM_STREAM) && !((how) & HSPMV_SPMM_COLMAJOR) && !(add))
+
 /* The cases in each layout: CM_ is 1 (column-major) or 0 inside CALL. */
 #define SPMM_LAYOUTS(CALL)                                                                         \
     do {                                                                                           \
@@ -139,7 +144,7 @@ SPMM_AI void acc_put(const spmm_acc *a, const int nv, const int t, hspmv_real *y
     } while (0)
 
 /* ---- CSR ---------------------------------------------------------------- */
-SPMM_AI void csr_rows(int64_t r0, int64_t r1, const hspmv_csr *A, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
+SPMM_AI void csr_rows(int64_t r0, int64_t r1, const hspmv_csr *A, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int st)
 {
     const int64_t ld = K ? K : k, *rp = A->rowptr;
     const int64_t nx = A->ncols, ny = A->nrows; /* column-major: one vector's length */
@@ -155,13 +160,15 @@ SPMM_AI void csr_rows(int64_t r0, int64_t r1, const hspmv_csr *A, const int cm, 
 void SPMM_NAME(csr)(int64_t r0, int64_t r1, const hspmv_csr *A, int k, const hspmv_real *X, hspmv_real *Y,
                     int add, int how)
 {
-#define C_(K, CM_) csr_rows(r0, r1, A, CM_, K, k, X, Y, add)
+    const int st = SPMM_STREAMS(how, add);
+#define C_(K, CM_) csr_rows(r0, r1, A, CM_, K, k, X, Y, add, st)
     SPMM_LAYOUTS(C_);
 #undef C_
+    if (st) sfence(); /* the streamed rows visible to other threads and ranks */
 }
 
 /* ---- CSRL: segments of consecutive columns -------------------------------- */
-SPMM_AI void csrl_rows(int64_t r0, int64_t r1, const hspmv_csrl *A, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
+SPMM_AI void csrl_rows(int64_t r0, int64_t r1, const hspmv_csrl *A, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int st)
 {
     const int64_t ld = K ? K : k;
     const int64_t nx = A->ncols, ny = A->nrows; /* column-major: one vector's length */
@@ -182,15 +189,17 @@ SPMM_AI void csrl_rows(int64_t r0, int64_t r1, const hspmv_csrl *A, const int cm
 void SPMM_NAME(csrl)(int64_t r0, int64_t r1, const hspmv_csrl *A, int k, const hspmv_real *X, hspmv_real *Y,
                      int add, int how)
 {
-#define C_(K, CM_) csrl_rows(r0, r1, A, CM_, K, k, X, Y, add)
+    const int st = SPMM_STREAMS(how, add);
+#define C_(K, CM_) csrl_rows(r0, r1, A, CM_, K, k, X, Y, add, st)
     SPMM_LAYOUTS(C_);
 #undef C_
+    if (st) sfence(); /* the streamed rows visible to other threads and ranks */
 }
 
 /* ---- CSR16 and CSRVI: 32- or 64-bit row pointers (w32 a constant) --------- */
 #define SPMM_RP(i) (w32 ? (int64_t)rp32[i] : rp[i])
 SPMM_AI void csr16_rows(int64_t r0, int64_t r1, const hspmv_csr16 *A, const int w32, const int cm, const int K, int k,
-                        const hspmv_real *X, hspmv_real *Y, int add)
+                        const hspmv_real *X, hspmv_real *Y, int add, int st)
 {
     const int64_t ld = K ? K : k, *rp = A->rowptr;
     const int64_t nx = A->ncols, ny = A->nrows; /* column-major: one vector's length */
@@ -207,13 +216,15 @@ SPMM_AI void csr16_rows(int64_t r0, int64_t r1, const hspmv_csr16 *A, const int 
 void SPMM_NAME(csr16)(int64_t r0, int64_t r1, const hspmv_csr16 *A, int k, const hspmv_real *X, hspmv_real *Y,
                       int add, int how)
 {
-#define C_(K, CM_) (A->rowptr32 ? csr16_rows(r0, r1, A, 1, CM_, K, k, X, Y, add) : csr16_rows(r0, r1, A, 0, CM_, K, k, X, Y, add))
+    const int st = SPMM_STREAMS(how, add);
+#define C_(K, CM_) (A->rowptr32 ? csr16_rows(r0, r1, A, 1, CM_, K, k, X, Y, add, st) : csr16_rows(r0, r1, A, 0, CM_, K, k, X, Y, add, st))
     SPMM_LAYOUTS(C_);
 #undef C_
+    if (st) sfence(); /* the streamed rows visible to other threads and ranks */
 }
 
 SPMM_AI void csrvi_rows(int64_t r0, int64_t r1, const hspmv_csrvi *A, const int w32, const int cm, const int K, int k,
-                        const hspmv_real *X, hspmv_real *Y, int add)
+                        const hspmv_real *X, hspmv_real *Y, int add, int st)
 {
     const int64_t ld = K ? K : k, *rp = A->rowptr;
     const int64_t nx = A->ncols, ny = A->nrows; /* column-major: one vector's length */
@@ -231,13 +242,15 @@ SPMM_AI void csrvi_rows(int64_t r0, int64_t r1, const hspmv_csrvi *A, const int 
 void SPMM_NAME(csrvi)(int64_t r0, int64_t r1, const hspmv_csrvi *A, int k, const hspmv_real *X, hspmv_real *Y,
                       int add, int how)
 {
-#define C_(K, CM_) (A->rowptr32 ? csrvi_rows(r0, r1, A, 1, CM_, K, k, X, Y, add) : csrvi_rows(r0, r1, A, 0, CM_, K, k, X, Y, add))
+    const int st = SPMM_STREAMS(how, add);
+#define C_(K, CM_) (A->rowptr32 ? csrvi_rows(r0, r1, A, 1, CM_, K, k, X, Y, add, st) : csrvi_rows(r0, r1, A, 0, CM_, K, k, X, Y, add, st))
     SPMM_LAYOUTS(C_);
 #undef C_
+    if (st) sfence(); /* the streamed rows visible to other threads and ranks */
 }
 
 /* ---- CSRP: a uniform slice's row reads its values with stride G ----------- */
-SPMM_AI void csrp_rows(int64_t r0, int64_t r1, const hspmv_csrp *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
+SPMM_AI void csrp_rows(int64_t r0, int64_t r1, const hspmv_csrp *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int st)
 {
     const int64_t ld = K ? K : k;
     const int64_t nx = P->ncols, ny = P->nrows; /* column-major: one vector's length */
@@ -271,13 +284,15 @@ SPMM_AI void csrp_rows(int64_t r0, int64_t r1, const hspmv_csrp *P, const int cm
 void SPMM_NAME(csrp)(int64_t r0, int64_t r1, const hspmv_csrp *A, int k, const hspmv_real *X, hspmv_real *Y,
                      int add, int how)
 {
-#define C_(K, CM_) csrp_rows(r0, r1, A, CM_, K, k, X, Y, add)
+    const int st = SPMM_STREAMS(how, add);
+#define C_(K, CM_) csrp_rows(r0, r1, A, CM_, K, k, X, Y, add, st)
     SPMM_LAYOUTS(C_);
 #undef C_
+    if (st) sfence(); /* the streamed rows visible to other threads and ranks */
 }
 
 /* ---- CSRDU: columns decoded from the byte steps, once per slab ------------ */
-SPMM_AI void csrdu_rows(int64_t r0, int64_t r1, const hspmv_csrdu *D, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
+SPMM_AI void csrdu_rows(int64_t r0, int64_t r1, const hspmv_csrdu *D, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int st)
 {
     const int64_t ld = K ? K : k;
     const int64_t nx = D->ncols, ny = D->nrows; /* column-major: one vector's length */
@@ -314,14 +329,16 @@ SPMM_AI void csrdu_rows(int64_t r0, int64_t r1, const hspmv_csrdu *D, const int 
 void SPMM_NAME(csrdu)(int64_t r0, int64_t r1, const hspmv_csrdu *A, int k, const hspmv_real *X, hspmv_real *Y,
                       int add, int how)
 {
-#define C_(K, CM_) csrdu_rows(r0, r1, A, CM_, K, k, X, Y, add)
+    const int st = SPMM_STREAMS(how, add);
+#define C_(K, CM_) csrdu_rows(r0, r1, A, CM_, K, k, X, Y, add, st)
     SPMM_LAYOUTS(C_);
 #undef C_
+    if (st) sfence(); /* the streamed rows visible to other threads and ranks */
 }
 
 /* ---- PANELS: every panel a CSR over the rows, added into Y ---------------- */
 SPMM_AI void panel_rows(int64_t r0, int64_t r1, const uint32_t *rp32, const int64_t *rp, const int w32,
-                        const hspmv_panels *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
+                        const hspmv_panels *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int st)
 {
     const int64_t ld = K ? K : k;
     const int64_t nx = P->ncols, ny = P->nrows; /* column-major: one vector's length */
@@ -337,7 +354,7 @@ SPMM_AI void panel_rows(int64_t r0, int64_t r1, const uint32_t *rp32, const int6
 #undef E_
     }
 }
-SPMM_AI void panels_all(int64_t r0, int64_t r1, const hspmv_panels *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add)
+SPMM_AI void panels_all(int64_t r0, int64_t r1, const hspmv_panels *P, const int cm, const int K, int k, const hspmv_real *X, hspmv_real *Y, int add, int st)
 {
     int64_t n1 = P->nrows + 1, rb = P->rblock > 0 ? P->rblock : r1 - r0;
     for (int64_t b0 = r0; b0 < r1; b0 += rb) { /* row blocks: all panels of each in turn */
@@ -345,17 +362,19 @@ SPMM_AI void panels_all(int64_t r0, int64_t r1, const hspmv_panels *P, const int
         for (int p = 0; p < P->npanels; p++) {
             int a = add || p > 0;
             if (P->rowptr32)
-                panel_rows(b0, b1, P->rowptr32 + p * n1, NULL, 1, P, cm, K, k, X, Y, a);
+                panel_rows(b0, b1, P->rowptr32 + p * n1, NULL, 1, P, cm, K, k, X, Y, a, st);
             else
-                panel_rows(b0, b1, NULL, P->rowptr + p * n1, 0, P, cm, K, k, X, Y, a);
+                panel_rows(b0, b1, NULL, P->rowptr + p * n1, 0, P, cm, K, k, X, Y, a, st);
         }
     }
 }
 void SPMM_NAME(panels)(int64_t r0, int64_t r1, const hspmv_panels *A, int k, const hspmv_real *X,
                        hspmv_real *Y, int add, int how)
 {
+    const int st = SPMM_STREAMS(how, add) && A->npanels == 1; /* later panels read Y back */
     if (r1 <= r0) return;
-#define C_(K, CM_) panels_all(r0, r1, A, CM_, K, k, X, Y, add)
+#define C_(K, CM_) panels_all(r0, r1, A, CM_, K, k, X, Y, add, st)
     SPMM_LAYOUTS(C_);
 #undef C_
+    if (st) sfence(); /* the streamed rows visible to other threads and ranks */
 }

@@ -57,6 +57,7 @@ struct hspmv_local {
     int fitsp;                   /* pats holds every row's pattern (CSRP possible) */
     int64_t *esc;                /* during create only, threads+1 entries: CSRDU escapes before each chunk */
     int stream_y_forced;         /* HSPMV_TEST's stream_y at create (0 or 1), -1: the rule decides */
+    int spmm_stream_forced;      /* HSPMV_TEST's spmm_stream (block product), likewise */
     int asked_format;            /* hspmv_opts.format at creation (the transposed copy's too) */
     double csrl_threshold;       /* hspmv_opts.csrl_threshold at creation */
     struct hspmv_local *T;       /* the transposed copy, made by the first transposed product; NULL before */

@@ -255,6 +255,7 @@ int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *opts, const ch
     hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows);
     L->pieces = hspmv_local_piece_count(L, test);
     L->stream_y_forced = (int)hspmv_test_int(test, "stream_y", -1);
+    L->spmm_stream_forced = (int)hspmv_test_int(test, "spmm_stream", -1);
     L->nseg = hspmv_local_count_segments(A, L->threads, L->rows);
     L->fits16 = hspmv_local_fits_csr16(A, L->threads, L->rows);
     if ((rc = count_for_choice(L, A, &o, err)) != HSPMV_OK) goto fail;

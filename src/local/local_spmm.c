@@ -10,7 +10,9 @@
    scattered columns (the panel format) each entry then misses k lines of
    X, and k one-vector products on the columns win by 4-5x
    (docs/results/2026-11-27-block-product.md). k == 1 is the one-vector
-   product itself. */
+   product itself. Row-major y = A x streams Y's rows past the cache where
+   they are whole lines and the product outgrows the last-level cache. */
+#include <stdint.h>
 #include <string.h>
 #include "local.h"
 #include "local_part.h"
@@ -45,6 +47,21 @@ static void chunk_part(const hspmv_local *L, const hspmv_spmm_set *S, int c, int
     spmm_rows(L, S, r0 + len * part / nparts, r0 + len * (part + 1) / nparts, k, X, Y, add, how);
 }
 
+/* Streaming stores of Y's rows: y = A x only, each row whole cache lines (k
+   values a multiple of 64 bytes, Y aligned to 64), and a product that
+   streams more than the last-level cache (hspmv_local_stream_y, the
+   one-vector rule: Y's lines would have left the cache, so writing them
+   without reading them first saves a quarter of the bytes at k = 8 on a
+   stencil); HSPMV_TEST's spmm_stream=0|1 forces it off or on. */
+static int stream_block(const hspmv_local *L, int k, const hspmv_real *Y, int add)
+{
+    hspmv_local_info in;
+    if (add || ((size_t)k * sizeof(hspmv_real)) % 64 || (uintptr_t)Y % 64) return 0;
+    if (L->spmm_stream_forced >= 0) return L->spmm_stream_forced;
+    hspmv_local_get_info(L, &in); /* one vector's bytes, then k - 1 more rows of X and Y */
+    return hspmv_local_stream_y(in.bytes + (double)(k - 1) * (double)(L->nrows + L->ncols) * sizeof(hspmv_real), -1);
+}
+
 /* Y = A X, every thread its chunk of rows (those of the one-vector
    product), one parallel region. */
 static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
@@ -55,7 +72,7 @@ static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const 
        2.3x as long at k = 8 on a random matrix, results file) */
     const hspmv_spmm_set *S = hspmv_spmm_find(L->ks_auto ? hspmv_kernel_find("auto")->isa : L->ks->isa, k);
     int T = L->threads;
-    int how = colmajor ? HSPMV_SPMM_COLMAJOR : 0;
+    int how = colmajor ? HSPMV_SPMM_COLMAJOR : stream_block(L, k, Y, add) ? HSPMV_SPMM_STREAM : 0;
     if (L->nrows == 0) return;
     if (T == 1) {
         chunk_part(L, S, 0, part, nparts, k, X, Y, add, how);

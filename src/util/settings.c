@@ -30,6 +30,7 @@ static const test_key keys[] = {
     {"panels", 1, 256, NULL},                /* column panels of PANELS */
     {"pieces", 1, 4096, NULL},               /* pieces per thread chunk */
     {"stream_y", 0, 1, NULL},                /* CSRP streaming stores of y */
+    {"spmm_stream", 0, 1, NULL},             /* block product: streaming stores of Y */
     /* distributed plan choices forced */
     {"dist_pieces", 1, 16, NULL},            /* parts of the owned block between message tests */
     {"node_slots", 0, 64, NULL},             /* vectors in a node's shared window */
