@@ -185,18 +185,22 @@ static int reverse_plan(hspmv_dist *D, hspmv_error *err)
     return rc;
 }
 
-/* Parts of the owned transposed product: one without messages, else one
-   per 2^17 entries (2^15 per thread), at most HSPMV_DIST_PIECES_MAX:
+/* Parts of the owned transposed product: one without messages (halo node:
+   none between nodes), else one per 2^17 entries (2^15 per thread), at
+   most HSPMV_DIST_PIECES_MAX:
    without a single-copy transport a message moves only while both ranks
    are inside MPI (halo_plan.c's prepare_owned says how much that costs).
    HSPMV_TEST's dist_pieces forces a count. */
-static int owned_pieces(const hspmv_dist *D)
+static int owned_pieces(const hspmv_dist *D, const hspmv_dist_tr *t)
 {
     long forced = hspmv_test_int(D->test, "dist_pieces", 0);
     int64_t per = (int64_t)1 << 17, nnz = D->nnz_owned;
+    int msgs = 0;
+    for (int r = 0; r < D->nrecv; r++) msgs += !t->have_win || t->owner_q[r] < 0;
+    for (int s = 0; s < D->nsend; s++) msgs += !t->have_win || t->peer_q[s] < 0;
     if (per < (int64_t)D->threads << 15) per = (int64_t)D->threads << 15;
     if (forced > 0) return forced > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX : (int)forced;
-    if (D->nrecv + D->nsend == 0) return 1;
+    if (msgs == 0) return 1;
     return nnz / per > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX : nnz / per < 1 ? 1 : (int)(nnz / per);
 }
 
@@ -218,7 +222,6 @@ static int setup(hspmv_dist *D, int k, hspmv_error *err)
             hspmv_dist_transpose_free(D);
             return rc;
         }
-        t->npieces = owned_pieces(D);
         if (D->halo == HSPMV_HALO_NODE && (rc = node_lists(D, t, err))) {
             hspmv_dist_transpose_free(D);
             return rc;
@@ -243,6 +246,7 @@ static int setup(hspmv_dist *D, int k, hspmv_error *err)
                        me, k, (long long)D->nghost);
     rc = hspmv_dist_agree(D->comm, rc, err);
     if (!rc) t->k = k;
+    if (!rc) t->npieces = owned_pieces(D, t); /* after the window: messages only between nodes */
     return rc;
 }
 
