@@ -3,17 +3,28 @@
    (x-like rows) and a ghost part (one row per ghost column), whose results
    go back to the ghost columns' owners and are summed there: the p2p halo
    in reverse (halo "node": through a shared window within a node, by
-   message between nodes). Built on the first transposed call from the
-   blocks of either halo mode (decoded back to entries), then kept. */
+   message between nodes). Made on the first transposed call
+   (dist_transpose_plan.c), then kept. */
 #include <limits.h>
 #include <string.h>
 #include "dist.h"
+#include "dist_transpose.h"
+#include "local.h"
 #include "local_calls.h"
 #include "local_part.h"
 #include "node.h"
 #include "util.h"
 
 enum { TAG_TRANSPOSE = 12 };
+
+/* Halo node: a rank's flags at the start of its segment of the window
+   (call numbers: release stores, acquire loads), each on its own 128 bytes. */
+typedef struct tr_flags {
+    uint64_t ready; /* its contributions of call n are in half n % 2 */
+    char pad0[120];
+    uint64_t done;  /* call n: it has read the halves of the senders on its node */
+    char pad1[120];
+} tr_flags;
 
 struct hspmv_dist_tr {
     hspmv_local *To;   /* the owned part transposed: ncols_local x nrows_local; NULL when it has no entries */
@@ -22,232 +33,21 @@ struct hspmv_dist_tr {
     int npieces;       /* the owned part of one vector is multiplied in this many parts, messages
                           progressing between them (as the owned block: halo_plan.c's prepare_owned) */
     hspmv_real *gv;    /* nghost*k: this rank's contributions to the ghost columns, sent to their owners
-                          (halo node: its two halves of the node window, by call parity) */
+                          (halo node: its two halves in the node window, by call parity) */
     hspmv_real *rv;    /* send_ptr[nsend]*k: the contributions others send to this rank's columns */
     MPI_Request *req;  /* nrecv + nsend entries (at least 1) */
     /* halo node: the ranks of a node leave their contributions in a shared window, where the
        owners read them; only those for other nodes travel by message */
     MPI_Win win;
     int have_win;
-    uint64_t calls;    /* products so far (the parity of gv's half) */
+    uint64_t calls;    /* products since the window was made (the parity of gv's half) */
+    tr_flags **fl;     /* node size entries: each node rank's flags */
     hspmv_real **peer; /* node size entries: each node rank's two halves */
     int64_t *half;     /* node size entries: the length of each node rank's half */
     int *peer_q;       /* nsend entries: node rank of sender s, -1 when on another node */
     int64_t *peer_off; /* nsend entries: where sender s's ghosts of this rank start in its gv */
-    int *on_node;      /* nrecv entries: 1 when owner r is on this node (nothing sent) */
+    int *owner_q;      /* nrecv entries: node rank of owner r (who reads gv; nothing sent), -1 when on another node */
 };
-
-/* Where a block's columns point (how its column c becomes a global column). */
-enum { COL_OWNED,     /* D->col_start[rank] + c */
-       COL_GHOST,     /* D->ghost_col[c] (p2p ghost block) */
-       COL_NODEVEC,   /* node-vector offset base + c (folded rows; node block, direct gathers) */
-       COL_NODEIDX,   /* node-vector offset nsrc[c] (node block, copy gathers) */
-       COL_OFFIDX,    /* og[c], the off-node ghost columns ascending (off-node block, copy gathers) */
-       COL_GHAREA };  /* og[j] for ghost-area offset c = osrc[j] (off-node block, direct gathers) */
-
-/* One prepared block of this rank's rows: row i is local row r0 + i, or row[i] when row is set. */
-typedef struct piece {
-    const hspmv_local *L;
-    int64_t r0;
-    const int64_t *row;
-    int kind;
-    int64_t base;
-} piece;
-
-/* What the column kinds need. */
-typedef struct colmap {
-    const hspmv_dist *D;
-    const hspmv_node *N;
-    int64_t *og;   /* N->no entries (node mode) */
-    int64_t *inv;  /* N->gh_len entries: ghost-area offset -> index into og, -1: none (direct gathers) */
-} colmap;
-
-static int64_t node_global(const colmap *M, int64_t v)
-{
-    int q = hspmv_node_part_of(M->N, v);
-    int r = M->N->member[q];
-    return M->D->col_start[r] + v - M->N->part_off[q];
-}
-
-static int64_t global_col(const colmap *M, const piece *p, int64_t c)
-{
-    switch (p->kind) {
-    case COL_OWNED: return M->D->col_start[M->D->rank] + c;
-    case COL_GHOST: return M->D->ghost_col[c];
-    case COL_NODEVEC: return node_global(M, p->base + c);
-    case COL_NODEIDX: return node_global(M, M->N->nsrc[c]);
-    case COL_OFFIDX: return M->og[c];
-    default: return M->og[M->inv[c]];
-    }
-}
-
-/* Index of global column c among the ghosts (D->ghost_col, ascending), -1 if absent. */
-static int64_t ghost_index(const hspmv_dist *D, int64_t c)
-{
-    int64_t lo = 0, hi = D->nghost;
-    while (lo < hi) {
-        int64_t m = lo + (hi - lo) / 2;
-        if (D->ghost_col[m] < c) lo = m + 1;
-        else hi = m;
-    }
-    return lo < D->nghost && D->ghost_col[lo] == c ? lo : -1;
-}
-
-/* The blocks holding this rank's entries, in either halo mode. */
-static int list_pieces(const hspmv_dist *D, piece *p)
-{
-    int n = 0;
-    const hspmv_node *N = D->node;
-    if (D->halo == HSPMV_HALO_P2P) {
-        if (D->Lo) p[n++] = (piece){D->Lo, 0, NULL, COL_OWNED, 0};
-        if (D->Lg) p[n++] = (piece){D->Lg, 0, D->ghost_row, COL_GHOST, 0};
-        return n;
-    }
-    if (D->Lo) p[n++] = (piece){D->Lo, N->orow0, NULL, COL_OWNED, 0};
-    for (int r = 0; r < N->nfold; r++)
-        if (N->fold_L[r]) p[n++] = (piece){N->fold_L[r], N->fold_first[r], NULL, COL_NODEVEC, N->fold_base[r]};
-    int copy = N->gather == HSPMV_GATHER_COPY;
-    if (N->nb.L) p[n++] = (piece){N->nb.L, 0, N->nb.row, copy ? COL_NODEIDX : COL_NODEVEC, 0};
-    if (N->ob.L) p[n++] = (piece){N->ob.L, 0, N->ob.row, copy ? COL_OFFIDX : COL_GHAREA, 0};
-    return n;
-}
-
-/* Node mode: the off-node ghost columns (ascending, as the off-node block
-   numbers them) and, for direct gathers, the ghost-area offsets' inverse. */
-static int colmap_make(const hspmv_dist *D, colmap *M)
-{
-    const hspmv_node *N = D->node;
-    M->D = D;
-    M->N = N;
-    if (D->halo != HSPMV_HALO_NODE || N->no == 0) return HSPMV_OK;
-    int64_t n = 0;
-    M->og = hspmv_alloc_array((size_t)N->no, sizeof(int64_t));
-    if (!M->og) return HSPMV_ERR_NOMEM;
-    for (int64_t j = 0; j < D->nghost; j++)
-        if (N->node_of[hspmv_dist_owner(D->col_start, D->size, D->ghost_col[j])] != N->node) {
-            if (n == N->no) return HSPMV_ERR_UNSUPPORTED;
-            M->og[n++] = D->ghost_col[j];
-        }
-    if (n != N->no) return HSPMV_ERR_UNSUPPORTED;
-    if (N->gather == HSPMV_GATHER_COPY) return HSPMV_OK;
-    M->inv = hspmv_alloc_array((size_t)(N->gh_len ? N->gh_len : 1), sizeof(int64_t));
-    if (!M->inv) return HSPMV_ERR_NOMEM;
-    for (int64_t a = 0; a < N->gh_len; a++) M->inv[a] = -1;
-    for (int64_t j = 0; j < N->no; j++) M->inv[N->osrc[j]] = j;
-    return HSPMV_OK;
-}
-
-/* This rank's entries as two row-CSRs: Ao (owned columns, local) and Ag
-   (ghost columns, indices into D->ghost_col). Entries of a row need not be
-   in column order (the transpose sorts). */
-static int collect(const hspmv_dist *D, hspmv_csr *Ao, hspmv_csr *Ag, hspmv_error *err)
-{
-    piece p[4 + HSPMV_NODE_FOLD_RUNS];
-    hspmv_csr B[4 + HSPMV_NODE_FOLD_RUNS];
-    colmap M = {0};
-    int np = list_pieces(D, p), rc = HSPMV_OK, me = D->rank;
-    int64_t nl = D->nrows_local, cb = D->col_start[me], ce = D->col_start[me + 1], total = 0;
-    memset(B, 0, sizeof(B));
-    rc = colmap_make(D, &M);
-    if (rc == HSPMV_ERR_UNSUPPORTED)
-        hspmv_err(err, rc, "rank %d: the off-node columns do not match the node plan", me);
-    else if (rc) hspmv_err(err, rc, "rank %d: out of memory for the transposed product", me);
-    for (int i = 0; !rc && i < np; i++) {
-        rc = hspmv_local_to_csr(p[i].L, &B[i], err);
-        total += B[i].nnz;
-    }
-    if (!rc && total != D->nnz_owned + D->nnz_ghost)
-        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: the blocks hold %lld entries, not %lld", me,
-                       (long long)total, (long long)(D->nnz_owned + D->nnz_ghost));
-    Ao->nrows = Ag->nrows = nl;
-    Ao->ncols = ce - cb;
-    Ag->ncols = D->nghost;
-    if (!rc) {
-        Ao->rowptr = hspmv_calloc((size_t)nl + 1, sizeof(int64_t));
-        Ag->rowptr = hspmv_calloc((size_t)nl + 1, sizeof(int64_t));
-        if (!Ao->rowptr || !Ag->rowptr) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
-    }
-    /* count each local row's entries, then fill with a cursor per row */
-    for (int i = 0; !rc && i < np; i++)
-        for (int64_t r = 0; r < B[i].nrows; r++) {
-            int64_t lr = p[i].row ? p[i].row[r] : p[i].r0 + r;
-            for (int64_t q = B[i].rowptr[r]; q < B[i].rowptr[r + 1]; q++) {
-                int64_t g = global_col(&M, &p[i], B[i].colind[q]);
-                if (g >= cb && g < ce) Ao->rowptr[lr + 1]++;
-                else Ag->rowptr[lr + 1]++;
-            }
-        }
-    for (int64_t r = 0; !rc && r < nl; r++) {
-        Ao->rowptr[r + 1] += Ao->rowptr[r];
-        Ag->rowptr[r + 1] += Ag->rowptr[r];
-    }
-    if (!rc) {
-        Ao->nnz = Ao->rowptr[nl];
-        Ag->nnz = Ag->rowptr[nl];
-        Ao->colind = hspmv_alloc_array((size_t)(Ao->nnz ? Ao->nnz : 1), sizeof(int32_t));
-        Ao->val = hspmv_alloc_array((size_t)(Ao->nnz ? Ao->nnz : 1), sizeof(hspmv_real));
-        Ag->colind = hspmv_alloc_array((size_t)(Ag->nnz ? Ag->nnz : 1), sizeof(int32_t));
-        Ag->val = hspmv_alloc_array((size_t)(Ag->nnz ? Ag->nnz : 1), sizeof(hspmv_real));
-        if (!Ao->colind || !Ao->val || !Ag->colind || !Ag->val)
-            rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
-    }
-    for (int i = 0; !rc && i < np; i++)
-        for (int64_t r = 0; !rc && r < B[i].nrows; r++) {
-            int64_t lr = p[i].row ? p[i].row[r] : p[i].r0 + r;
-            for (int64_t q = B[i].rowptr[r]; q < B[i].rowptr[r + 1]; q++) {
-                int64_t g = global_col(&M, &p[i], B[i].colind[q]), j;
-                if (g >= cb && g < ce) {
-                    j = Ao->rowptr[lr]++;
-                    Ao->colind[j] = (int32_t)(g - cb);
-                    Ao->val[j] = B[i].val[q];
-                } else if ((j = ghost_index(D, g)) >= 0) {
-                    int64_t s = Ag->rowptr[lr]++;
-                    Ag->colind[s] = (int32_t)j;
-                    Ag->val[s] = B[i].val[q];
-                } else {
-                    rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "rank %d: column %lld is no ghost", me, (long long)g);
-                    break;
-                }
-            }
-        }
-    for (int64_t r = nl; !rc && r > 0; r--) { /* the cursors back to row starts */
-        Ao->rowptr[r] = Ao->rowptr[r - 1];
-        Ag->rowptr[r] = Ag->rowptr[r - 1];
-    }
-    if (!rc) Ao->rowptr[0] = Ag->rowptr[0] = 0;
-    for (int i = 0; i < np; i++) hspmv_csr_free(&B[i]);
-    hspmv_free(M.og);
-    hspmv_free(M.inv);
-    return rc;
-}
-
-/* *T = A^T prepared with the blocks' threads and kernel set (NULL when A has no entries). */
-static int prepare(const hspmv_dist *D, const hspmv_csr *A, const char *isa, hspmv_local **T, hspmv_error *err)
-{
-    hspmv_csr At = {0};
-    hspmv_opts o;
-    int rc;
-    if (A->nnz == 0) return HSPMV_OK;
-    if (hspmv_local_csr_transpose(A, &At, D->threads) != HSPMV_OK)
-        return hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory transposing %lld entries", D->rank,
-                         (long long)A->nnz);
-    hspmv_opts_default(&o);
-    o.threads = D->threads;
-    o.kernel = isa;
-    rc = hspmv_local_create_test(&At, &o, D->test, T, err);
-    hspmv_csr_free(&At);
-    return rc;
-}
-
-/* The kernel set the blocks use (agreed at creation). */
-static const char *blocks_isa(const hspmv_dist *D)
-{
-    piece p[4 + HSPMV_NODE_FOLD_RUNS];
-    hspmv_local_info li;
-    if (list_pieces(D, p) == 0) return "auto";
-    hspmv_local_get_info(p[0].L, &li);
-    return li.isa;
-}
 
 /* Frees the node window (collective over the node). */
 static void window_free(hspmv_dist_tr *t)
@@ -270,11 +70,12 @@ void hspmv_dist_transpose_free(hspmv_dist *D)
     else hspmv_free(t->gv);
     hspmv_free(t->rv);
     hspmv_free(t->req);
+    hspmv_free(t->fl);
     hspmv_free(t->peer);
     hspmv_free(t->half);
     hspmv_free(t->peer_q);
     hspmv_free(t->peer_off);
-    hspmv_free(t->on_node);
+    hspmv_free(t->owner_q);
     hspmv_free(t);
     D->tr = NULL;
 }
@@ -291,14 +92,16 @@ static int node_lists(hspmv_dist *D, hspmv_dist_tr *t, hspmv_error *err)
     t->half = hspmv_calloc((size_t)N->size, sizeof(int64_t));
     t->peer_q = hspmv_alloc_array((size_t)D->nsend + 1, sizeof(int));
     t->peer_off = hspmv_alloc_array((size_t)D->nsend + 1, sizeof(int64_t));
-    t->on_node = hspmv_alloc_array((size_t)D->nrecv + 1, sizeof(int));
-    if (!mine || !theirs || !t->peer || !t->half || !t->peer_q || !t->peer_off || !t->on_node)
+    t->fl = hspmv_calloc((size_t)N->size, sizeof(tr_flags *));
+    t->owner_q = hspmv_alloc_array((size_t)D->nrecv + 1, sizeof(int));
+    if (!mine || !theirs || !t->peer || !t->half || !t->peer_q || !t->peer_off || !t->fl ||
+        !t->owner_q)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the transposed node plan", D->rank);
     if (!(rc = hspmv_dist_agree(D->comm, rc, err))) {
         for (int q = 0; q < P; q++) mine[q] = -1;
         for (int r = 0; r < D->nrecv; r++) {
             mine[D->recv_rank[r]] = D->recv_ptr[r];
-            t->on_node[r] = hspmv_node_rank_of(N, D->recv_rank[r]) >= 0;
+            t->owner_q[r] = hspmv_node_rank_of(N, D->recv_rank[r]);
         }
         if (MPI_Alltoall(mine, 1, MPI_INT64_T, theirs, 1, MPI_INT64_T, D->comm) != MPI_SUCCESS)
             rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Alltoall of the transposed plan failed", D->rank);
@@ -313,34 +116,42 @@ static int node_lists(hspmv_dist *D, hspmv_dist_tr *t, hspmv_error *err)
     return rc;
 }
 
-/* Halo node: gv as this rank's part of a node window of two halves of
-   nghost*k values, and every node rank's part mapped. Collective over
-   D->comm (agreed). */
+
+/* Halo node: gv as this rank's part of a node window (its flags, then two
+   halves of nghost*k values), every node rank's part mapped, the flags
+   zeroed before any rank reads them, and the call count started again.
+   Collective over D->comm (agreed). */
 static int node_window(hspmv_dist *D, hspmv_dist_tr *t, int k, hspmv_error *err)
 {
     const hspmv_node *N = D->node;
     int64_t h = D->nghost * k > 0 ? D->nghost * k : 1;
-    hspmv_real *mine = NULL;
+    char *mine = NULL;
     int rc = HSPMV_OK;
-    if (MPI_Win_allocate_shared((MPI_Aint)(2 * h * (int64_t)sizeof(hspmv_real)), sizeof(hspmv_real), MPI_INFO_NULL,
-                                N->comm, &mine, &t->win) != MPI_SUCCESS)
+    if (MPI_Win_allocate_shared((MPI_Aint)(sizeof(tr_flags) + (size_t)(2 * h) * sizeof(hspmv_real)), 1,
+                                MPI_INFO_NULL, N->comm, &mine, &t->win) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: no shared window of %lld values for the transposed product",
                        D->rank, (long long)(2 * h));
     else {
         t->have_win = 1;
         MPI_Win_lock_all(MPI_MODE_NOCHECK, t->win);
-        t->gv = mine;
+        memset(mine, 0, sizeof(tr_flags));
+        t->gv = (hspmv_real *)(mine + sizeof(tr_flags));
         for (int q = 0; q < N->size && !rc; q++) {
             MPI_Aint sz;
             int du;
-            void *b = NULL;
+            char *b = NULL;
             if (MPI_Win_shared_query(t->win, q, &sz, &du, &b) != MPI_SUCCESS || !b)
                 rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Win_shared_query gave no memory", D->rank);
-            t->peer[q] = b;
-            t->half[q] = (int64_t)sz / (int64_t)sizeof(hspmv_real) / 2;
+            t->fl[q] = (tr_flags *)b;
+            t->peer[q] = (hspmv_real *)(b + sizeof(tr_flags));
+            t->half[q] = ((int64_t)sz - (int64_t)sizeof(tr_flags)) / (int64_t)sizeof(hspmv_real) / 2;
         }
+        MPI_Win_sync(t->win);
     }
-    return hspmv_dist_agree(D->comm, rc, err);
+    t->calls = 0;
+    rc = hspmv_dist_agree(D->comm, rc, err); /* also: every rank zeroed its flags before any reads them */
+    if (t->have_win) MPI_Win_sync(t->win);
+    return rc;
 }
 
 /* Node mode keeps no rank-to-rank plan: it is made from the ghost columns
@@ -374,18 +185,22 @@ static int reverse_plan(hspmv_dist *D, hspmv_error *err)
     return rc;
 }
 
-/* Parts of the owned transposed product: one without messages, else one
-   per 2^17 entries (2^15 per thread), at most HSPMV_DIST_PIECES_MAX:
+/* Parts of the owned transposed product: one without messages (halo node:
+   none between nodes), else one per 2^17 entries (2^15 per thread), at
+   most HSPMV_DIST_PIECES_MAX:
    without a single-copy transport a message moves only while both ranks
    are inside MPI (halo_plan.c's prepare_owned says how much that costs).
    HSPMV_TEST's dist_pieces forces a count. */
-static int owned_pieces(const hspmv_dist *D)
+static int owned_pieces(const hspmv_dist *D, const hspmv_dist_tr *t)
 {
     long forced = hspmv_test_int(D->test, "dist_pieces", 0);
     int64_t per = (int64_t)1 << 17, nnz = D->nnz_owned;
+    int msgs = 0;
+    for (int r = 0; r < D->nrecv; r++) msgs += !t->have_win || t->owner_q[r] < 0;
+    for (int s = 0; s < D->nsend; s++) msgs += !t->have_win || t->peer_q[s] < 0;
     if (per < (int64_t)D->threads << 15) per = (int64_t)D->threads << 15;
     if (forced > 0) return forced > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX : (int)forced;
-    if (D->nrecv + D->nsend == 0) return 1;
+    if (msgs == 0) return 1;
     return nnz / per > HSPMV_DIST_PIECES_MAX ? HSPMV_DIST_PIECES_MAX : nnz / per < 1 ? 1 : (int)(nnz / per);
 }
 
@@ -398,22 +213,15 @@ static int setup(hspmv_dist *D, int k, hspmv_error *err)
     hspmv_dist_tr *t = D->tr;
     if (t && t->k >= k) return HSPMV_OK;
     if (!t) {
-        hspmv_csr Ao = {0}, Ag = {0};
-        const char *isa = blocks_isa(D);
         t = hspmv_calloc(1, sizeof(*t));
         if (!t) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the transposed product", me);
-        if (!rc) rc = collect(D, &Ao, &Ag, err);
-        if (!rc) rc = prepare(D, &Ao, isa, &t->To, err);
-        if (!rc) rc = prepare(D, &Ag, isa, &t->Tg, err);
-        hspmv_csr_free(&Ao);
-        hspmv_csr_free(&Ag);
+        else rc = hspmv_dist_tr_parts(D, &t->To, &t->Tg, err);
         D->tr = t;
         if (!(rc = hspmv_dist_agree(D->comm, rc, err))) rc = reverse_plan(D, err);
         if (rc) {
             hspmv_dist_transpose_free(D);
             return rc;
         }
-        t->npieces = owned_pieces(D);
         if (D->halo == HSPMV_HALO_NODE && (rc = node_lists(D, t, err))) {
             hspmv_dist_transpose_free(D);
             return rc;
@@ -438,61 +246,120 @@ static int setup(hspmv_dist *D, int k, hspmv_error *err)
                        me, k, (long long)D->nghost);
     rc = hspmv_dist_agree(D->comm, rc, err);
     if (!rc) t->k = k;
+    if (!rc) t->npieces = owned_pieces(D, t); /* after the window: messages only between nodes */
     return rc;
 }
 
-/* One product of k row-major vectors: ghost contributions first, their
-   messages started, the owned part meanwhile, then the received values
-   added (in a fixed order: the same bits every call). */
+/* First of the n ascending a[] >= v. */
+static int64_t lower_bound(const int32_t *a, int64_t n, int64_t v)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        if (a[m] < v) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+/* Where sender s's contributions of call parity b are: received, or in its half of the window. */
+static const hspmv_real *contributions(const hspmv_dist *D, const hspmv_dist_tr *t, int s, int k, int b)
+{
+    int q = t->have_win ? t->peer_q[s] : -1;
+    if (q < 0) return t->rv + D->send_ptr[s] * k;
+    return t->peer[q] + b * t->half[q] + t->peer_off[s] * k;
+}
+
+/* Y += every sender's contributions, senders in order for every row (the
+   same sums every call, whatever the threads). A sender's rows are
+   distinct and ascending (its ghosts owned here), so each thread takes a
+   range of Y's rows and, sender by sender, the entries falling in it. */
+static void add_received(const hspmv_dist *D, const hspmv_dist_tr *t, int k, int b, hspmv_real *Y)
+{
+    int64_t ne = D->send_ptr[D->nsend], nl = D->ncols_local;
+#pragma omp parallel num_threads(D->threads) if (ne * k > 32768)
+    {
+        int id = hspmv_omp_thread(), nt = omp_get_num_threads();
+        int64_t r0 = nl * id / nt, r1 = nl * (id + 1) / nt;
+        for (int s = 0; s < D->nsend; s++) {
+            const int32_t *si = D->send_idx + D->send_ptr[s];
+            const hspmv_real *rv = contributions(D, t, s, k, b); /* rv[e*k + j]: value j of entry e */
+            int64_t ns = D->send_ptr[s + 1] - D->send_ptr[s];
+            int64_t e0 = nt > 1 ? lower_bound(si, ns, r0) : 0, e1 = nt > 1 ? lower_bound(si, ns, r1) : ns;
+            if (k == 1)
+                for (int64_t e = e0; e < e1; e++) Y[si[e]] += rv[e];
+            else
+                for (int64_t e = e0; e < e1; e++)
+                    for (int j = 0; j < k; j++) Y[(int64_t)si[e] * k + j] += rv[e * k + j];
+        }
+    }
+}
+
+/* One product of k row-major vectors: the receives posted, the ghost
+   contributions, their messages started (halo node: on-node ones left in
+   the window, ready published), the owned part meanwhile (messages
+   progressing between its pieces), then the received values added.
+   Halo node, why the two halves suffice: a rank writes half b in call n
+   only after every owner reading it published done >= n - 2, so after
+   they read call n-2's values there; an owner reads a sender's half in
+   call n after the sender published ready >= n, and the sender cannot
+   be past call n+1 before this owner's done >= n. No barrier: a rank
+   waits only for the ranks it reads from or writes for, and the owned
+   part runs before it waits for the senders. */
 static int product(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
 {
     hspmv_dist_tr *t = D->tr;
-    int rc = HSPMV_OK, n = 0, b = (int)(t->calls++ & 1);
+    hspmv_dist_timing *tm = &D->timing;
+    uint64_t n = ++t->calls;
+    int rc = HSPMV_OK, nreq = 0, b = (int)(n & 1), win = t->have_win, me = win ? D->node->rank : 0;
     int64_t nl = D->ncols_local;
-    /* halo node: this call's half of the window (a rank writes half b again in call n+2 only after
-       every rank of the node passed call n+1's barrier, so after they read it in call n) */
-    hspmv_real *gv = t->have_win ? t->gv + b * t->half[D->node->rank] : t->gv;
+    double t0 = MPI_Wtime(), sync = 0;
+    hspmv_real *gv = win ? t->gv + b * t->half[me] : t->gv;
+    for (int s = 0; s < D->nsend; s++) /* what this rank owns and others have as ghosts */
+        if (!(win && t->peer_q[s] >= 0) &&
+            MPI_Irecv(t->rv + D->send_ptr[s] * k, (int)((D->send_ptr[s + 1] - D->send_ptr[s]) * k), HSPMV_MPI_REAL,
+                      D->send_rank[s], TAG_TRANSPOSE, D->comm, &t->req[nreq++]) != MPI_SUCCESS)
+            rc = HSPMV_ERR_MPI;
+    for (int r = 0; win && n > 2 && r < D->nrecv; r++) /* its readers are done with call n-2 */
+        if (t->owner_q[r] >= 0) sync += hspmv_node_wait(&t->fl[t->owner_q[r]]->done, n - 2);
+    double t1 = MPI_Wtime();
     if (t->Tg) hspmv_local_spmm(t->Tg, 0, k, X, gv, 0, NULL);
     else if (D->nghost) memset(gv, 0, sizeof(hspmv_real) * (size_t)(D->nghost * k));
-    for (int s = 0; s < D->nsend; s++) /* what this rank owns and others have as ghosts */
-        if (!(t->have_win && t->peer_q[s] >= 0) &&
-            MPI_Irecv(t->rv + D->send_ptr[s] * k, (int)((D->send_ptr[s + 1] - D->send_ptr[s]) * k), HSPMV_MPI_REAL,
-                      D->send_rank[s], TAG_TRANSPOSE, D->comm, &t->req[n++]) != MPI_SUCCESS)
-            rc = HSPMV_ERR_MPI;
+    double t2 = MPI_Wtime();
     for (int r = 0; r < D->nrecv; r++)
-        if (!(t->have_win && t->on_node[r]) &&
+        if (!(win && t->owner_q[r] >= 0) &&
             MPI_Isend(gv + D->recv_ptr[r] * k, (int)((D->recv_ptr[r + 1] - D->recv_ptr[r]) * k), HSPMV_MPI_REAL,
-                      D->recv_rank[r], TAG_TRANSPOSE, D->comm, &t->req[n++]) != MPI_SUCCESS)
+                      D->recv_rank[r], TAG_TRANSPOSE, D->comm, &t->req[nreq++]) != MPI_SUCCESS)
             rc = HSPMV_ERR_MPI;
-    if (t->have_win) { /* the node's contributions are in place */
-        MPI_Win_sync(t->win);
-        if (MPI_Barrier(D->node->comm) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
-        MPI_Win_sync(t->win);
-    }
+    if (win) hspmv_node_publish(&t->fl[me]->ready, n);
+    double t3 = MPI_Wtime();
     if (!t->To) {
         if (nl) memset(Y, 0, sizeof(hspmv_real) * (size_t)(nl * k));
     } else if (k == 1) {
         for (int c = 0; c < t->npieces; c++) {
             int flag;
             hspmv_local_spmv_part(t->To, c, t->npieces, X, Y, 0);
-            if (c + 1 < t->npieces && n) MPI_Testall(n, t->req, &flag, MPI_STATUSES_IGNORE);
+            if (c + 1 < t->npieces && nreq) MPI_Testall(nreq, t->req, &flag, MPI_STATUSES_IGNORE);
         }
     } else {
         hspmv_local_spmm(t->To, 0, k, X, Y, 0, NULL);
     }
-    if (n && MPI_Waitall(n, t->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
-    const int32_t *si = D->send_idx;
-    for (int s = 0; s < D->nsend; s++) { /* senders in order: the same sums every call */
-        int64_t e0 = D->send_ptr[s], e1 = D->send_ptr[s + 1];
-        const hspmv_real *rv = t->rv + e0 * k; /* rv[(e - e0)*k + j]: value j of entry e */
-        if (t->have_win && t->peer_q[s] >= 0) /* read where sender s left it */
-            rv = t->peer[t->peer_q[s]] + b * t->half[t->peer_q[s]] + t->peer_off[s] * k;
-        if (k == 1)
-            for (int64_t e = e0; e < e1; e++) Y[si[e]] += rv[e - e0];
-        else
-            for (int64_t e = e0; e < e1; e++)
-                for (int j = 0; j < k; j++) Y[(int64_t)si[e] * k + j] += rv[(e - e0) * k + j];
-    }
+    double t4 = MPI_Wtime();
+    if (nreq && MPI_Waitall(nreq, t->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
+    double t5 = MPI_Wtime();
+    for (int s = 0; win && s < D->nsend; s++)
+        if (t->peer_q[s] >= 0) sync += hspmv_node_wait(&t->fl[t->peer_q[s]]->ready, n);
+    double t6 = MPI_Wtime();
+    add_received(D, t, k, b, Y);
+    if (win) hspmv_node_publish(&t->fl[me]->done, n);
+    double t7 = MPI_Wtime();
+    tm->post_s += (t1 - t0) + (t3 - t2) - sync + (t6 - t5);
+    tm->ghost_s += (t2 - t1) + (t7 - t6);
+    tm->owned_s += t4 - t3;
+    tm->wait_s += t5 - t4;
+    tm->sync_s += sync;
+    tm->calls++;
+    tm->total_s += t7 - t0;
     if (rc) return hspmv_err(err, rc, "rank %d: the transposed halo exchange failed", D->rank);
     return hspmv_ok(err);
 }

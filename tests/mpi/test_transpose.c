@@ -3,8 +3,10 @@
    (folded boundary rows in halo "node"), halo "p2p" and "node" with every
    gather (direct, copy, shared rows) and the owned columns merged or not,
    k = 1, 3, 17 row-major and column-major, against the long-double
-   reference of the whole matrix's transpose; a failed allocation on one
+   reference of the whole matrix's transpose; successive products give the
+   same bits, plain ones between them too; a failed allocation on one
    rank in the first call is every rank's error, and the next call works. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +175,89 @@ static void transposed_product_matches_ref(void)
     if (me == 0) printf("  %d matrix x halo cases\n", cases);
 }
 
+/* Successive transposed products give the same bits (a fixed summation
+   order), also with plain products of the same matrix between them, and
+   each reads this call's contributions (halo node: the window's halves by
+   call parity, no barrier): call j's x is x * 2^j, so its y must be the
+   first y * 2^j exactly. The plain products are checked against A's
+   reference; the first transposed y against At's. */
+static void repeated_products_same_bits_and_interleaved(void)
+{
+    static const struct { int kind; int64_t n, m; } mats[] = {{0, 90, 90}, {1, 576, 576}, {0, 70, 110}};
+    for (int a = 0; a < 3; a++)
+        for (int halo = 0; halo < 2; halo++) {
+            hspmv_csr A, At;
+            hspmv_opts o;
+            hspmv_dist *D = NULL;
+            hspmv_error e;
+            char what[200];
+            whole(&A, mats[a].kind, mats[a].n, mats[a].m, 31 + (uint64_t)a);
+            transpose_slow(&A, &At);
+            mt_opts(&o);
+            o.halo = halo ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
+            snprintf(what, sizeof(what), "%s %lldx%lld halo %s", mats[a].kind ? "stencil" : "random",
+                     (long long)A.nrows, (long long)A.ncols, halo ? "p2p" : "node");
+            int rc = create(&A, &o, &D, &e);
+            CHECK(rc == HSPMV_OK, "%s: create: %s", what, e.msg);
+            if (rc) {
+                hspmv_csr_free(&A);
+                hspmv_csr_free(&At);
+                continue;
+            }
+            int64_t *rs = malloc(sizeof(int64_t) * (size_t)(P + 1)), *cs = malloc(sizeof(int64_t) * (size_t)(P + 1));
+            hspmv_dist_get_ranges(D, rs, cs);
+            int64_t nr = rs[me + 1] - rs[me], nc = cs[me + 1] - cs[me];
+            hspmv_real *X = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1), *Y = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1);
+            hspmv_real *xc = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *yr = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
+            hspmv_real *x0 = malloc(sizeof(hspmv_real) * (size_t)(nr + 1)), *y0 = malloc(sizeof(hspmv_real) * (size_t)(nc + 1));
+            hspmv_real *xg = malloc(sizeof(hspmv_real) * (size_t)(A.ncols + A.nrows));
+            hspmv_real *yg = malloc(sizeof(hspmv_real) * (size_t)(A.ncols + A.nrows));
+            int *cnt = malloc(sizeof(int) * (size_t)P), *dsp = malloc(sizeof(int) * (size_t)P);
+            int differ = 0, fails = 0;
+            tl_fill(xg, A.nrows > A.ncols ? A.nrows : A.ncols, 123 + (uint64_t)a);
+            for (int64_t i = 0; i < nr; i++) x0[i] = xg[rs[me] + i];
+            for (int64_t i = 0; i < nc; i++) xc[i] = xg[cs[me] + i];
+            for (int j = 0; j < 8; j++) {
+                for (int64_t i = 0; i < nr; i++) X[i] = ldexp(x0[i], j);
+                if (hspmv_dist_spmm(D, HSPMV_TRANSPOSE, 1, X, Y, &e)) fails++;
+                if (j == 0) memcpy(y0, Y, sizeof(hspmv_real) * (size_t)nc);
+                for (int64_t i = 0; i < nc; i++) differ += Y[i] != ldexp(y0[i], j);
+                if (j % 3 == 1) { /* a plain product between, checked */
+                    if (hspmv_dist_spmv(D, xc, yr, &e)) fails++;
+                    for (int q = 0; q < P; q++) {
+                        cnt[q] = (int)(rs[q + 1] - rs[q]);
+                        dsp[q] = (int)rs[q];
+                    }
+                    MPI_Allgatherv(yr, (int)nr, HSPMV_MPI_REAL, yg, cnt, dsp, HSPMV_MPI_REAL, MPI_COMM_WORLD);
+                    if (me == 0 && !tl_matches_ref(&A, xg, yg, what)) fails++;
+                }
+            }
+            for (int q = 0; q < P; q++) {
+                cnt[q] = (int)(cs[q + 1] - cs[q]);
+                dsp[q] = (int)cs[q];
+            }
+            MPI_Allgatherv(y0, (int)nc, HSPMV_MPI_REAL, yg, cnt, dsp, HSPMV_MPI_REAL, MPI_COMM_WORLD);
+            if (me == 0 && !tl_matches_ref(&At, xg, yg, what)) fails++;
+            CHECK(fails == 0, "%s: %d failed products or checks", what, fails);
+            CHECK(differ == 0, "%s: %d entries differ from the first product's bits (times 2^j)", what, differ);
+            hspmv_free(X);
+            hspmv_free(Y);
+            hspmv_free(xc);
+            hspmv_free(yr);
+            free(x0);
+            free(y0);
+            free(xg);
+            free(yg);
+            free(cnt);
+            free(dsp);
+            free(rs);
+            free(cs);
+            hspmv_dist_destroy(&D);
+            hspmv_csr_free(&A);
+            hspmv_csr_free(&At);
+        }
+}
+
 /* The n-th allocation of the first transposed call fails on the last
    rank: the same NOMEM on every rank, nobody hangs, the matrix stays
    usable and a later call gives the right result; and the check can fail. */
@@ -228,4 +313,5 @@ static void first_call_allocation_failure_is_every_ranks_error(void)
     hspmv_csr_free(&At);
 }
 
-MT_MAIN(NULL, transposed_product_matches_ref, first_call_allocation_failure_is_every_ranks_error)
+MT_MAIN(NULL, transposed_product_matches_ref, repeated_products_same_bits_and_interleaved,
+        first_call_allocation_failure_is_every_ranks_error)
