@@ -163,6 +163,8 @@ int hspmv_dist_alloc(MPI_Comm comm, hspmv_dist **D, hspmv_error *err);
 /* Owner of global column c: the rank r with cs[r] <= c < cs[r+1] (empty
    ranks before it skipped; any ascending starts serve, node.h's parts too). */
 int hspmv_dist_owner(const int64_t *cs, int P, int64_t c);
+/* The first of the n ascending g[] that is >= c (n when none): c's index when it is there. */
+int64_t hspmv_dist_lower_i32(const int32_t *g, int64_t n, int64_t c);
 
 /* Kernel "auto" on every rank at once for a group of blocks multiplied
    together (dist_kernels.c). Collective. */

@@ -250,18 +250,6 @@ static int setup(hspmv_dist *D, int k, hspmv_error *err)
     return rc;
 }
 
-/* First of the n ascending a[] >= v. */
-static int64_t lower_bound(const int32_t *a, int64_t n, int64_t v)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t m = lo + (hi - lo) / 2;
-        if (a[m] < v) lo = m + 1;
-        else hi = m;
-    }
-    return lo;
-}
-
 /* Where sender s's contributions of call parity b are: received, or in its half of the window. */
 static const hspmv_real *contributions(const hspmv_dist *D, const hspmv_dist_tr *t, int s, int k, int b)
 {
@@ -285,7 +273,7 @@ static void add_received(const hspmv_dist *D, const hspmv_dist_tr *t, int k, int
             const int32_t *si = D->send_idx + D->send_ptr[s];
             const hspmv_real *rv = contributions(D, t, s, k, b); /* rv[e*k + j]: value j of entry e */
             int64_t ns = D->send_ptr[s + 1] - D->send_ptr[s];
-            int64_t e0 = nt > 1 ? lower_bound(si, ns, r0) : 0, e1 = nt > 1 ? lower_bound(si, ns, r1) : ns;
+            int64_t e0 = nt > 1 ? hspmv_dist_lower_i32(si, ns, r0) : 0, e1 = nt > 1 ? hspmv_dist_lower_i32(si, ns, r1) : ns;
             if (k == 1)
                 for (int64_t e = e0; e < e1; e++) Y[si[e]] += rv[e];
             else

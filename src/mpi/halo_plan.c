@@ -25,8 +25,7 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Index of c in the sorted g[0..n). */
-static int64_t find_i32(const int32_t *g, int64_t n, int32_t c)
+int64_t hspmv_dist_lower_i32(const int32_t *g, int64_t n, int64_t c)
 {
     int64_t lo = 0, hi = n;
     while (lo < hi) {
@@ -102,7 +101,7 @@ int hspmv_dist_split_blocks(const hspmv_csr *S, int64_t cb, int64_t ce, hspmv_cs
         qsort(g, (size_t)ngh, sizeof(int32_t), cmp_i32);
         for (int64_t k = 0; k < ngh; k++)
             if (ng == 0 || g[ng - 1] != g[k]) g[ng++] = g[k];
-        for (int64_t k = 0; k < ngh; k++) Ag->colind[k] = (int32_t)find_i32(g, ng, Ag->colind[k]);
+        for (int64_t k = 0; k < ngh; k++) Ag->colind[k] = (int32_t)hspmv_dist_lower_i32(g, ng, Ag->colind[k]);
     }
     Ag->ncols = ng;
     *g_out = g;
