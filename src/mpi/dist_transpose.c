@@ -27,6 +27,8 @@ typedef struct tr_flags {
 } tr_flags;
 
 struct hspmv_dist_tr {
+    hspmv_dist *At;    /* A^T held by its columns' owners (dist_transpose_owner.c), multiplied as A is;
+                          NULL: the reverse halo below */
     hspmv_local *To;   /* the owned part transposed: ncols_local x nrows_local; NULL when it has no entries */
     hspmv_local *Tg;   /* the ghost part transposed: nghost x nrows_local; NULL when it has no entries */
     int k;             /* vectors the buffers hold */
@@ -64,6 +66,7 @@ void hspmv_dist_transpose_free(hspmv_dist *D)
 {
     hspmv_dist_tr *t = D->tr;
     if (!t) return;
+    hspmv_dist_destroy(&t->At);
     hspmv_local_destroy(&t->To);
     hspmv_local_destroy(&t->Tg);
     if (t->have_win) window_free(t);
@@ -211,12 +214,18 @@ static int setup(hspmv_dist *D, int k, hspmv_error *err)
 {
     int rc = HSPMV_OK, me = D->rank;
     hspmv_dist_tr *t = D->tr;
-    if (t && t->k >= k) return HSPMV_OK;
+    if (t && (t->At || t->k >= k)) return HSPMV_OK;
     if (!t) {
+        int owner = hspmv_test_int(D->test, "transpose", D->halo == HSPMV_HALO_NODE ? 2 : 1) == 2;
         t = hspmv_calloc(1, sizeof(*t));
         if (!t) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the transposed product", me);
-        else rc = hspmv_dist_tr_parts(D, &t->To, &t->Tg, err);
+        else if (!owner) rc = hspmv_dist_tr_parts(D, &t->To, &t->Tg, err);
         D->tr = t;
+        if (owner) {
+            if (!(rc = hspmv_dist_agree(D->comm, rc, err))) rc = hspmv_dist_tr_matrix(D, &t->At, err);
+            if (rc) hspmv_dist_transpose_free(D);
+            return rc;
+        }
         if (!(rc = hspmv_dist_agree(D->comm, rc, err))) rc = reverse_plan(D, err);
         if (rc) {
             hspmv_dist_transpose_free(D);
@@ -352,11 +361,29 @@ static int product(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hsp
     return hspmv_ok(err);
 }
 
+/* Y = A^T X as At X, its times added to D's. */
+static int product_owner(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
+{
+    hspmv_dist *At = D->tr->At;
+    hspmv_dist_timing a = At->timing, *tm = &D->timing;
+    int rc = hspmv_dist_spmm(At, flags & HSPMV_COL_MAJOR, k, X, Y, err);
+    const hspmv_dist_timing *b = &At->timing;
+    tm->post_s += b->post_s - a.post_s;
+    tm->owned_s += b->owned_s - a.owned_s;
+    tm->wait_s += b->wait_s - a.wait_s;
+    tm->ghost_s += b->ghost_s - a.ghost_s;
+    tm->sync_s += b->sync_s - a.sync_s;
+    tm->total_s += b->total_s - a.total_s;
+    tm->calls += b->calls - a.calls;
+    return rc;
+}
+
 int hspmv_dist_spmm_transpose(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
 {
     int colmajor = (flags & HSPMV_COL_MAJOR) != 0 && k > 1;
     int rc = setup(D, colmajor ? 1 : k, err);
     if (rc) return rc;
+    if (D->tr->At) return product_owner(D, flags, k, X, Y, err);
     if (!colmajor) return product(D, k, X, Y, err);
     for (int j = 0; j < k && !rc; j++) /* column-major: one vector after another */
         rc = product(D, 1, X + (size_t)j * (size_t)D->nrows_local, Y + (size_t)j * (size_t)D->ncols_local, err);

@@ -110,10 +110,7 @@ static int colmap_make(const hspmv_dist *D, colmap *M)
     return HSPMV_OK;
 }
 
-/* This rank's entries as two row-CSRs: Ao (owned columns, local) and Ag
-   (ghost columns, indices into D->ghost_col). Entries of a row need not be
-   in column order (the transpose sorts). */
-static int collect(const hspmv_dist *D, hspmv_csr *Ao, hspmv_csr *Ag, hspmv_error *err)
+int hspmv_dist_tr_rows(const hspmv_dist *D, hspmv_csr *Ao, hspmv_csr *Ag, hspmv_error *err)
 {
     piece p[4 + HSPMV_NODE_FOLD_RUNS];
     hspmv_csr B[4 + HSPMV_NODE_FOLD_RUNS];
@@ -212,8 +209,7 @@ static int prepare(const hspmv_dist *D, const hspmv_csr *A, const char *isa, hsp
     return rc;
 }
 
-/* The kernel set the blocks use (agreed at creation). */
-static const char *blocks_isa(const hspmv_dist *D)
+const char *hspmv_dist_tr_isa(const hspmv_dist *D)
 {
     piece p[4 + HSPMV_NODE_FOLD_RUNS];
     hspmv_local_info li;
@@ -225,8 +221,8 @@ static const char *blocks_isa(const hspmv_dist *D)
 int hspmv_dist_tr_parts(const hspmv_dist *D, hspmv_local **To, hspmv_local **Tg, hspmv_error *err)
 {
     hspmv_csr Ao = {0}, Ag = {0};
-    const char *isa = blocks_isa(D);
-    int rc = collect(D, &Ao, &Ag, err);
+    const char *isa = hspmv_dist_tr_isa(D);
+    int rc = hspmv_dist_tr_rows(D, &Ao, &Ag, err);
     if (!rc) rc = prepare(D, &Ao, isa, To, err);
     if (!rc) rc = prepare(D, &Ag, isa, Tg, err);
     hspmv_csr_free(&Ao);

@@ -41,7 +41,8 @@ static const test_key keys[] = {
     {"fold", 0, 1, NULL},                    /* boundary rows folded */
     {"share_tail", 0, 64, NULL},             /* 64ths of the node block others may take */
     {"owned_share_tail", 0, 64, NULL},       /* 64ths of the owned block others may take */
-    {"share_delay", 1, 0, NULL},             /* RANK:MICROSECONDS: that rank starts late */
+    {"share_delay", 1, 0, NULL},
+    {"transpose", 0, 0, "reverse|owner"},    /* the transposed product's method */             /* RANK:MICROSECONDS: that rank starts late */
 };
 
 static const test_key *find_key(const char *k, size_t n)
