@@ -9,6 +9,7 @@
 # prints a line with median_ms= (e.g. a MatMult timing loop over MatLoad or a
 # Matrix Market reader). hspmv reads a PETSc binary copy of the matrix (made
 # once beside it with BIN_DIR's convert, else the first BIN_DIR that has one).
+# ARGS (e.g. ARGS=--transpose or "--vectors 8"): passed to both programs.
 set -u
 # --help: the comment above, as usage
 case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
@@ -20,9 +21,9 @@ P=${M%.mtx}.petsc
 [ -s "$P" ] || for b in "${BINS[@]}"; do [ -x "$b/convert" ] && "$b/convert" "$M" "$P" > /dev/null && break; done
 one() { # who, round
   if [ "$1" = petsc ]; then
-    mpirun -n 2 --bind-to core "$PEER" "$M" 20 2>&1 | grep -m1 "median_ms=" | sed "s/^/round=$2 who=petsc /"
+    mpirun -n 2 --bind-to core "$PEER" "$M" 20 ${ARGS:-} 2>&1 | grep -m1 "median_ms=" | sed "s/^/round=$2 who=petsc /"
   else
-    mpirun -n 2 --bind-to core "$1/benchmark-mpi" "$P" --threads 1 --reps 50 2>&1 | grep "^bench=mpi" |
+    mpirun -n 2 --bind-to core "$1/benchmark-mpi" "$P" --threads 1 --reps 50 ${ARGS:-} 2>&1 | grep "^bench=mpi" |
       sed "s/^/round=$2 who=$(basename "$1") /"
   fi >> "$OUT/rounds.txt"
 }

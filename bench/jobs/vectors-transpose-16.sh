@@ -6,7 +6,8 @@
 # block loop and librsb; A^T x against A x (benchmark-omp, and
 # benchmark-mpi at 16x1 and 1x16) against the naive transposed loop and
 # librsb; the distributed block product at 16x1, k = 8 in both halo modes
-# against k = 1. Medians of each label's round medians at the end.
+# against k = 1, and (first round) A^T X against A X at k = 8. Medians of
+# each label's round medians at the end.
 #   bench/jobs/vectors-transpose-16.sh [ROUNDS]    (default 3)
 # Matrices (real values, made by genmat in /tmp/m): l3r = lap3d 200, rnd =
 # random 4000000 --k 8, pwl = powerlaw 4000000 --k 8 (transpose only).
@@ -70,6 +71,10 @@ for r in $(seq 1 $R); do
         run "$m mpi16x1 ATx" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20 --transpose
         run "$m mpi1x16 Ax" $M1 $B/benchmark-mpi $D/$m.petsc --threads 16 --reps 20
         run "$m mpi1x16 ATx" $M1 $B/benchmark-mpi $D/$m.petsc --threads 16 --reps 20 --transpose
+        if [ $r = 1 ] && [ $m != pwl ]; then
+            run "$m mpi16x1 AX k8" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20 --vectors 8
+            run "$m mpi16x1 ATX k8" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20 --vectors 8 --transpose
+        fi
     done
     echo "round $r t=$((SECONDS - T0))"
 done

@@ -24,7 +24,6 @@
 #define HSPMV_TEST_MAX 256
 
 struct hspmv_node;
-typedef struct hspmv_dist_tr hspmv_dist_tr; /* dist_transpose.c */
 
 /* The p2p block product's buffers (dist_spmm.c, halo_block.c), none until
    the first hspmv_dist_spmm that needs them, grown when a later one has a
@@ -77,7 +76,8 @@ struct hspmv_dist {
     int threads;                /* threads used by the blocks (packing too) */
     hspmv_dist_info info;       /* filled at creation (how it was read and set up too) */
     hspmv_dist_timing timing;   /* cumulative */
-    hspmv_dist_tr *tr;          /* the transposed product's parts and buffers, made by its first call; NULL before */
+    struct hspmv_dist *tr;      /* A^T distributed by A's columns (dist_transpose.c), made by the first transposed
+                                   call; NULL before */
     hspmv_dist_blk blk;         /* the block product's buffers */
 };
 
@@ -193,15 +193,11 @@ int hspmv_halo_end(hspmv_dist *D);
 int hspmv_halo_progress(hspmv_dist *D);
 
 /* dist_transpose.c. Y = A^T X for k vectors (flags: HSPMV_COL_MAJOR or
-   not): the first call decodes this rank's blocks (either halo mode) into
-   the transposed owned part and ghost part (as much memory again as the
-   blocks), and in halo "node" makes the rank-to-rank plan from the ghost
-   columns and a node window where the ranks of a node leave their ghost
-   results for each other; later calls reuse them (buffers grow with k).
-   Collective; allocation failures agreed. */
+   not): the first call makes D->tr, A^T distributed by A's columns (each
+   entry moved once to its column's owner: as much memory again as the
+   blocks, plus its own halo plan and node window); every call multiplies
+   it like A. Collective; allocation failures agreed. */
 int hspmv_dist_spmm_transpose(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
-/* Frees D->tr (hspmv_dist_destroy). */
-void hspmv_dist_transpose_free(hspmv_dist *D);
 /* halo_block.c. The p2p exchange of a row-major block X of k vectors (k
    values per entry, one message per neighbour) into D->blk.xg, which
    hspmv_halo_blk_grow made room for; hspmv_halo_end finishes it. */

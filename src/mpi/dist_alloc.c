@@ -45,7 +45,7 @@ void hspmv_dist_destroy(hspmv_dist **Dp)
     if (!Dp || !*Dp) return;
     hspmv_dist *D = *Dp;
     hspmv_local_destroy(&D->Lo);
-    hspmv_dist_transpose_free(D);
+    hspmv_dist_destroy(&D->tr);
     hspmv_node_free(&D->node); /* collective over the node when it holds a window */
     hspmv_local_destroy(&D->Lg);
     hspmv_free(D->row_start);

@@ -12,7 +12,8 @@
 #include <string.h>
 #include "mpitest.h"
 #include "testlib.h"
-#include "dist.h" /* HSPMV_MPI_REAL */
+#include "dist.h" /* HSPMV_MPI_REAL, D->tr */
+#include "node.h" /* the transposed matrix's copies of x */
 
 static int me, P;
 
@@ -177,8 +178,8 @@ static void transposed_product_matches_ref(void)
 
 /* Successive transposed products give the same bits (a fixed summation
    order), also with plain products of the same matrix between them, and
-   each reads this call's contributions (halo node: the window's halves by
-   call parity, no barrier): call j's x is x * 2^j, so its y must be the
+   each reads this call's x (the transposed matrix's own window and halo,
+   beside the matrix's): call j's x is x * 2^j, so its y must be the
    first y * 2^j exactly. The plain products are checked against A's
    reference; the first transposed y against At's. */
 static void repeated_products_same_bits_and_interleaved(void)
@@ -239,6 +240,12 @@ static void repeated_products_same_bits_and_interleaved(void)
             MPI_Allgatherv(y0, (int)nc, HSPMV_MPI_REAL, yg, cnt, dsp, HSPMV_MPI_REAL, MPI_COMM_WORLD);
             if (me == 0 && !tl_matches_ref(&At, xg, yg, what)) fails++;
             CHECK(fails == 0, "%s: %d failed products or checks", what, fails);
+            /* X in a slot of A's window (square: the same parts) is read in
+               place by the transposed matrix's node product, never copied */
+            if (A.nrows == A.ncols && D->halo == HSPMV_HALO_NODE && hspmv_node_slot_of(D->node, X) >= 0 && D->tr &&
+                D->tr->halo == HSPMV_HALO_NODE)
+                CHECK(D->tr->node->lend && D->tr->node->copies == 0, "%s: x copied %lld times (lent %d)", what,
+                      (long long)D->tr->node->copies, D->tr->node->lend != NULL);
             CHECK(differ == 0, "%s: %d entries differ from the first product's bits (times 2^j)", what, differ);
             hspmv_free(X);
             hspmv_free(Y);

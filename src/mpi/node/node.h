@@ -115,6 +115,8 @@ typedef struct hspmv_node {
     hspmv_real *ghost;    /* 2 ghost areas, gh_stride entries apart (call parity) */
     int64_t gh_len, gh_stride;
     node_pool *pool;
+    const struct hspmv_node *lend; /* another matrix's node (the same ranks and x parts) whose slots this one
+                                      reads a caller's x from in place (the transposed matrix: A's); NULL */
     uint64_t calls;       /* products so far */
     node_call cur;        /* node_spmv.c: the product under way */
     node_wide *wide;      /* node_spmm.c: the block product's window and buffers (NULL: none yet) */
@@ -211,6 +213,16 @@ int hspmv_node_window(struct hspmv_dist *D, hspmv_node *N, hspmv_error *err);
 void hspmv_node_window_free(hspmv_node *N);
 /* Slot of x when it is this rank's part of a window vector, else -1. */
 int hspmv_node_slot_of(const hspmv_node *N, const hspmv_real *x);
+/* Slot numbers from HSPMV_NODE_LENT up name N->lend's slots (hspmv_node_x_slot). */
+#define HSPMV_NODE_LENT (1 << 20)
+/* x's slot for a product: N's own, else N->lend's (+ HSPMV_NODE_LENT), else -1. */
+int hspmv_node_x_slot(const hspmv_node *N, const hspmv_real *x);
+/* The node vector of slot s (either kind), or parity buffer b when s < 0. */
+hspmv_real *hspmv_node_slot_vec(const hspmv_node *N, int s, int b);
+/* N reads a caller's x in place from the slots of from (another matrix's
+   node) where the two have the same ranks, x parts and vector stride, on
+   every rank of the node (agreed there). Collective over N->comm. */
+void hspmv_node_lend(hspmv_node *N, const hspmv_node *from);
 /* A window vector's part for this rank, or NULL when every slot is taken. */
 hspmv_real *hspmv_node_vec_take(hspmv_node *N);
 /* Spins until *flag >= n (acquire); returns the seconds spent. */

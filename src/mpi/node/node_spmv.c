@@ -26,8 +26,7 @@ static void export_part(const hspmv_node *N, const hspmv_real *x, hspmv_real *v,
 /* The node vector holding node rank q's part of call n (its published slot). */
 static const hspmv_real *part_base(const hspmv_node *N, int q, int b)
 {
-    int s = N->flags[q].slot[b];
-    return N->vecs + (int64_t)(s >= 0 ? s : N->nslots + b) * N->vec_stride;
+    return hspmv_node_slot_vec(N, N->flags[q].slot[b], b);
 }
 
 /* Packs the node pairs' sends: own entries from x, others' from their
@@ -62,7 +61,7 @@ static hspmv_real *node_x(hspmv_node *N, uint64_t n, int b, int my_slot, const h
         if (common == -3) common = s;
         else if (s != common) mismatch = 1;
     }
-    if (!mismatch) return common >= 0 ? N->vecs + (int64_t)common * N->vec_stride : par;
+    if (!mismatch) return common >= 0 ? hspmv_node_slot_vec(N, common, b) : par;
     /* the ranks passed different vectors: those in window slots copy their
        part into the parity buffer too, and everyone reads that */
     if (my_slot >= 0) export_part(N, x, par, len, N->oshare != NULL);
@@ -84,7 +83,7 @@ static const hspmv_real *fold_x(const hspmv_node *N, uint64_t n, int b, int my_s
         *sync += hspmv_node_wait(&F->ready, n);
         if (F->slot[b] != my_slot) return NULL;
     }
-    return my_slot >= 0 ? N->vecs + (int64_t)my_slot * N->vec_stride : par;
+    return my_slot >= 0 ? hspmv_node_slot_vec(N, my_slot, b) : par;
 }
 
 /* Node rank q's x part in call n (parity b), for owned rows taken from q:
@@ -143,7 +142,7 @@ int hspmv_node_begin(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     /* 1. this rank's x part where the node reads it (all of it when others
        may take owned rows) */
     int care = (N->nreaders > 0 || N->oshare || N->nfold) && len > 0;
-    c->slot = care ? hspmv_node_slot_of(N, x) : -2;
+    c->slot = care ? hspmv_node_x_slot(N, x) : -2;
     if (care && c->slot < 0) {
         export_part(N, x, c->par, len, N->oshare != NULL);
         N->copies++;

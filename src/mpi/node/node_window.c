@@ -61,6 +61,29 @@ int hspmv_node_slot_of(const hspmv_node *N, const hspmv_real *x)
     return __atomic_load_n(&N->pool->used[s], __ATOMIC_ACQUIRE) ? (int)s : -1;
 }
 
+int hspmv_node_x_slot(const hspmv_node *N, const hspmv_real *x)
+{
+    int s = hspmv_node_slot_of(N, x);
+    if (s < 0 && N->lend && (s = hspmv_node_slot_of(N->lend, x)) >= 0) s += HSPMV_NODE_LENT;
+    return s;
+}
+
+hspmv_real *hspmv_node_slot_vec(const hspmv_node *N, int s, int b)
+{
+    if (s >= HSPMV_NODE_LENT) return N->lend->vecs + (int64_t)(s - HSPMV_NODE_LENT) * N->lend->vec_stride;
+    return N->vecs + (int64_t)(s >= 0 ? s : N->nslots + b) * N->vec_stride;
+}
+
+void hspmv_node_lend(hspmv_node *N, const hspmv_node *from)
+{
+    int ok = from && from->have_win && N->have_win && from->nslots > 0 && from->size == N->size &&
+             from->vec_stride == N->vec_stride, all = 0;
+    for (int q = 0; ok && q <= N->size; q++) ok = from->part_off[q] == N->part_off[q];
+    for (int q = 0; ok && q < N->size; q++) ok = from->member[q] == N->member[q];
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, N->comm);
+    N->lend = all ? from : NULL;
+}
+
 hspmv_real *hspmv_node_vec_take(hspmv_node *N)
 {
     if (!N->pool) return NULL;

@@ -1,12 +1,11 @@
-/* dist_transpose_plan.c — the parts of the transposed product: this
-   rank's entries decoded back from the blocks of either halo mode into an
-   owned part (owned columns) and a ghost part (columns among D->ghost_col),
-   each transposed and prepared as a local matrix. */
+/* dist_transpose_rows.c — this rank's entries decoded back from the
+   prepared blocks of either halo mode (exactly: every entry, its value's
+   bits) into an owned part (owned columns) and a ghost part (columns among
+   D->ghost_col), for the transposed matrix (dist_transpose.c). */
 #include <string.h>
 #include "dist.h"
 #include "dist_transpose.h"
 #include "local_calls.h"
-#include "local_part.h"
 #include "node.h"
 #include "util.h"
 
@@ -191,24 +190,6 @@ int hspmv_dist_tr_rows(const hspmv_dist *D, hspmv_csr *Ao, hspmv_csr *Ag, hspmv_
     return rc;
 }
 
-/* *T = A^T prepared with the blocks' threads and kernel set (NULL when A has no entries). */
-static int prepare(const hspmv_dist *D, const hspmv_csr *A, const char *isa, hspmv_local **T, hspmv_error *err)
-{
-    hspmv_csr At = {0};
-    hspmv_opts o;
-    int rc;
-    if (A->nnz == 0) return HSPMV_OK;
-    if (hspmv_local_csr_transpose(A, &At, D->threads) != HSPMV_OK)
-        return hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory transposing %lld entries", D->rank,
-                         (long long)A->nnz);
-    hspmv_opts_default(&o);
-    o.threads = D->threads;
-    o.kernel = isa;
-    rc = hspmv_local_create_test(&At, &o, D->test, T, err);
-    hspmv_csr_free(&At);
-    return rc;
-}
-
 const char *hspmv_dist_tr_isa(const hspmv_dist *D)
 {
     piece p[4 + HSPMV_NODE_FOLD_RUNS];
@@ -216,16 +197,4 @@ const char *hspmv_dist_tr_isa(const hspmv_dist *D)
     if (list_pieces(D, p) == 0) return "auto";
     hspmv_local_get_info(p[0].L, &li);
     return li.isa;
-}
-
-int hspmv_dist_tr_parts(const hspmv_dist *D, hspmv_local **To, hspmv_local **Tg, hspmv_error *err)
-{
-    hspmv_csr Ao = {0}, Ag = {0};
-    const char *isa = hspmv_dist_tr_isa(D);
-    int rc = hspmv_dist_tr_rows(D, &Ao, &Ag, err);
-    if (!rc) rc = prepare(D, &Ao, isa, To, err);
-    if (!rc) rc = prepare(D, &Ag, isa, Tg, err);
-    hspmv_csr_free(&Ao);
-    hspmv_csr_free(&Ag);
-    return rc;
 }
