@@ -6,8 +6,7 @@
 # block loop and librsb; A^T x against A x (benchmark-omp, and
 # benchmark-mpi at 16x1 and 1x16) against the naive transposed loop and
 # librsb; the distributed block product at 16x1, k = 8 in both halo modes
-# against k = 1, and (first round) A^T X against A X at k = 8. Medians of
-# each label's round medians at the end.
+# against k = 1. Medians of each label's round medians at the end.
 #   bench/jobs/vectors-transpose-16.sh [ROUNDS]    (default 3)
 # Matrices (real values, made by genmat in /tmp/m): l3r = lap3d 200, rnd =
 # random 4000000 --k 8, pwl = powerlaw 4000000 --k 8 (transpose only).
@@ -19,7 +18,9 @@
 # OLD=DIR: also time DIR/benchmark-omp's block product (an earlier build)
 # in each round, beside this one's.
 # PART=block or PART=transpose runs only that half (default both: one
-# round of both takes about 5 minutes).
+# round of both takes about 5 minutes). TMATS: the transposed part's
+# matrices (default "l3r rnd pwl"); ONLY16=1: of the transposed part only
+# A x and A^T x at 16x1.
 set -u
 case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 R=${1:-3}
@@ -34,11 +35,12 @@ gcc -O3 -march=native -fopenmp -I.dev/peers -o /tmp/naive .dev/peers/naive_csr.c
 RSB=.dev/peers/build/rsb_spmv; { [ -x $RSB ] && $RSB 2>&1 | grep -q usage; } || RSB=""
 { nproc; lscpu | grep -E 'Model name|^L3'; } > $OUT/sys.txt
 D=/tmp/m; mkdir -p $D
-[ -s $D/l3r.mtx ] || $B/genmat lap3d 200 --values random -o $D/l3r.mtx > /dev/null &
-[ -s $D/rnd.mtx ] || $B/genmat random 4000000 --k 8 --values random -o $D/rnd.mtx > /dev/null &
-[ -s $D/pwl.mtx ] || $B/genmat powerlaw 4000000 --k 8 --values random -o $D/pwl.mtx > /dev/null &
-wait
-for m in l3r rnd pwl; do [ -s $D/$m.petsc ] || $B/convert $D/$m.mtx $D/$m.petsc > /dev/null & done; wait
+NEED="${TMATS:-l3r rnd pwl}"; [ "${PART:-all}" = transpose ] || NEED="$NEED l3r rnd"
+declare -A GEN=([l3r]="lap3d 200" [rnd]="random 4000000 --k 8" [pwl]="powerlaw 4000000 --k 8")
+for m in $(echo $NEED | tr ' ' '\n' | sort -u); do
+    { [ -s $D/$m.mtx ] || $B/genmat ${GEN[$m]} --values random -o $D/$m.mtx > /dev/null
+      [ -s $D/$m.petsc ] || $B/convert $D/$m.mtx $D/$m.petsc > /dev/null; } &
+done; wait
 echo "matrices t=$((SECONDS - T0))"
 run() { local l=$1; shift; echo "## $l" >> $OUT/runs.txt; timeout 150 "$@" 2>&1 | grep -E '^(bench=|peer=)' >> $OUT/runs.txt; }
 OMP16="env OMP_NUM_THREADS=16 OMP_PROC_BIND=close OMP_PLACES=cores"
@@ -60,7 +62,12 @@ for r in $(seq 1 $R); do
         run "$m mpi16x1 k8 node" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20 --vectors 8
         run "$m mpi16x1 k8 p2p" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20 --vectors 8 --halo p2p
     done
-    [ "${PART:-all}" = block ] || for m in l3r rnd pwl; do
+    [ "${PART:-all}" = block ] || for m in ${TMATS:-l3r rnd pwl}; do
+        if [ -n "${ONLY16:-}" ]; then  # the 16x1 pair alone
+            run "$m mpi16x1 Ax" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20
+            run "$m mpi16x1 ATx" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20 --transpose
+            continue
+        fi
         run "$m omp Ax" $OMP16 $B/benchmark-omp $D/$m.petsc 16 --format auto --reps 20 --no-bw
         run "$m omp ATx" $OMP16 $B/benchmark-omp $D/$m.petsc 16 --format auto --reps 20 --no-bw --transpose
         if [ $r = 1 ]; then
@@ -71,10 +78,6 @@ for r in $(seq 1 $R); do
         run "$m mpi16x1 ATx" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20 --transpose
         run "$m mpi1x16 Ax" $M1 $B/benchmark-mpi $D/$m.petsc --threads 16 --reps 20
         run "$m mpi1x16 ATx" $M1 $B/benchmark-mpi $D/$m.petsc --threads 16 --reps 20 --transpose
-        if [ $r = 1 ] && [ $m != pwl ]; then
-            run "$m mpi16x1 AX k8" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20 --vectors 8
-            run "$m mpi16x1 ATX k8" $M16 $B/benchmark-mpi $D/$m.petsc --threads 1 --reps 20 --vectors 8 --transpose
-        fi
     done
     echo "round $r t=$((SECONDS - T0))"
 done
