@@ -503,7 +503,8 @@ void hspmv_dist_get_timing(hspmv_dist *D, hspmv_dist_timing *t, int reset);
    and chose, the window's vector slots, the ranks reading each part, the
    entries in own, node and off-node columns, folded rows, the shared rows'
    work (own and taken) and huge-page bytes, the time spent waiting on the
-   node; for halo "p2p" the messages. The layout may change between
+   node; for halo "p2p" the messages; then the same for the transposed
+   matrix once a transposed product has made it. The layout may change between
    versions: for people, not for parsing. */
 void hspmv_dist_view(const hspmv_dist *D, FILE *f);
 

@@ -74,6 +74,8 @@ struct hspmv_dist {
     hspmv_real *work;           /* nrows_local entries (at least 1), for spmv_scaled */
     MPI_Request *req;           /* nrecv + nsend entries (at least 1) */
     int threads;                /* threads used by the blocks (packing too) */
+    int format;                 /* opts.format and opts.csrl_threshold the blocks were made with (the */
+    double csrl_threshold;      /*   transposed matrix is made with them too) */
     hspmv_dist_info info;       /* filled at creation (how it was read and set up too) */
     hspmv_dist_timing timing;   /* cumulative */
     struct hspmv_dist *tr;      /* A^T distributed by A's columns (dist_transpose.c), made by the first transposed

@@ -154,7 +154,7 @@ static const char *agreed_isa(const hspmv_dist *D)
 }
 
 /* *Tout = A^T distributed by A's columns, made with D's threads, kernel
-   set, halo mode and nodes. Collective, agreed; *Tout is NULL on failure. */
+   set, format options, halo mode and nodes. Collective, agreed; *Tout is NULL on failure. */
 static int tr_matrix(const hspmv_dist *D, hspmv_dist **Tout, hspmv_error *err)
 {
     hspmv_csr S = {0};
@@ -177,6 +177,8 @@ static int tr_matrix(const hspmv_dist *D, hspmv_dist **Tout, hspmv_error *err)
     T->partition = D->partition;
     hspmv_opts_default(&o);
     o.threads = D->threads;
+    o.format = D->format;
+    o.csrl_threshold = D->csrl_threshold;
     o.kernel = agreed_isa(D);
     o.halo = D->halo;
     o.node_ranks = D->node ? D->node->env_ranks : 0;

@@ -55,6 +55,8 @@ static void rank_block(const hspmv_dist *D, char *s, size_t n)
              t->sync_s);
 }
 
+static void root_lines(const hspmv_dist *D, const char *all, FILE *f);
+
 void hspmv_dist_view(const hspmv_dist *D, FILE *f)
 {
     char mine[VIEW_LINE] = "", *all = NULL;
@@ -64,7 +66,17 @@ void hspmv_dist_view(const hspmv_dist *D, FILE *f)
     MPI_Bcast(&ok, 1, MPI_INT, 0, D->comm);
     if (!ok) return; /* rank 0 out of memory: nothing to print */
     MPI_Gather(mine, VIEW_LINE, MPI_CHAR, all, VIEW_LINE, MPI_CHAR, 0, D->comm);
-    if (D->rank != 0) return;
+    if (D->rank == 0) root_lines(D, all, f);
+    hspmv_free(all);
+    if (D->tr) { /* every rank has it or none (made by a collective call) */
+        if (D->rank == 0) fprintf(f, "the transposed matrix (made by the first transposed product):\n");
+        hspmv_dist_view(D->tr, f);
+    }
+}
+
+/* Rank 0: the header and every rank's block. */
+static void root_lines(const hspmv_dist *D, const char *all, FILE *f)
+{
     const hspmv_node *N = D->node;
     fprintf(f, "hspmv_dist_view: %d ranks, halo %s, %d nodes (%s)\n", D->size,
             D->halo == HSPMV_HALO_NODE ? "node" : "p2p", N->nnodes,
@@ -75,5 +87,4 @@ void hspmv_dist_view(const hspmv_dist *D, FILE *f)
                 gather_name(N->gather), N->replica ? " + replica" : "", N->merged ? ", owned columns merged" : "",
                 N->t_direct * 1e3, N->t_copy * 1e3, N->t_share * 1e3, N->t_replica * 1e3, N->otail);
     for (int r = 0; r < D->size; r++) fprintf(f, "%.*s\n", VIEW_LINE, all + (size_t)r * VIEW_LINE);
-    hspmv_free(all);
 }

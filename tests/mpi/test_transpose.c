@@ -5,7 +5,8 @@
    k = 1, 3, 17 row-major and column-major, against the long-double
    reference of the whole matrix's transpose; successive products give the
    same bits, plain ones between them too; a failed allocation on one
-   rank in the first call is every rank's error, and the next call works. */
+   rank in the first call is every rank's error, and the next call works;
+   the transposed matrix keeps a forced format and shows in the view. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,5 +321,48 @@ static void first_call_allocation_failure_is_every_ranks_error(void)
     hspmv_csr_free(&At);
 }
 
+/* The transposed matrix is made with the matrix's forced format (CSR here,
+   which AUTO would not pick for the stencil) and hspmv_dist_view shows it
+   once it exists, not before; its product still matches the reference. */
+static void transposed_matrix_keeps_format_and_is_viewed(void)
+{
+    hspmv_csr A, At;
+    hspmv_opts o;
+    hspmv_dist *D = NULL;
+    hspmv_error e;
+    whole(&A, 1, 900, 900, 77);
+    transpose_slow(&A, &At);
+    mt_opts(&o);
+    o.format = HSPMV_FORMAT_CSR;
+    int rc = create(&A, &o, &D, &e);
+    CHECK(rc == HSPMV_OK, "create: %s", e.msg);
+    if (!rc) {
+        char *before = NULL, *after = NULL;
+        size_t nb = 0, na = 0;
+        FILE *f = open_memstream(&before, &nb);
+        hspmv_dist_view(D, f);
+        fclose(f);
+        CHECK(check_product(D, &At, 1, 0, "format csr") == 0, "format csr");
+        f = open_memstream(&after, &na);
+        hspmv_dist_view(D, f);
+        fclose(f);
+        if (me == 0) {
+            CHECK(!strstr(before, "the transposed matrix"), "the view shows a transposed matrix before one is made");
+            CHECK(strstr(after, "the transposed matrix"), "the view does not show the transposed matrix");
+        }
+        hspmv_dist_info in = {0};
+        if (D->tr) hspmv_dist_get_info(D->tr, &in);
+        int others = 0;
+        for (int k = 0; k < HSPMV_NFORMATS; k++) others += k != HSPMV_FORMAT_CSR ? in.format_counts[k] : 0;
+        CHECK(D->tr && others == 0 && in.format_counts[HSPMV_FORMAT_CSR] > 0,
+              "the transposed matrix's blocks are not all CSR (%d others)", others);
+        free(before);
+        free(after);
+    }
+    hspmv_dist_destroy(&D);
+    hspmv_csr_free(&A);
+    hspmv_csr_free(&At);
+}
+
 MT_MAIN(NULL, transposed_product_matches_ref, repeated_products_same_bits_and_interleaved,
-        first_call_allocation_failure_is_every_ranks_error)
+        first_call_allocation_failure_is_every_ranks_error, transposed_matrix_keeps_format_and_is_viewed)
