@@ -194,12 +194,12 @@ int hspmv_halo_end(hspmv_dist *D);
 /* p2p: lets the posted messages progress without waiting (MPI_Testall). */
 int hspmv_halo_progress(hspmv_dist *D);
 
-/* dist_transpose.c. Y = A^T X for k vectors (flags: HSPMV_COL_MAJOR or
-   not): the first call makes D->tr, A^T distributed by A's columns (each
-   entry moved once to its column's owner: as much memory again as the
-   blocks, plus its own halo plan and node window); every call multiplies
-   it like A. Collective; allocation failures agreed. */
-int hspmv_dist_spmm_transpose(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
+/* dist_transpose.c. *At = D->tr, A^T distributed by A's columns, made by
+   the first call (each entry moved once to its column's owner: as much
+   memory again as the blocks, plus its own halo plan and node window).
+   HSPMV_OK, or the same error on every rank when it cannot be made (the
+   next call tries again). Collective (every rank, the same calls). */
+int hspmv_dist_transposed(hspmv_dist *D, hspmv_dist **At, hspmv_error *err);
 /* halo_block.c. The p2p exchange of a row-major block X of k vectors (k
    values per entry, one message per neighbour) into D->blk.xg, which
    hspmv_halo_blk_grow made room for; hspmv_halo_end finishes it. */

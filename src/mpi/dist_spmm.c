@@ -5,7 +5,8 @@
    holding k-wide vectors). A column-major block, in either mode: one
    vector at a time through hspmv_dist_spmv (through row-major copies it
    measured 4.6 times slower than its vectors one by one:
-   docs/results/2026-11-27-distributed-block.md). */
+   docs/results/2026-11-27-distributed-block.md). A^T X: the same on the
+   transposed matrix (dist_transpose.c). */
 #include <string.h>
 #include "dist.h"
 #include "node.h"
@@ -71,11 +72,30 @@ static int by_vectors(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, 
     return hspmv_ok(err);
 }
 
+/* Y = A^T X: the transposed matrix's product, its times added to D's. */
+static int transposed(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
+{
+    hspmv_dist *At;
+    int rc = hspmv_dist_transposed(D, &At, err);
+    if (rc) return rc;
+    hspmv_dist_timing a = At->timing, *tm = &D->timing;
+    rc = hspmv_dist_spmm(At, flags & HSPMV_COL_MAJOR, k, X, Y, err);
+    const hspmv_dist_timing *b = &At->timing;
+    tm->post_s += b->post_s - a.post_s;
+    tm->owned_s += b->owned_s - a.owned_s;
+    tm->wait_s += b->wait_s - a.wait_s;
+    tm->ghost_s += b->ghost_s - a.ghost_s;
+    tm->sync_s += b->sync_s - a.sync_s;
+    tm->total_s += b->total_s - a.total_s;
+    tm->calls += b->calls - a.calls;
+    return rc;
+}
+
 int hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
 {
     if (!D || k < 1 || (flags & ~(HSPMV_TRANSPOSE | HSPMV_COL_MAJOR)))
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_spmm: bad arguments (k = %d, flags = %d)", k, flags);
-    if (flags & HSPMV_TRANSPOSE) return hspmv_dist_spmm_transpose(D, flags, k, X, Y, err);
+    if (flags & HSPMV_TRANSPOSE) return transposed(D, flags, k, X, Y, err);
     if (k == 1) return hspmv_dist_spmv(D, X, Y, err);
     if (flags & HSPMV_COL_MAJOR) return by_vectors(D, k, X, Y, err);
     if (D->halo == HSPMV_HALO_NODE) return hspmv_node_spmm(D, k, X, Y, err);

@@ -1,11 +1,12 @@
-/* dist_transpose.c — Y = A^T X on a distributed matrix: A^T made once, on
-   the first transposed call, as a distributed matrix of its own (every
-   entry a_ij moved by one MPI_Alltoallv to the rank that owns x_j, which
-   then holds row j of A^T, A's column j, whole), and multiplied like A:
-   x_i read from the node window or the halo, no partial sums sent back.
-   The reverse halo (PETSc's MatMultTranspose_MPIAIJ: each rank multiplies
-   its rows' transpose and sends the ghost columns' sums to their owners)
-   was measured against it and lost everywhere (docs/api.md). */
+/* dist_transpose.c — A^T for the transposed product Y = A^T X
+   (dist_spmm.c multiplies it): made once, on the first transposed call,
+   as a distributed matrix of its own. Every entry a_ij moves by one
+   MPI_Alltoallv to the rank that owns x_j, which then holds row j of A^T
+   (A's column j) whole; it is multiplied like A, x_i read from the node
+   window or the halo, no partial sums sent back. The reverse halo
+   (PETSc's MatMultTranspose_MPIAIJ: each rank multiplies its rows'
+   transpose and sends the ghost columns' sums to their owners) was
+   measured against it and lost everywhere (docs/api.md). */
 #include <limits.h>
 #include <string.h>
 #include "dist.h"
@@ -188,25 +189,15 @@ static int tr_matrix(const hspmv_dist *D, hspmv_dist **Tout, hspmv_error *err)
     return rc;
 }
 
-int hspmv_dist_spmm_transpose(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
+int hspmv_dist_transposed(hspmv_dist *D, hspmv_dist **At, hspmv_error *err)
 {
-    int rc = HSPMV_OK;
+    *At = NULL;
     if (!D->tr) { /* every rank comes here together: the same calls everywhere */
-        rc = tr_matrix(D, &D->tr, err);
+        int rc = tr_matrix(D, &D->tr, err);
         if (rc) return rc;
         if (D->halo == HSPMV_HALO_NODE && D->tr->halo == HSPMV_HALO_NODE) /* x in A's window: read in place */
             hspmv_node_lend(D->tr->node, D->node);
     }
-    hspmv_dist *At = D->tr;
-    hspmv_dist_timing a = At->timing, *tm = &D->timing;
-    rc = hspmv_dist_spmm(At, flags & HSPMV_COL_MAJOR, k, X, Y, err);
-    const hspmv_dist_timing *b = &At->timing; /* At's times are D's */
-    tm->post_s += b->post_s - a.post_s;
-    tm->owned_s += b->owned_s - a.owned_s;
-    tm->wait_s += b->wait_s - a.wait_s;
-    tm->ghost_s += b->ghost_s - a.ghost_s;
-    tm->sync_s += b->sync_s - a.sync_s;
-    tm->total_s += b->total_s - a.total_s;
-    tm->calls += b->calls - a.calls;
-    return rc;
+    *At = D->tr;
+    return HSPMV_OK;
 }
