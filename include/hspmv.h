@@ -494,8 +494,8 @@ typedef struct hspmv_dist_timing {
     double sync_s;    /* halo "node": waiting on the other ranks of the node (flags in shared memory) */
 } hspmv_dist_timing;
 
-/* Not collective. *t = the timing so far; reset != 0 starts it again (the
-   counters hspmv_dist_view shows too). */
+/* Not collective. *t = the timing so far, transposed products included;
+   reset != 0 starts it again (the counters hspmv_dist_view shows too). */
 void hspmv_dist_get_timing(hspmv_dist *D, hspmv_dist_timing *t, int reset);
 
 /* Collective. Rank 0 writes to f (ignored elsewhere) a readable block per

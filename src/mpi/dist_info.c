@@ -30,6 +30,17 @@ MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D) { return D->comm; }
 void hspmv_dist_get_timing(hspmv_dist *D, hspmv_dist_timing *t, int reset)
 {
     *t = D->timing;
+    if (D->tr) { /* the transposed products' own */
+        hspmv_dist_timing a;
+        hspmv_dist_get_timing(D->tr, &a, reset);
+        t->calls += a.calls;
+        t->total_s += a.total_s;
+        t->post_s += a.post_s;
+        t->owned_s += a.owned_s;
+        t->wait_s += a.wait_s;
+        t->ghost_s += a.ghost_s;
+        t->sync_s += a.sync_s;
+    }
     if (!reset) return;
     memset(&D->timing, 0, sizeof(D->timing));
     if (D->node) {

@@ -72,23 +72,13 @@ static int by_vectors(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, 
     return hspmv_ok(err);
 }
 
-/* Y = A^T X: the transposed matrix's product, its times added to D's. */
+/* Y = A^T X: the transposed matrix's product (its times are counted in
+   D's by hspmv_dist_get_timing). */
 static int transposed(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
 {
     hspmv_dist *At;
     int rc = hspmv_dist_transposed(D, &At, err);
-    if (rc) return rc;
-    hspmv_dist_timing a = At->timing, *tm = &D->timing;
-    rc = hspmv_dist_spmm(At, flags & HSPMV_COL_MAJOR, k, X, Y, err);
-    const hspmv_dist_timing *b = &At->timing;
-    tm->post_s += b->post_s - a.post_s;
-    tm->owned_s += b->owned_s - a.owned_s;
-    tm->wait_s += b->wait_s - a.wait_s;
-    tm->ghost_s += b->ghost_s - a.ghost_s;
-    tm->sync_s += b->sync_s - a.sync_s;
-    tm->total_s += b->total_s - a.total_s;
-    tm->calls += b->calls - a.calls;
-    return rc;
+    return rc ? rc : hspmv_dist_spmm(At, flags & HSPMV_COL_MAJOR, k, X, Y, err);
 }
 
 int hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
