@@ -354,24 +354,25 @@ void hspmv_dist_destroy(hspmv_dist **D);
    a reduction per call) if an MPI call failed. */
 int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err);
 
-/* Collective like hspmv_dist_spmv: y = alpha*A*x + beta*y (beta == 0 ignores
-   the old y, NaN included). */
 /* Collective, with the same flags and k on every rank. Y = op(A) X for a
-   block of k vectors (hspmv_local_spmm's flags and layouts): a row-major
-   block with halo "p2p" sends one message per neighbour per product
-   carrying k values per ghost entry; with halo "node", or column-major,
-   the vectors go one at a time (a row-major block through column-major
-   copies). Plain:
-   X holds this rank's x part (ncols_local rows of k values), Y its y part
-   (nrows_local rows). HSPMV_TRANSPOSE: X is y-like (nrows_local rows), Y
-   x-like (ncols_local rows); the ghost columns' contributions go back to
-   their owners and are summed there (the halo in reverse); square and
-   rectangular matrices alike. Block vectors from hspmv_dist_vec_alloc(D,
-   which, k). Errors as hspmv_dist_spmv, HSPMV_ERR_ARG for k < 1 or
-   unknown flags, HSPMV_ERR_NOMEM when the first call's buffers cannot be
-   had (agreed on every rank). */
+   block of k vectors (hspmv_local_spmm's flags and layouts). A row-major
+   block travels once per product, k values per ghost entry (halo "p2p":
+   one message per neighbour; halo "node": the node's window holds k-wide
+   vectors), overlapped with the owned block as in hspmv_dist_spmv; a
+   column-major block goes one vector at a time. Plain: X holds this
+   rank's x part (ncols_local rows of k values), Y its y part (nrows_local
+   rows). HSPMV_TRANSPOSE: X is y-like (nrows_local rows), Y x-like
+   (ncols_local rows); the first such call makes A^T a distributed matrix
+   of its own, each entry moved to the owner of its column (collective; as
+   much memory again as the matrix), and every call multiplies it like A;
+   square and rectangular matrices alike. Block vectors from
+   hspmv_dist_vec_alloc(D, which, k). Errors as hspmv_dist_spmv,
+   HSPMV_ERR_ARG for k < 1 or unknown flags, HSPMV_ERR_NOMEM when the first
+   call's buffers or A^T cannot be had (agreed on every rank). */
 int hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
 
+/* Collective like hspmv_dist_spmv: y = alpha*A*x + beta*y (beta == 0 ignores
+   the old y, NaN included). */
 int hspmv_dist_spmv_scaled(hspmv_dist *D, hspmv_real alpha, const hspmv_real *x, hspmv_real beta,
                            hspmv_real *y, hspmv_error *err);
 

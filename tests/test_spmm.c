@@ -4,7 +4,8 @@
    0/1, each of the k vectors against the long-double reference with the
    docs/design.md bound; square and rectangular matrices, rows of every
    tail length, several column panels, Y's rows by streaming stores
-   (HSPMV_TEST spmm_stream=1: k = 8, 16 in double, 16 in single); the parts of the block product
+   (HSPMV_TEST spmm_stream=1: k = 8, 16 in double, 16 in single); many row
+   blocks per thread (spmm_blocks) and their split; the parts of the block product
    (local_part.h) against the whole; a wrong entry is caught. Names
    kernels only through the registry, so it runs under qemu-aarch64. */
 #include <math.h>
@@ -154,6 +155,7 @@ static void test_square_tails(void)
     quantize(&A);
     check_matrix(&A, "square 140", "", -1);
     check_matrix(&A, "square 140 spmm_stream=1", "spmm_stream=1", -1);
+    check_matrix(&A, "square 140 spmm_blocks=5", "spmm_blocks=5", -1);
     hspmv_csr_free(&A);
 }
 
@@ -200,6 +202,32 @@ static void test_stencil_panels(void)
     check_matrix(&A, "stencil 13x13 panels=3", "panels=3", HSPMV_FORMAT_PANELS);
     check_matrix(&A, "stencil 13x13 spmm_stream=1", "spmm_stream=1", -1);
     check_matrix(&A, "stencil 13x13 panels=3 spmm_stream=1", "panels=3,spmm_stream=1", HSPMV_FORMAT_PANELS);
+    check_matrix(&A, "stencil 13x13 spmm_blocks=4 spmm_stream=1", "spmm_blocks=4,spmm_stream=1", -1);
+    hspmv_csr_free(&A);
+}
+
+/* The row blocks: spmm_blocks per thread, increasing, covering the rows and
+   balanced by nonzeros (none holds more than its share plus a row); the
+   rule's count on a small matrix is one per thread. */
+static void test_row_blocks(void)
+{
+    int64_t n = 1000, len[1000];
+    hspmv_csr A;
+    for (int64_t i = 0; i < n; i++) len[i] = 1 + (i * 7) % 23;
+    CHECK(tl_csr_random(&A, n, n, len, 0, 0, 13) == HSPMV_OK, "generate");
+    hspmv_local *L = make(&A, HSPMV_FORMAT_CSR, NULL, 3, "spmm_blocks=7"), *L1 = make(&A, HSPMV_FORMAT_CSR, NULL, 3, "");
+    CHECK(L && L1, "create");
+    if (L && L1) {
+        int ok = L->nblocks == 21 && L->blocks[0] == 0 && L->blocks[21] == n;
+        for (int b = 0; ok && b < 21; b++) {
+            int64_t nz = A.rowptr[L->blocks[b + 1]] - A.rowptr[L->blocks[b]];
+            ok = L->blocks[b] <= L->blocks[b + 1] && nz <= A.nnz / 21 + 24;
+        }
+        CHECK(ok, "21 row blocks cover the rows, each at most nnz/21 + the longest row");
+        CHECK(L1->nblocks == 3 && L1->blocks[3] == n, "a small matrix: one block per thread (%d)", L1->nblocks);
+    }
+    hspmv_local_destroy(&L);
+    hspmv_local_destroy(&L1);
     hspmv_csr_free(&A);
 }
 
@@ -233,6 +261,7 @@ int main(void)
     nsets = tl_kernel_sets(sets, 8);
     RUN(test_square_tails);
     RUN(test_rectangular);
+    RUN(test_row_blocks);
     RUN(test_stencil_panels);
     RUN(test_rejects);
     CHECK_DONE();

@@ -41,6 +41,8 @@ struct hspmv_local {
     int64_t nseg;                /* segments of consecutive columns (all formats) */
     int64_t *rows;               /* threads+1 entries: thread c owns rows [rows[c], rows[c+1]) */
     int pieces;                  /* each chunk's pieces, which idle threads take (local_pieces.c); 1: none */
+    int nblocks;                 /* the block product's row blocks (local_spmm.c), a multiple of threads */
+    int64_t *blocks;             /* nblocks+1 entries, balanced by nonzeros; thread t takes t, t+threads, ... */
     int64_t *tiles;              /* BCOO only, threads+1 entries: tile rows of thread c */
     hspmv_csr csr;               /* HSPMV_FORMAT_CSR: own copy, first-touched per thread */
     hspmv_csrl csrl;             /* HSPMV_FORMAT_CSRL */
@@ -80,6 +82,11 @@ void hspmv_local_tune_kernels(hspmv_local *L);
    round first, into t[0] and t[1] (each its fastest round, seconds).
    Returns 0 when scratch vectors could not be had (t untouched). */
 int hspmv_local_time_pair(hspmv_local *a, hspmv_local *b, double t[2]);
+
+/* Nonzeros per row block of the block product when the rule sets the
+   count (local_spmm.c): about 9400 rows of a 7-point stencil; blocks of
+   512 to 8192 rows measured alike on lap3d 200 at k = 8, 16 threads. */
+#define HSPMV_SPMM_BLOCK_NNZ ((int64_t)1 << 16)
 
 /* Splits rows [0, nrows) of rp into nchunks contiguous ranges balanced by
    nonzeros: start has nchunks+1 entries, chunk c is [start[c], start[c+1]).

@@ -218,6 +218,22 @@ int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *opts, hspmv_local *
     return hspmv_local_create_test(A, opts, hspmv_test_spec(), out, err);
 }
 
+/* The block product's row blocks: HSPMV_TEST's spmm_blocks per thread, else
+   about HSPMV_SPMM_BLOCK_NNZ nonzeros each (one per thread when a thread's
+   share is smaller), at most 4096 per thread. */
+static int split_blocks(hspmv_local *L, const hspmv_csr *A, const char *test, hspmv_error *err)
+{
+    int64_t T = L->threads, per = hspmv_test_int(test, "spmm_blocks", 0);
+    if (per < 1) per = (A->nnz + T * HSPMV_SPMM_BLOCK_NNZ - 1) / (T * HSPMV_SPMM_BLOCK_NNZ);
+    per = per < 1 ? 1 : per > 4096 ? 4096 : per;
+    L->nblocks = (int)(per * T);
+    L->blocks = hspmv_alloc_array((size_t)L->nblocks + 1, sizeof(int64_t));
+    if (!L->blocks)
+        return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory for %d row blocks", L->nblocks);
+    hspmv_local_split(A->rowptr, A->nrows, L->nblocks, L->blocks);
+    return HSPMV_OK;
+}
+
 int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *opts, const char *test, hspmv_local **out,
                             hspmv_error *err)
 {
@@ -253,6 +269,7 @@ int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *opts, const ch
         goto fail;
     }
     hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows);
+    if ((rc = split_blocks(L, A, test, err)) != HSPMV_OK) goto fail;
     L->pieces = hspmv_local_piece_count(L, test);
     L->stream_y_forced = (int)hspmv_test_int(test, "stream_y", -1);
     L->spmm_stream_forced = (int)hspmv_test_int(test, "spmm_stream", -1);
@@ -318,6 +335,7 @@ void hspmv_local_destroy(hspmv_local **pL)
     hspmv_panels_free(&L->panels);
     drop_counts(L);
     hspmv_free(L->rows);
+    hspmv_free(L->blocks);
     hspmv_free(L->tiles);
     hspmv_free(L);
     *pL = NULL;

@@ -1,6 +1,6 @@
 /* local_spmm.c — Y = op(A) X for a block of k vectors on a prepared matrix:
    the argument checks, the transposed copy's dispatch, the block kernels
-   over the one-vector product's thread chunks, and the layouts.
+   over the threads' row blocks, and the layouts.
    Row-major blocks (X[c*k + j]) go straight to the format's block kernel
    (kernels_spmm.h), every format but blocked COO, which is multiplied
    vector by vector (AUTO never picks it). Column-major blocks (vector j at
@@ -39,11 +39,11 @@ static void spmm_rows(const hspmv_local *L, const hspmv_spmm_set *S, int64_t r0,
 
 static int has_block_kernel(const hspmv_local *L) { return L->format != HSPMV_FORMAT_BCOO; }
 
-/* Part `part` of `nparts` of chunk c (local_part.h). */
-static void chunk_part(const hspmv_local *L, const hspmv_spmm_set *S, int c, int part, int nparts, int k,
-                       const hspmv_real *X, hspmv_real *Y, int add, int how)
+/* Part `part` of `nparts` of the rows [r0, r1) (local_part.h). */
+static void range_part(const hspmv_local *L, const hspmv_spmm_set *S, int64_t r0, int64_t r1, int part, int nparts,
+                       int k, const hspmv_real *X, hspmv_real *Y, int add, int how)
 {
-    int64_t r0 = L->rows[c], len = L->rows[c + 1] - r0;
+    int64_t len = r1 - r0;
     spmm_rows(L, S, r0 + len * part / nparts, r0 + len * (part + 1) / nparts, k, X, Y, add, how);
 }
 
@@ -62,8 +62,18 @@ static int stream_block(const hspmv_local *L, int k, const hspmv_real *Y, int ad
     return hspmv_local_stream_y(in.bytes + (double)(k - 1) * (double)(L->nrows + L->ncols) * sizeof(hspmv_real), -1);
 }
 
-/* Y = A X, every thread its chunk of rows (those of the one-vector
-   product), one parallel region. */
+/* Y = A X on the threads. Row-major: the row blocks (L->blocks), thread t
+   taking blocks t, t+T, ..., so that the threads sweep the rows side by
+   side and share one window of X's reused lines in the last-level cache.
+   On the one-vector product's chunks (each thread its contiguous rows, as
+   the column-major layout still runs) every thread keeps a window of its
+   own, which at k = 8 (a 64-byte row of X) outgrows a core's L2 on a 3D
+   stencil: X's lines came from memory again for the next plane (lap3d
+   200, 16 threads, k = 8: blocks 1.28-1.34x faster; random columns
+   0.99x; docs/results/2026-11-28-block-rows.md). The matrix's pages were
+   first touched by the chunks' threads: where one process spans NUMA
+   domains, some blocks read across them (one rank per domain is the
+   advice of docs/clusters.md). */
 static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
                        int add, int colmajor)
 {
@@ -73,13 +83,15 @@ static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const 
     const hspmv_spmm_set *S = hspmv_spmm_find(L->ks_auto ? hspmv_kernel_find("auto")->isa : L->ks->isa, k);
     int T = L->threads;
     int how = colmajor ? HSPMV_SPMM_COLMAJOR : stream_block(L, k, Y, add) ? HSPMV_SPMM_STREAM : 0;
+    const int64_t *rb = colmajor ? L->rows : L->blocks;
+    int nb = colmajor ? T : L->nblocks;
     if (L->nrows == 0) return;
     if (T == 1) {
-        chunk_part(L, S, 0, part, nparts, k, X, Y, add, how);
+        range_part(L, S, 0, L->nrows, part, nparts, k, X, Y, add, how);
         return;
     }
 #pragma omp parallel num_threads(T)
-    HSPMV_FOR_MY_CHUNKS(c, T) chunk_part(L, S, c, part, nparts, k, X, Y, add, how);
+    HSPMV_FOR_MY_CHUNKS(b, nb) range_part(L, S, rb[b], rb[b + 1], part, nparts, k, X, Y, add, how);
 }
 
 /* Blocked COO: each vector on its own through the one-vector kernel,

@@ -31,6 +31,7 @@ static const test_key keys[] = {
     {"pieces", 1, 4096, NULL},               /* pieces per thread chunk */
     {"stream_y", 0, 1, NULL},                /* CSRP streaming stores of y */
     {"spmm_stream", 0, 1, NULL},             /* block product: streaming stores of Y */
+    {"spmm_blocks", 1, 4096, NULL},          /* block product: row blocks per thread */
     /* distributed plan choices forced */
     {"dist_pieces", 1, 16, NULL},            /* parts of the owned block between message tests */
     {"node_slots", 0, 64, NULL},             /* vectors in a node's shared window */
@@ -41,8 +42,7 @@ static const test_key keys[] = {
     {"fold", 0, 1, NULL},                    /* boundary rows folded */
     {"share_tail", 0, 64, NULL},             /* 64ths of the node block others may take */
     {"owned_share_tail", 0, 64, NULL},       /* 64ths of the owned block others may take */
-    {"share_delay", 1, 0, NULL},
-    {"transpose", 0, 0, "reverse|owner"},    /* the transposed product's method */             /* RANK:MICROSECONDS: that rank starts late */
+    {"share_delay", 1, 0, NULL},             /* RANK:MICROSECONDS: that rank starts late */
 };
 
 static const test_key *find_key(const char *k, size_t n)
