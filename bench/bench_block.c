@@ -1,8 +1,9 @@
-/* bench_block.c — benchmark-omp --vectors: the block product Y = A X of k
-   row-major vectors (hspmv_local_spmm) timed for each format and k in
-   interleaved rounds, with every vector checked against the reference.
+/* bench_block.c — benchmark-omp --vectors: the block product Y = A X (with
+   --transpose Y = A^T X) of k row-major vectors (hspmv_local_spmm) timed
+   for each format and k in interleaved rounds, with every vector checked
+   against the reference.
    GB/s counts the format's bytes model of one product (hspmv_local_info's
-   bytes) plus the k-1 further vectors of x and y:
+   bytes; A's for A^T X) plus the k-1 further vectors of x and y:
        bytes(k) = bytes(1) + (k-1) * (ncols + nrows) * sizeof(real)
    and products/s is k over the median time of one call. */
 #include <stdio.h>
@@ -62,11 +63,13 @@ int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
     long calls = c->reps / c->rounds + 1;
     bb_run runs[16];
     hspmv_error e = {0, ""};
+    const int flags = c->tA ? HSPMV_TRANSPOSE : 0;
+    const hspmv_csr *P = c->tA ? c->tA : A; /* the product's matrix: X has P->ncols rows, Y P->nrows */
     for (int q = 0; q < c->nk; q++) kmax = c->ks[q] > kmax ? c->ks[q] : kmax;
-    size_t xn = (size_t)(A->ncols ? A->ncols : 1) * kmax, yn = (size_t)(A->nrows ? A->nrows : 1) * kmax;
+    size_t xn = (size_t)(P->ncols ? P->ncols : 1) * kmax, yn = (size_t)(P->nrows ? P->nrows : 1) * kmax;
     hspmv_real *X = hspmv_malloc(xn * sizeof(hspmv_real)), *Y = hspmv_malloc(yn * sizeof(hspmv_real));
-    hspmv_real *x = hspmv_malloc((size_t)(A->ncols + 1) * sizeof(hspmv_real));
-    hspmv_real *y = hspmv_malloc((size_t)(A->nrows + 1) * sizeof(hspmv_real));
+    hspmv_real *x = hspmv_malloc((size_t)(P->ncols + 1) * sizeof(hspmv_real));
+    hspmv_real *y = hspmv_malloc((size_t)(P->nrows + 1) * sizeof(hspmv_real));
     if (!X || !Y || !x || !y) bu_fail("%s: out of memory for blocks of %d vectors", c->path, kmax);
     printf("threads=%d vectors=", threads);
     for (int q = 0; q < c->nk; q++) printf("%s%d", q ? "," : "", c->ks[q]);
@@ -86,6 +89,7 @@ int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
             continue;
         }
         if (rc) bu_die(bu_prog(), &e);
+        if (flags && hspmv_local_spmm(r->L, flags, 1, x, y, 0, &e)) bu_die(bu_prog(), &e); /* makes A^T */
         hspmv_local_get_info(r->L, &r->info);
         r->asked = o.format;
         for (int q = 0; q < c->nk; q++)
@@ -107,13 +111,13 @@ int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
             for (int q = 0; q < c->nk; q++) {
                 int k = c->ks[q];
                 bb_run *r = &runs[f];
-                for (int64_t i = 0; i < A->ncols; i++)
+                for (int64_t i = 0; i < P->ncols; i++)
                     for (int j = 0; j < k; j++) X[i * k + j] = x_of(i, j);
                 for (long w = 0; w < c->warmup; w++)
-                    if (hspmv_local_spmm(r->L, 0, k, X, Y, 0, &e)) bu_die(bu_prog(), &e);
+                    if (hspmv_local_spmm(r->L, flags, k, X, Y, 0, &e)) bu_die(bu_prog(), &e);
                 for (long n = 0; n < calls; n++) {
                     double t0 = bu_now();
-                    hspmv_local_spmm(r->L, 0, k, X, Y, 0, &e);
+                    hspmv_local_spmm(r->L, flags, k, X, Y, 0, &e);
                     r->t[q][r->nt[q]++] = bu_now() - t0;
                 }
             }
@@ -125,10 +129,10 @@ int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
         for (int q = 0; q < c->nk; q++) {
             int k = c->ks[q];
             double med, mn, mx, maxrel;
-            for (int64_t i = 0; i < A->ncols; i++)
+            for (int64_t i = 0; i < P->ncols; i++)
                 for (int j = 0; j < k; j++) X[i * k + j] = x_of(i, j);
-            hspmv_local_spmm(r->L, 0, k, X, Y, 0, &e);
-            int64_t viol = check_block(A, k, X, Y, x, y, &maxrel);
+            hspmv_local_spmm(r->L, flags, k, X, Y, 0, &e);
+            int64_t viol = check_block(P, k, X, Y, x, y, &maxrel);
             bad |= viol != 0;
             bu_stats(r->t[q], r->nt[q], &med, &mn, &mx);
             double rate = k / med, bytes = r->info.bytes + (double)(k - 1) * (double)(A->ncols + A->nrows) *
@@ -139,11 +143,11 @@ int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
             if (rate1 > 0) snprintf(vs, sizeof(vs), "%.2fx", rate / rate1);
             printf("  %-14s %4d %10.4f %10.4f %10.4f %12.1f %8.2f %9s %10.3e %5s\n", name, k, med * 1e3, mn * 1e3,
                    mx * 1e3, rate, bytes / med / 1e9, vs, maxrel, viol ? "FAIL" : "ok");
-            printf("bench=omp-block matrix=%s precision=%s threads=%d format=%s asked=%s isa=%s rows=%lld cols=%lld "
-                   "nnz=%lld vectors=%d reps=%d median_ms=%.6f min_ms=%.6f max_ms=%.6f products_per_s=%.3f "
+            printf("bench=omp-block matrix=%s precision=%s transpose=%d threads=%d format=%s asked=%s isa=%s "
+                   "rows=%lld cols=%lld nnz=%lld vectors=%d reps=%d median_ms=%.6f min_ms=%.6f max_ms=%.6f products_per_s=%.3f "
                    "gbs=%.3f bytes=%.0f vs_k1=%.4f max_rel=%.3e violations=%lld\n",
-                   c->path, sizeof(hspmv_real) == 8 ? "double" : "single", r->info.threads, r->info.format_name,
-                   bu_format_name(r->asked), r->info.isa, (long long)A->nrows, (long long)A->ncols, (long long)A->nnz,
+                   c->path, sizeof(hspmv_real) == 8 ? "double" : "single", flags != 0, r->info.threads, r->info.format_name,
+                   bu_format_name(r->asked), r->info.isa, (long long)P->nrows, (long long)P->ncols, (long long)P->nnz,
                    k, r->nt[q], med * 1e3, mn * 1e3, mx * 1e3, rate, bytes / med / 1e9, bytes,
                    rate1 > 0 ? rate / rate1 : 0.0, maxrel, (long long)viol);
             if (viol) fprintf(stderr, "%s: error: %s (%s, k=%d): %lld rows off the reference bound\n", bu_prog(),

@@ -1,5 +1,5 @@
 /* bench_block.h — benchmark-omp --vectors: timing the local block product
-   Y = A X of k row-major vectors (hspmv_local_spmm) for several k. */
+   Y = A X (or A^T X) of k row-major vectors (hspmv_local_spmm) for several k. */
 #ifndef HSPMV_BENCH_BLOCK_H
 #define HSPMV_BENCH_BLOCK_H
 
@@ -15,6 +15,7 @@ typedef struct bb_cfg {
     int ks[BB_MAXK];           /* vector counts, each 1..HSPMV_BB_KMAX */
     long reps, warmup, rounds; /* timed calls in all, untimed calls before each round, rounds */
     double threshold;          /* csrl_threshold */
+    const hspmv_csr *tA;       /* --transpose: A^T, to check Y = A^T X against; NULL: Y = A X */
 } bb_cfg;
 
 #define BB_KMAX 256 /* largest k --vectors takes */
@@ -23,7 +24,8 @@ typedef struct bb_cfg {
 void bb_parse_vectors(const char *opt, const char *s, bb_cfg *c);
 
 /* Prepares each format of c on A with `threads` threads and times the block
-   product for every k in interleaved rounds (format by format, k by k in
+   product (c->tA: the transposed one, its copy made with the preparation)
+   for every k in interleaved rounds (format by format, k by k in
    each round); checks every vector of every block against the long-double
    reference; prints a table and one key=value line (bench=omp-block) per
    format and k. Returns 1 when a vector is off the bound. */

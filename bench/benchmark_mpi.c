@@ -57,9 +57,10 @@ static void usage(FILE *f)
             "  --progress: rank 0's lines on stderr for the read, the partitioning and distribution and\n"
             "  the check's preparation (auto: on a terminal after 2 s, elsewhere every 5 s; on: every\n"
             "  2 s and when each step ends; off).\n"
-            "  --transpose: times y = A^T x instead (hspmv_dist_spmm; the first call, which makes the\n"
-            "  transposed parts, is among the warm-up calls), checked against rank 0's A^T (not with\n"
-            "  --read parallel).\n"
+            "  --transpose: times y = A^T x instead, with --vectors K the block Y = A^T X\n"
+            "  (hspmv_dist_spmm; the first call, which makes the transposed matrix, is among the\n"
+            "  warm-up calls and timed alone as first_ms), checked against rank 0's A^T (not with\n"
+            "  --gen, nor --read parallel of a Matrix Market file).\n"
             "  --gpu: one rank per GPU (make CUDA=1); see benchmark-mpi --gpu --help.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
     bu_format_usage(f, "  ");
@@ -113,6 +114,7 @@ typedef struct variant {
     double *t;         /* reps * passes product times (max over ranks) */
     double pass_med[64];
     double first_s;    /* the first product (the transposed one makes A^T), max over ranks */
+    double first_mb;   /* the memory it added (MB, Pss, summed over ranks) */
     hspmv_dist_timing tm;
 } variant;
 
@@ -226,7 +228,6 @@ static void parse_args(int argc, char **argv, args *a)
         else if (!strcmp(s, "--transpose")) transpose = 1;
         else if (!mg_parse(argc, argv, &i, &a->gen)) mp_other_arg(s, &a->path);
     }
-    if (transpose && a->vectors > 1) bu_fail("--vectors and --transpose are timed apart: give one of them");
     a->path = mg_finish(&a->gen, a->path);
     mp_need_path(a->path);
     mp_check_threads(a->o.threads);
@@ -311,8 +312,8 @@ static void alloc_vectors(variant *v, int caller_x, long nt)
     v->y = hspmv_dist_vec_alloc(v->D, transpose ? HSPMV_VEC_COLS : HSPMV_VEC_ROWS, 1);
     v->t = malloc(sizeof(double) * (size_t)nt);
     if (v->k > 1) {
-        v->X = hspmv_dist_vec_alloc(v->D, HSPMV_VEC_COLS, v->k);
-        v->Y = hspmv_dist_vec_alloc(v->D, HSPMV_VEC_ROWS, v->k);
+        v->X = hspmv_dist_vec_alloc(v->D, transpose ? HSPMV_VEC_ROWS : HSPMV_VEC_COLS, v->k);
+        v->Y = hspmv_dist_vec_alloc(v->D, transpose ? HSPMV_VEC_COLS : HSPMV_VEC_ROWS, v->k);
     }
     int nomem = !v->x || !v->y || !v->t || (v->k > 1 && (!v->X || !v->Y));
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -417,15 +418,16 @@ static void prepare_reference(const args *a, input *in, variant *V, int nv, refe
     if (nomem) mp_die_msg("out of memory for the vectors");
     for (int i = 0; i < nv; i++) {
         if (hspmv_dist_scatter(V[i].D, transpose ? HSPMV_VEC_ROWS : HSPMV_VEC_COLS, ref->xg, V[i].x, &e)) mp_die(&e);
-        for (int64_t r = 0; V[i].k > 1 && r < V[i].in.ncols_local; r++) /* vector j: x * 2^-j, exactly */
+        int64_t nxl = transpose ? V[i].in.nrows_local : V[i].in.ncols_local;
+        for (int64_t r = 0; V[i].k > 1 && r < nxl; r++) /* vector j: x * 2^-j, exactly */
             for (int j = 0; j < V[i].k; j++) V[i].X[r * V[i].k + j] = ldexp(V[i].x[r], -j);
     }
 }
 
-/* The timed product: y = A*x (--transpose: A^T x), or Y = A*X for --vectors. */
+/* The timed product: y = A*x (--transpose: A^T x), or Y = A*X (A^T X) for --vectors. */
 static int product(variant *v, hspmv_error *e)
 {
-    if (v->k > 1) return hspmv_dist_spmm(v->D, 0, v->k, v->X, v->Y, e);
+    if (v->k > 1) return hspmv_dist_spmm(v->D, transpose ? HSPMV_TRANSPOSE : 0, v->k, v->X, v->Y, e);
     return transpose ? hspmv_dist_spmm(v->D, HSPMV_TRANSPOSE, 1, v->x, v->y, e) : hspmv_dist_spmv(v->D, v->x, v->y, e);
 }
 
@@ -447,11 +449,21 @@ static void time_variant(variant *v, int pass, long reps, long warmup)
     hspmv_error e = {0, ""};
     double *t = v->t + (size_t)pass * (size_t)reps, tmp[4096];
     for (long r = 0; r < warmup; r++) {
-        double s = MPI_Wtime(), d;
-        if (pass == 0 && r == 0) MPI_Barrier(MPI_COMM_WORLD); /* the first call alone, timed */
+        int first = pass == 0 && r == 0;
+        double s, d, kb0[4], kb1[4];
+        if (first) { /* the first call alone, timed, and what it allocated */
+            mem_now(kb0);
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        s = MPI_Wtime();
         if (product(v, &e)) mp_die(&e);
         d = MPI_Wtime() - s;
-        if (pass == 0 && r == 0) MPI_Allreduce(&d, &v->first_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (first) {
+            MPI_Allreduce(&d, &v->first_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            mem_now(kb1);
+            d = (kb1[0] - kb0[0]) / 1024;
+            MPI_Allreduce(&d, &v->first_mb, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        }
     }
     hspmv_dist_timing keep = v->tm, now;
     hspmv_dist_get_timing(v->D, &now, 1); /* the warm-up left out */
@@ -500,7 +512,8 @@ static void check_variant(const input *in, reference *ref, const variant *va, hs
 {
     hspmv_error e = {0, ""};
     memset(chk, 0, sizeof(*chk));
-    for (int64_t r = 0; va->k > 1 && r < va->in.nrows_local; r++) /* the last vector, times 2^(k-1) */
+    int64_t nyl = transpose ? va->in.ncols_local : va->in.nrows_local;
+    for (int64_t r = 0; va->k > 1 && r < nyl; r++) /* the last vector, times 2^(k-1) */
         va->y[r] = ldexp(va->Y[r * va->k + va->k - 1], va->k - 1);
     if (ref->rows_check) {
         if (mc_check(&ref->R, va->D, va->y, ref->yg, bu_x_at, chk, &e)) mp_die(&e);
@@ -647,8 +660,8 @@ static void print_times(const args *a, const summary *s)
            "%ld warm-up (max over ranks, barrier-separated)%s%s\n", s->med * 1e3, s->mn * 1e3, s->mx * 1e3, s->nt,
            a->warmup, a->passes > 1 ? "; pass medians " : "", a->passes > 1 ? s->pm : "");
     if (a->warmup > 0)
-        printf("  first call (a warm-up%s): %.3f ms\n", transpose ? "; it makes the transposed matrix" : "",
-               va->first_s * 1e3);
+        printf("  first call (a warm-up%s): %.3f ms, %.1f MB added (all ranks)\n",
+               transpose ? "; it makes the transposed matrix" : "", va->first_s * 1e3, va->first_mb);
     printf("  per call, max (avg) over ranks: post+pack %.4f (%.4f) ms, owned block %.4f (%.4f) ms, "
            "wait %.4f (%.4f) ms, ghost block%s %.4f (%.4f) ms, node sync %.4f (%.4f) ms\n",
            s->tmax[0] * 1e3, s->tsum[0] / P * 1e3, s->tmax[1] * 1e3, s->tsum[1] / P * 1e3, s->tmax[2] * 1e3,
@@ -727,7 +740,8 @@ static void print_line(const args *a, const input *inp, const summary *s)
            inp->peak / 1e6, inp->peak_others / 1e6, s->chk.max_rel, s->chk.avg_rel, (long long)s->chk.violations, s->ysum, s->ychk,
            in->owned.nnz > 0 ? in->owned.isa : in->ghost.isa,
            in->owned_in_node, (long long)s->chk.overflows, transpose);
-    printf(a->json ? ",\"vectors\":%d,\"first_ms\":%.3f" : " vectors=%d first_ms=%.3f", va->k, va->first_s * 1e3);
+    printf(a->json ? ",\"vectors\":%d,\"first_ms\":%.3f,\"first_mb\":%.1f" : " vectors=%d first_ms=%.3f first_mb=%.1f",
+           va->k, va->first_s * 1e3, va->first_mb);
     if (a->json) bu_meta_json(stdout, 0, 0);
     else bu_meta_kv(stdout, 0, 0);
     if (a->json && a->verbose) {

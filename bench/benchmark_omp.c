@@ -45,7 +45,7 @@ static void usage(FILE *f)
             "  is made before the timings and counted in the preparation time).\n"
             "  --vectors: time the block product Y = A X of K row-major vectors instead\n"
             "  (a list: each K in interleaved rounds; products/s = K / time, and the\n"
-            "  k=1 rate beside it; no triad probe or CSV).\n"
+            "  k=1 rate beside it; no triad probe or CSV); with --transpose Y = A^T X.\n"
             "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
             "  (OVFL: the matrix's values, not the kernel) or input is bad.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
@@ -396,7 +396,6 @@ int main(int argc, char **argv)
     }
     if (!c.path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [threads] [options]; see --help)", prog);
     if (c.block.nk && c.csv) bu_fail("--csv does not apply to --vectors (the key=value lines hold its results)");
-    if (c.block.nk && transpose) bu_fail("--vectors and --transpose are timed apart: give one of them");
     if (c.csv) c.cf = bu_csv_open("--csv", c.csv); /* an unwritable CSV is found now, not after the timings */
     if (c.reps < ROUNDS) c.reps = ROUNDS;
     if (!nthr) {
@@ -423,6 +422,7 @@ int main(int argc, char **argv)
         c.block.warmup = c.warmup;
         c.block.rounds = ROUNDS;
         c.block.threshold = c.threshold;
+        c.block.tA = transpose ? &tA : NULL;
         for (int t = 0; t < nthr; t++) bad |= bb_measure(&c.block, &A, thr[t]);
     } else
         for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);

@@ -87,6 +87,31 @@ if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx 2 --vectors 1,3,8 -
     if [ "$n" = 6 ]; then pass "$t"; else fail "$t ($n of 6 checked lines)" "$out"; fi
 else fail "$t (exit $?)" "$out"; fi
 
+# ---- item: --vectors with --transpose times Y = A^T X, rectangular too ------
+# A 90 x 61 matrix: the block's rows are A's columns (rows=61 cols=90 in
+# benchmark-omp's lines, the product's matrix), every vector checked; in
+# benchmark-mpi at 3 ranks in both halo modes, the last vector checked
+# against rank 0's A^T, and the memory its first call added reported.
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print "90 61 270";
+             for (i = 1; i <= 90; i++) for (o = 0; o < 3; o++) {
+                 j = (i * 7 + (o == 0 ? 0 : o == 1 ? 5 : 17)) % 61 + 1; print i, j, (i + 2 * j) / 7 } }' > "$tmp/rect.mtx"
+t=benchmark_omp_vectors_transpose_times_AT_X_on_a_rectangular_matrix
+if timeout "$tmo" "$bin/benchmark-omp" "$tmp/rect.mtx" 2 --vectors 1,3,8 --transpose --format auto,csr --reps 5 > "$out" 2>&1; then
+    n=$(grep -c '^bench=omp-block .*transpose=1 .*rows=61 cols=90 nnz=270 vectors=[138] .*violations=0$' "$out")
+    if [ "$n" = 6 ]; then pass "$t"; else fail "$t ($n of 6 checked lines)" "$out"; fi
+else fail "$t (exit $?)" "$out"; fi
+if [ "$have_mpi" = 1 ]; then
+    for h in node p2p; do
+        t=benchmark-mpi_vectors_transpose_times_AT_X_halo_$h
+        if timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" "$tmp/rect.mtx" --vectors 3 --transpose --halo $h --reps 3 > "$out" 2>&1; then
+            n=$(grep '^bench=mpi ' "$out" | grep ' violations=0 ' | grep ' transpose=1' | grep ' vectors=3 ' | grep -c ' first_mb=[0-9]')
+            if [ "$n" = 1 ]; then pass "$t"; else fail "$t ($n checked lines)" "$out"; fi
+        else fail "$t (exit $?)" "$out"; fi
+    done
+else
+    skip "benchmark-mpi_vectors_transpose_times_AT_X (no mpirun or benchmark-mpi)"
+fi
+
 # ---- item: a file declaring more than the machine can give -----------------
 # The size line's rows, columns and count say what reading, building CSR and
 # multiplying take; above physical memory or the address-space limit the
