@@ -13,7 +13,7 @@
 # v=VARIANT), sys.txt. A round starts only before DEADLINE seconds (480).
 set -u
 case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
-R=${1:-8}
+ROUNDS=${1:-8}   # (job-env.sh sets R)
 OUT=${OUT:-/tmp/br}
 . bench/jobs/job-env.sh
 : > $OUT/runs.txt
@@ -24,7 +24,7 @@ for m in l3r rndv; do [ -s $D/$m.petsc ] || ./convert $D/$m.mtx $D/$m.petsc > /d
 OMP16="env OMP_NUM_THREADS=16 OMP_PROC_BIND=close OMP_PLACES=cores"
 B=build/x86_64-double/bin
 tag() { sed "s/^/r=$1 m=$2 v=$3 /" >> $OUT/runs.txt; }
-for r in $(seq 1 $R); do
+for r in $(seq 1 $ROUNDS); do
     [ $((SECONDS - T0)) -lt ${DEADLINE:-480} ] || { echo "round $r skipped: past ${DEADLINE:-480} s"; break; }
     echo "round $r t=$((SECONDS - T0))"
     $OMP16 /tmp/triad_nt 512 | tag $r - probe

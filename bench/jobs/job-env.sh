@@ -1,7 +1,8 @@
 #!/bin/bash
 # job-env.sh — the setup the 16-core measurement jobs of bench/jobs source
 # (`. bench/jobs/job-env.sh`, from the repository root): Open MPI allowed to
-# run as root, OpenMP's default wait policy, the build (make -j16 programs),
+# run as root, OpenMP's default wait policy, the build (make -j16 programs,
+# without METIS or zlib where their headers are missing),
 # the peers' naive OpenMP CSR loop built as /tmp/naive, a note of the machine
 # in $OUT/sys.txt; sets T0 (start, seconds), R (.dev/root/usr), OUT (default
 # results/scaling), D (/tmp/m) and gen_mats NAME... (makes the named
@@ -11,8 +12,7 @@
 # Needs, all in .dev (which git ignores): the SpMV peer baselines (the
 # project's peers folder, ../shared/peers beside the repository: naive_csr.c,
 # common/, rsb_spmv.c) copied into .dev/peers; METIS .debs unpacked into
-# .dev/root where the machine has no -dev package (else the build goes
-# without METIS); librsb's libraries and
+# .dev/root where the machine has no -dev package; librsb's libraries and
 # its driver rsb_spmv (built in the peers folder: make build/rsb_spmv) in
 # .dev/rsb, for the jobs that time librsb.
 case ${1:-} in -h|--help) [ "${BASH_SOURCE[0]}" = "$0" ] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0; } ;; esac
@@ -26,9 +26,10 @@ R=$PWD/.dev/root/usr
 export CPATH=$R/include LIBRARY_PATH=$R/lib/x86_64-linux-gnu LD_LIBRARY_PATH=$R/lib/x86_64-linux-gnu:$PWD/.dev/rsb
 T0=$SECONDS
 { nproc; lscpu | grep -E 'Model name|^L3|Socket|NUMA node\(s\)'; mpirun --version | head -1; } > $OUT/sys.txt 2>&1
-# without METIS where neither the machine nor .dev/root has its header
-metis=""; echo '#include <metis.h>' | cc -E - >/dev/null 2>&1 || metis="NO_METIS=1"
-make -j16 NO_ZLIB=1 HSPMV_SKIP_DEPS=1 $metis programs > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
+# without METIS or zlib where neither the machine nor .dev/root has the header
+without=""; echo '#include <metis.h>' | cc -E - >/dev/null 2>&1 || without="NO_METIS=1"
+echo '#include <zlib.h>' | cc -E - >/dev/null 2>&1 || without="$without NO_ZLIB=1"
+make -j16 HSPMV_SKIP_DEPS=1 $without programs > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
 gcc -O3 -march=native -fopenmp -I.dev/peers -o /tmp/naive .dev/peers/naive_csr.c .dev/peers/common/mm_csr.c || echo "naive build failed"
 # The jobs' generated matrices in /tmp/m, by short name (all real-valued
 # but l3): gen_mats NAME... makes those missing, in parallel.
