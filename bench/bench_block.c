@@ -144,10 +144,10 @@ int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
             printf("  %-14s %4d %10.4f %10.4f %10.4f %12.1f %8.2f %9s %10.3e %5s\n", name, k, med * 1e3, mn * 1e3,
                    mx * 1e3, rate, bytes / med / 1e9, vs, maxrel, viol ? "FAIL" : "ok");
             printf("bench=omp-block matrix=%s precision=%s transpose=%d threads=%d format=%s asked=%s isa=%s "
-                   "rows=%lld cols=%lld nnz=%lld vectors=%d reps=%d median_ms=%.6f min_ms=%.6f max_ms=%.6f products_per_s=%.3f "
-                   "gbs=%.3f bytes=%.0f vs_k1=%.4f max_rel=%.3e violations=%lld\n",
-                   c->path, sizeof(hspmv_real) == 8 ? "double" : "single", flags != 0, r->info.threads, r->info.format_name,
-                   bu_format_name(r->asked), r->info.isa, (long long)P->nrows, (long long)P->ncols, (long long)P->nnz,
+                   "rows=%lld cols=%lld nnz=%lld vectors=%d reps=%d median_ms=%.6f min_ms=%.6f max_ms=%.6f "
+                   "products_per_s=%.3f gbs=%.3f bytes=%.0f vs_k1=%.4f max_rel=%.3e violations=%lld\n",
+                   c->path, sizeof(hspmv_real) == 8 ? "double" : "single", flags != 0, r->info.threads,
+                   r->info.format_name, bu_format_name(r->asked), r->info.isa, (long long)P->nrows, (long long)P->ncols, (long long)P->nnz,
                    k, r->nt[q], med * 1e3, mn * 1e3, mx * 1e3, rate, bytes / med / 1e9, bytes,
                    rate1 > 0 ? rate / rate1 : 0.0, maxrel, (long long)viol);
             if (viol) fprintf(stderr, "%s: error: %s (%s, k=%d): %lld rows off the reference bound\n", bu_prog(),

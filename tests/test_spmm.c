@@ -215,7 +215,8 @@ static void test_row_blocks(void)
     hspmv_csr A;
     for (int64_t i = 0; i < n; i++) len[i] = 1 + (i * 7) % 23;
     CHECK(tl_csr_random(&A, n, n, len, 0, 0, 13) == HSPMV_OK, "generate");
-    hspmv_local *L = make(&A, HSPMV_FORMAT_CSR, NULL, 3, "spmm_blocks=7"), *L1 = make(&A, HSPMV_FORMAT_CSR, NULL, 3, "");
+    hspmv_local *L = make(&A, HSPMV_FORMAT_CSR, NULL, 3, "spmm_blocks=7");
+    hspmv_local *L1 = make(&A, HSPMV_FORMAT_CSR, NULL, 3, "");
     CHECK(L && L1, "create");
     if (L && L1) {
         int ok = L->nblocks == 21 && L->blocks[0] == 0 && L->blocks[21] == n;

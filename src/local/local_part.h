@@ -25,8 +25,8 @@ void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hsp
    vectors (X[c*k + j], add: Y += A X; local_spmm.c): in each of the
    block product's row blocks (local.h) [b0, b1), the rows
    [b0 + len*part/nparts, b0 + len*(part+1)/nparts); k == 1 is
-   hspmv_local_spmv_part. A
-   blocked COO matrix (no block kernel) does the whole product in part 0. */
+   hspmv_local_spmv_part. A blocked COO matrix (no block kernel) does the
+   whole product in part 0. */
 void hspmv_local_spmm_part(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
                            int add);
 

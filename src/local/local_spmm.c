@@ -68,12 +68,12 @@ static int stream_block(const hspmv_local *L, int k, const hspmv_real *Y, int ad
    On the one-vector product's chunks (each thread its contiguous rows, as
    the column-major layout still runs) every thread keeps a window of its
    own, which at k = 8 (a 64-byte row of X) outgrows a core's L2 on a 3D
-   stencil, 16 windows far apart instead of one shared (lap3d 200, 16 threads,
-   k = 8: blocks 1.22x faster, k = 2 and 4 1.04-1.08x; random columns
-   1.03-1.05x; docs/results/2026-11-28-block-rows.md). The matrix's pages were
-   first touched by the chunks' threads: where one process spans NUMA
-   domains, some blocks read across them (one rank per domain is the
-   advice of docs/clusters.md). */
+   stencil: 16 windows far apart instead of one shared (real-valued lap3d
+   200, 16 threads, k = 8: blocks 1.22x faster, k = 2 and 4 1.04-1.08x;
+   random columns 1.03-1.05x; docs/results/2026-11-28-block-rows.md). The
+   matrix's pages were first touched by the chunks' threads: where one
+   process spans NUMA domains, some blocks read across them (one rank per
+   domain is the advice of docs/clusters.md). */
 static void spmm_block(const hspmv_local *L, int part, int nparts, int k, const hspmv_real *X, hspmv_real *Y,
                        int add, int colmajor)
 {

@@ -1,9 +1,9 @@
 /* dist_transpose.c — A^T for the transposed product Y = A^T X
    (dist_spmm.c multiplies it): made once, on the first transposed call,
    as a distributed matrix of its own. Every entry a_ij moves (in the
-   readers' all-to-all rounds) to the rank that owns x_j, which then holds row j of A^T
-   (A's column j) whole; it is multiplied like A, x_i read from the node
-   window or the halo, no partial sums sent back. The reverse halo
+   readers' all-to-all rounds) to the rank that owns x_j, which then holds
+   row j of A^T (A's column j) whole; it is multiplied like A, x_i read
+   from the node window or the halo, no partial sums sent back. The reverse halo
    (PETSc's MatMultTranspose_MPIAIJ: each rank multiplies its rows'
    transpose and sends the ghost columns' sums to their owners) was
    measured against it and lost everywhere (docs/api.md). */

@@ -2,11 +2,12 @@
    HSPMV_TRANSPOSE): square and rectangular, random columns and a 2D stencil
    (folded boundary rows in halo "node"), halo "p2p" and "node" with every
    gather (direct, copy, shared rows) and the owned columns merged or not,
-   k = 1, 3 row-major and column-major and 2, 8, 17 row-major, against the
-   long-double reference of the whole matrix's transpose; successive products give the
-   same bits, plain ones between them too; a failed allocation on one
-   rank in the first call is every rank's error, and the next call works;
-   the transposed matrix keeps a forced format and shows in the view. */
+   k = 1, 3 row-major and column-major and 2, 8, 17 row-major, against
+   the long-double reference of the whole matrix's transpose; successive
+   products give the same bits, plain ones between them too; a failed
+   allocation on one rank in the first call is every rank's error, and the
+   next call works; the transposed matrix keeps a forced format and shows
+   in the view. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
