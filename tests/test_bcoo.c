@@ -92,7 +92,7 @@ static void bcoo_matches_ref_on_shared_matrices(void)
     char **paths;
     int n = tl_list_mtx(tl_shared_dir(), &paths);
     if (n < 0) {
-        SKIP("%s missing", tl_shared_dir());
+        CHECK(n >= 0, "%s missing (%s)", tl_shared_dir(), tl_missing_hint(1));
         return;
     }
     for (int f = 0; f < n; f++) {

@@ -195,7 +195,7 @@ static void check_folder(const char *dir, int must_exist)
     tl_free_list(paths, n);
 }
 
-static void local_matches_ref_on_shared_matrices(void) { check_folder(tl_shared_dir(), 0); }
+static void local_matches_ref_on_shared_matrices(void) { check_folder(tl_shared_dir(), 1); }
 
 static void local_matches_ref_on_bundled_matrices(void) { check_folder("matrices", 1); }
 

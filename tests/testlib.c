@@ -27,8 +27,7 @@ double tl_uniform(uint64_t *s, double lo, double hi)
 
 const char *tl_shared_dir(void)
 {
-    const char *d = getenv("HSPMV_SHARED_MATRICES");
-    return d && *d ? d : "../shared/matrices";
+    return "matrices/suitesparse";
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -407,7 +406,8 @@ int tl_each_mtx(const char *dir, int skip_unsupported,
 
 const char *tl_missing_hint(int shared)
 {
-    return shared ? "set HSPMV_SHARED_MATRICES" : "run from the repository root";
+    (void)shared; /* both folders are in the repository */
+    return "run from the repository root";
 }
 
 int tl_on_empty_matrices(int (*check)(const hspmv_csr *A, const char *name, uint64_t seed))

@@ -11,7 +11,8 @@ uint64_t tl_next(uint64_t *state);
 /* Uniform in [lo, hi). */
 double tl_uniform(uint64_t *state, double lo, double hi);
 
-/* Folder of the real test matrices: $HSPMV_SHARED_MATRICES, else ../shared/matrices. */
+/* Folder of the real SuiteSparse test matrices in the repository:
+   matrices/suitesparse (see its README.md; the name "shared" is historical). */
 const char *tl_shared_dir(void);
 /* Sorted list of *.mtx files in dir (full paths); returns the count, -1 if dir is missing.
    Free with tl_free_list. */

@@ -15,7 +15,7 @@
 # --values random (7M nonzeros, 80 MB in CSRP: past a 32 MiB L3, within a
 # reported 384 MiB), rnd-1m / rnd-4m = random 1000000 / 4000000 --k 8 (x of
 # 8 / 32 MB: one or two column panels), pwl-4m = powerlaw 4000000 --k 8,
-# bundled = every matrices/*.mtx and ../shared/matrices/*.mtx. THREADS
+# bundled = every matrices/*.mtx and matrices/suitesparse/*.mtx. THREADS
 # (default: nproc), DECIDE_ONLY=1 stops after the decisions. Prints the cache
 # sizes both sources give on the machine (getconf, /sys). Results: $OUT
 # (default results/cache-rules): decisions.txt, rounds.txt; the tables on
@@ -40,7 +40,7 @@ done
 files=()
 for m in $MATS; do
   if [ "$m" = bundled ]; then
-    for f in matrices/*.mtx ../shared/matrices/*.mtx shared/matrices/*.mtx; do [ -f "$f" ] && files+=("$f"); done
+    for f in matrices/*.mtx matrices/suitesparse/*.mtx; do [ -f "$f" ] && files+=("$f"); done
   elif [ -n "${GEN[$m]:-}" ]; then
     [ -s $D/$m.mtx ] || "$NEW"/genmat ${GEN[$m]} -o $D/$m.mtx > /dev/null || { echo "genmat $m failed"; continue; }
     files+=("$D/$m.mtx")

@@ -13,7 +13,6 @@ OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
 what=${*:-all}
 has() { case " $what " in *" all "*|*" $1 "*) return 0;; esac; return 1; }
-export HSPMV_SHARED_MATRICES=${HSPMV_SHARED_MATRICES:-$PWD/.gpu-carry/matrices}
 M="make -j16 --no-print-directory CUDA=1 NO_ZLIB=1 NO_MPI=1 BUILD_SUFFIX=-dev"
 T0=$(date +%s)
 stamp() { echo "[t=$(( $(date +%s) - T0 ))s] $*"; }

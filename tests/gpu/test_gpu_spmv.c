@@ -134,7 +134,7 @@ static void every_kernel_matches_ref_on_shared_matrices(void)
     NEED_GPU();
     n = tl_list_mtx(tl_shared_dir(), &paths);
     if (n <= 0) {
-        SKIP("no .mtx files in %s (set HSPMV_SHARED_MATRICES)", tl_shared_dir());
+        CHECK(n > 0, "no .mtx files in %s (%s)", tl_shared_dir(), tl_missing_hint(1));
         if (n == 0) tl_free_list(paths, n);
         return;
     }

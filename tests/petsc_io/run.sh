@@ -31,9 +31,7 @@ if [ "$(id -u)" = 0 ]; then
     MPIRUN="$MPIRUN --allow-run-as-root"
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
-shared=${HSPMV_SHARED_MATRICES:-../shared/matrices}
-mats=$(ls "$shared"/*.mtx matrices/*.mtx 2>/dev/null)
-[ -d "$shared" ] || echo "   (no $shared: only the bundled matrices; set HSPMV_SHARED_MATRICES)"
+mats=$(ls matrices/suitesparse/*.mtx matrices/*.mtx)
 out=$(mktemp)
 tmp=$(mktemp -d)
 trap 'rm -rf "$out" "$tmp"' EXIT

@@ -1,5 +1,5 @@
 /* test_solver.c — CG and BiCGStab at any rank count: convergence on the
-   Laplacians and the SPD matrices of ../shared/matrices with every partition
+   Laplacians and the SPD matrices of matrices/suitesparse with every partition
    and the same iteration count (+-2) as on one rank, the error against the
    known solution x* = 1 (b = A*1) within its bound, breakdown or
    non-convergence (never a wrong answer) on matrices that are not SPD,
@@ -268,7 +268,7 @@ static void cg_converges_on_laplacians_same_iterations_any_ranks_and_partition(v
     check_case(&c3);
 }
 
-/* The SPD matrices of ../shared/matrices: the symmetric real files whose
+/* The SPD matrices of matrices/suitesparse: the symmetric real files whose
    eigenvalues are all positive (computed once with a dense Jacobi eigen
    solver; cond = 8.8e5, 2.3e6, 8.6e6, 12.7). bcsstk01/04 and 1138_bus get
    Jacobi (without it: 130, 400 and 2100 iterations); bcsstm05 is diagonal.
