@@ -78,6 +78,34 @@ if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx --no-bw --reps 5 > 
     else fail "$t (asked: $asked; asked:ran: $got; summary lines: $sum)" "$out"; fi
 else fail "$t (exit $?)" "$out"; fi
 
+# ---- item: benchmark-omp's best is the fastest of all that ran, auto included;
+# in_cache=1 (and in-cache in the table, no percentage) where the product's
+# bytes fit in the last-level cache, 0 and a percentage where they do not
+t=benchmark_omp_best_is_the_fastest_of_all_and_in_cache_is_marked
+if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx 1 --format auto,csr,bcoo --reps 5 --bw-mib 16 > "$out" 2>&1; then
+    min=$(awk '/^bench=omp / { for (i = 1; i <= NF; i++) if ($i ~ /^median_ms=/) { v = substr($i, 11) + 0
+               if (m == "" || v < m) m = v } } END { printf "%.6f", m }' "$out")
+    best=$(sed -n 's/^bench=omp-summary .* best_asked=[a-z0-9]* best_ms=\([0-9.]*\) .*/\1/p' "$out")
+    cached=$(grep -c '^bench=omp .* in_cache=1 llc_bytes=[1-9]' "$out")
+    marks=$(grep -c '^  [a-z>-]*  .* in-cache ' "$out")
+    pct=$(grep '^  [a-z>-]*  .* ok$' "$out" | grep -c '%')
+    if [ -n "$best" ] && [ "$best" = "$min" ] && [ "$cached" = 3 ] && [ "$marks" = 3 ] && [ "$pct" = 0 ]; then
+        pass "$t"
+    else fail "$t (best_ms '$best', fastest '$min', in_cache=1 lines $cached, in-cache marks $marks, % shown $pct)" "$out"; fi
+else fail "$t (exit $?)" "$out"; fi
+t=benchmark_omp_out_of_cache_is_a_fraction_of_the_triad
+llc=$(sed -n 's/^bench=omp .* llc_bytes=\([0-9]*\) .*/\1/p' "$out" | head -1)
+# a 2D Laplacian of about 2 x LLC bytes (about 60 bytes a row in CSR)
+side=$(awk -v b="${llc:-0}" 'BEGIN { printf "%d", sqrt(2 * b / 60) + 1 }')
+if [ "${llc:-0}" -gt 0 ] && [ "$side" -le 3000 ] && "$bin/genmat" lap2d "$side" -o "$tmp/big.mtx" > /dev/null 2>&1 &&
+   timeout "$tmo" "$bin/benchmark-omp" "$tmp/big.mtx" 1 --format csr --reps 5 --bw-mib 16 > "$out" 2>&1; then
+    if grep -q '^bench=omp .* in_cache=0 ' "$out" && grep -q '^  csr  .*%  .* ok$' "$out" && ! grep -q 'in-cache' "$out"; then
+        pass "$t"
+    else fail "$t (lap2d $side)" "$out"; fi
+    rm -f "$tmp/big.mtx"
+elif [ "$side" -gt 3000 ]; then skip "$t (a last-level cache of $llc bytes: too big a matrix for this test)"
+else fail "$t (exit $?)" "$out"; fi
+
 # ---- item: benchmark-omp --vectors times the block product for each k -------
 # One bench=omp-block line per format and k, every vector checked (violations=0),
 # and k = 1's rate beside each (vs_k1).

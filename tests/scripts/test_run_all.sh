@@ -218,6 +218,33 @@ check "run_all-omp --csv: header + one row per line of the program, values from 
     test $? = 0 -a "$(grep -c . o.csv)" = $((2 * nmats + 1)) -a -n "$(grep "csv: o.csv ($((2 * nmats)) rows" out)" \
     -a "$(awk -F, '$8 == "auto" {print $7 "/" $17}' o.csv | sort -u)" = "csr16/1.25"
 
+# best is the fastest of all that ran, auto included; in-cache instead of a
+# fraction of the triad where the product's bytes fit in the last-level cache
+FAKE_LINES="$(line 1 csr csr 2.0)
+$(line 1 csr16 csr16 1.5)
+$(line 1 auto csrvi 1.0)" omp 1 mats
+check "run_all-omp: auto faster than every asked format is best (auto>csrvi 1.0, ratio 1.000)" \
+    test -n "$(row lap2d_64.mtx | grep ' auto>csrvi  *1.0000 .* auto>csrvi  *1.0000  *1.000  *ok')"
+FAKE_LINES="$(line 1 csr csr 2.0 | sed 's/ frac_triad=0.5 / frac_triad=3.08 in_cache=1 /')
+$(line 1 csr16 csr16 4.0 | sed 's/ frac_triad=0.5 / frac_triad=0.5 in_cache=0 /')" omp 1 mats
+check "run_all-omp: in_cache=1 shows in-cache and no percentage" \
+    test -n "$(row lap2d_64.mtx | grep ' csr  *2.0000 .* in-cache ')" -a -z "$(row lap2d_64.mtx | grep '308')"
+FAKE_LINES="$(line 1 csr16 csr16 4.0 | sed 's/ frac_triad=0.5 / frac_triad=0.5 in_cache=0 /')" omp 1 mats
+check "run_all-omp: in_cache=0 shows the fraction of the triad (50.0%)" \
+    test -n "$(row lap2d_64.mtx | grep ' 50.0% ')"
+# an option neither run_all-omp.sh nor benchmark-omp knows: one usage error, exit 2, nothing run
+for a in --bogus -x; do
+    FAKE_LINES="$(line 1 csr csr 2.0)" omp 1 mats --reps 2 "$a"
+    check "run_all-omp $a: exit 2, one 'unknown option' line and the usage, nothing run" \
+        test $? = 2 -a "$(calls)" = 0 -a "$(grep -c "unknown option '$a'" out)" = 1 -a "$(grep -c '^usage: ' out)" = 1
+done
+sh "$root/run_all-omp.sh" --bogus > out 2>&1
+check "run_all-omp --bogus (no program named): exit 2, one usage error" \
+    test $? = 2 -a "$(grep -c "unknown option '--bogus'" out)" = 1 -a "$(grep -c . out)" = 2
+FAKE_LINES="$(line 1 csr csr 2.0)" omp 1 mats --no-bw -- --custom 7
+check "run_all-omp -- OPTIONS: passed to the program as they are" \
+    test $? = 0 -a "$(grep -c -- '--no-bw --custom 7' calls)" = $nmats
+
 # --- the real programs -------------------------------------------------------
 bomp=${build:+$build/bin/}benchmark-omp
 bmpi=${build:+$build/bin/}benchmark-mpi
@@ -235,6 +262,14 @@ if [ -x "$bomp" ]; then
     check "real benchmark-omp: each row's auto>F and median are the program's asked=auto line (exit 0)" \
         test $rc = 0 -a $ok_rows = 2
 else skip "real benchmark-omp ($bomp not built)"; fi
+if [ -x "$bomp" ]; then
+    # every option benchmark-omp's usage names is one run_all-omp.sh passes on
+    opts=$("$bomp" --help | sed -n '1,/^  Prepares/p' | grep -o -- '--[a-z][a-z-]*' | grep -v -- '--csv' | sort -u)
+    missing=""
+    for o in $opts; do grep -qE -- "(^|[|( ])$o([|)]| )" "$root/run_all-omp.sh" || missing="$missing $o"; done
+    check "run_all-omp.sh passes on every option of benchmark-omp's usage (${missing:-none missing})" \
+        test -n "$opts" -a -z "$missing"
+fi
 if [ -x "$bmpi" ] && command -v mpirun >/dev/null 2>&1; then
     export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
     OMP_NUM_THREADS=1 timeout 120 sh "$root/run_all-mpi.sh" "$bmpi" 2 mats --csv mpi.csv -- --reps 3 > out 2>&1
