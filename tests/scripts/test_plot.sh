@@ -51,6 +51,13 @@ check "scaling: speedup = t(1 core) / t, repeated runs by their median (2 cores:
     -a -n "$(grep '^scaling matrix=lap cores=4 ranks=4 threads=1 median_ms=2.5 speedup=3.2 ideal=4$' out)" \
     -a -n "$(grep '^scaling matrix=rand cores=2 .*speedup=1.25 ' out)"
 
+# one core count (2 ranks x 1 thread and 1 x 2): no scaling figure, and it says so
+{ echo "$mpih"; row /x/lap.mtx 2 1 5.0; row /x/lap.mtx 1 2 4.0; row /y/rand.mtx.gz 2 1 8; } > one.csv
+rm -f hspmv-scaling.png
+"$plot" --out . --kind scaling one.csv > out 2>&1
+check "one core count: no scaling figure, 'only one core count', exit 1" \
+    test $? = 1 -a ! -e hspmv-scaling.png -a -n "$(grep '^plot: no scaling figure (only one core count: 2)$' out)"
+
 # benchmark-mpi --json lines (as the program prints them, nested formats object included)
 for r in 1 2 4; do
     printf '{"bench":"mpi","matrix":"m/lap3d.mtx","ranks":%d,"threads":1,"formats":{"csr":%d},"median_ms":%s,"gbs":3,"triad_gbs":6}\n' \
