@@ -339,7 +339,12 @@ SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@NAME@|$(LIBNAME)|g' -e 's|@INCLUD
   -e 's|@PRECISION@|$(PRECISION)|g' -e 's|@VERSION@|$(HSPMV_VERSION)|g' -e 's|@SOVER@|$(HSPMV_SOVER)|g' \
   -e 's|@LIBS@|$(strip $(MPI_LDLIBS) $(LDLIBS))|g' -e 's|@MPI@|$(if $(NO_MPI),0,1)|g' -e 's|@ZLIB@|$(if $(NO_ZLIB),0,1)|g'
 
+# The prefix's folders that install makes (those missing before it) are
+# listed in share/hspmv/.made-dirs, for uninstall to remove when empty.
+MADE_DIRS = $(DESTDIR)$(PREFIX) $(BIN_DIR) $(DESTDIR)$(PREFIX)/include $(LIB_DIR) $(LIB_DIR)/pkgconfig \
+            $(LIB_DIR)/cmake $(DESTDIR)$(PREFIX)/share
 install: build/.deps-build $(LIB) $(SHLIB) $(PROG_BIN) $(if $(CUDA),$(BUILD)/bin/benchmark-light)
+	@mkdir -p $(BUILD) && for d in $(MADE_DIRS); do [ -d $$d ] || echo $$d; done > $(BUILD)/.made-dirs
 	mkdir -p $(LIB_DIR)/pkgconfig $(CMAKE_DIR) $(INC_DIR) $(BIN_DIR)
 	install -m 644 $(LIB) $(LIB_DIR)/lib$(LIBNAME).a
 	install -m 755 $(SHLIB_FILE) $(LIB_DIR)/
@@ -356,10 +361,13 @@ install: build/.deps-build $(LIB) $(SHLIB) $(PROG_BIN) $(if $(CUDA),$(BUILD)/bin
 	  if [ -x $$f ]; then m=755; else m=644; fi; install -m $$m $$f $(SHARE_DIR)/$$f; done
 	@set -e; $(foreach f,$(EXAMPLE_FILES),mkdir -p $(dir $(SHARE_DIR)/$(call inst_example,$(f))); \
 	  install -m 644 $(f) $(SHARE_DIR)/$(call inst_example,$(f));)
+	@cat $(BUILD)/.made-dirs $(SHARE_DIR)/.made-dirs 2>/dev/null | sort -u > $(BUILD)/.made-dirs.all; \
+	  mv $(BUILD)/.made-dirs.all $(SHARE_DIR)/.made-dirs && rm -f $(BUILD)/.made-dirs
 	@echo "installed hspmv $(HSPMV_VERSION) ($(PRECISION)) into $(DESTDIR)$(PREFIX)"
 
 # What install put there, and the folders it made that are then empty; the
-# common share/hspmv tree only when the other precision is not installed.
+# common share/hspmv tree, and the prefix's folders install made
+# (share/hspmv/.made-dirs), only when the other precision is not installed.
 OTHER_PC = $(LIB_DIR)/pkgconfig/hspmv$(if $(filter single,$(PRECISION)),,_single).pc
 uninstall:
 	rm -f $(LIB_DIR)/lib$(LIBNAME).a $(LIB_DIR)/$(notdir $(SHLIB_FILE)) $(LIB_DIR)/$(SONAME) $(LIB_DIR)/lib$(LIBNAME).so
@@ -368,15 +376,51 @@ uninstall:
 	rm -f $(foreach p,$(INST_PROGS),$(BIN_DIR)/$(call inst_name,$(p)))
 	rmdir $(CMAKE_DIR) $(if $(filter single,$(PRECISION)),$(INC_DIR)) 2>/dev/null || true
 	@if [ -f $(OTHER_PC) ]; then echo "uninstall: $(SHARE_DIR) kept (the other precision is installed)"; \
-	elif [ -d $(SHARE_DIR) ]; then echo "rm -f the share/hspmv files"; \
-	  (cd $(SHARE_DIR) && rm -f $(SHARE_FILES) $(foreach f,$(EXAMPLE_FILES),$(call inst_example,$(f))) && \
+	elif [ -d $(SHARE_DIR) ]; then echo "uninstall: removing $(SHARE_DIR) (scripts, examples, matrices)"; \
+	  made=$$(cat $(SHARE_DIR)/.made-dirs 2>/dev/null); \
+	  (cd $(SHARE_DIR) && rm -f .made-dirs $(SHARE_FILES) $(foreach f,$(EXAMPLE_FILES),$(call inst_example,$(f))) && \
 	   for d in slurm scripts matrices examples/minimal examples/petsc examples; do \
 	     if [ -d $$d ]; then rmdir $$d 2>/dev/null || true; fi; done) && \
-	  { rmdir $(SHARE_DIR) 2>/dev/null || true; }; fi
+	  { rmdir $(SHARE_DIR) 2>/dev/null || true; }; \
+	  for d in $$(printf '%s\n' $$made | sort -r); do if [ -d $$d ]; then rmdir $$d 2>/dev/null || true; fi; done; fi
 	@echo "uninstalled hspmv ($(PRECISION)) from $(DESTDIR)$(PREFIX)"
 
 clean:
 	rm -rf build $(PROGS) benchmark-light
+
+# make help: every target a user runs, one line each (tests/scripts/test_make.sh
+# checks that it names every target the README names).
+.PHONY: help
+help:
+	@echo "usage: make [TARGET] [PRECISION=single] [PREFIX=DIR] [CUDA=1 [NVCC=PATH]] [V=1]"
+	@echo "  all             (the default) the library and the programs, double precision"
+	@echo "  programs        the programs, copied to the top level (benchmark-*, genmat, convert, solve)"
+	@echo "  lib             libhspmv.a and libhspmv.so in build/<arch>-<precision>/"
+	@echo "  shared          libhspmv.so alone"
+	@echo "  run             the main job: run_all-mpi.sh on the bundled matrices, one rank per core"
+	@echo "  deps            the Debian packages the build needs (installed as root, else the apt-get line)"
+	@echo "  matrices        regenerate the bundled matrices (matrices/README.md)"
+	@echo "  python          the Python package's extension modules, in place in python/"
+	@echo "  install         the libraries, headers, pkg-config and CMake files, programs into PREFIX (/usr/local)"
+	@echo "  uninstall       remove what install put into PREFIX, and the folders it made"
+	@echo "  clean           remove build/ and the programs at the top level"
+	@echo "  test            every test, both precisions; ends with \"N passed, N failed\""
+	@echo "  test-one        one precision's unit tests (tests/test_*.c)"
+	@echo "  test-mpi        the MPI tests at 1-8 ranks"
+	@echo "  test-solver     the solvers' tests and ./solve"
+	@echo "  test-programs   the programs with hostile arguments, files and outputs"
+	@echo "  test-scripts    the run_all scripts, CSVs, scripts/plot, install and uninstall, the docs"
+	@echo "  test-python     the Python package (pytest, and at 3 ranks)"
+	@echo "  test-petsc      the PETSc MATSHELL example (needs petsc-dev)"
+	@echo "  test-petsc-io   hspmv's PETSc binary files read by PETSc itself (needs petsc-dev)"
+	@echo "  test-slurm      a real one-node Slurm job (root only)"
+	@echo "  test-cluster    test-scripts, test-python, test-petsc and test-slurm, one after another"
+	@echo "  test-aarch64    the NEON kernels, cross-compiled and run under qemu-aarch64"
+	@echo "  test-cuda       the CUDA code compiled, and its tests, where nvcc is found"
+	@echo "  sanitize        the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "  fuzz            the Matrix Market reader under libFuzzer (clang; FUZZ_SECONDS=60)"
+	@echo "  help            this list"
+	@echo "  with CUDA=1 (gpu.mk): test-gpu, gpu-build-check, gpu-programs, gpu-nccl-status"
 
 -include $(shell find $(BUILD) -name "*.d" 2>/dev/null)
 

@@ -11,6 +11,13 @@
 # CUDA_GENCODE overrides, e.g. CUDA_GENCODE="-gencode=arch=compute_80,code=sm_80".
 
 NVCC         ?= /usr/local/cuda/bin/nvcc
+# No nvcc: one line now, before anything is compiled (clean, help and
+# uninstall need none).
+ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
+  ifneq ($(filter-out clean help uninstall,$(or $(MAKECMDGOALS),all)),)
+    $(error CUDA=1: nvcc not found at '$(NVCC)'; install the CUDA toolkit, or point at it: make CUDA=1 NVCC=/path/to/bin/nvcc)
+  endif
+endif
 CUDA_HOME    ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 CUDA_GENCODE ?= -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90
 NVCCFLAGS    ?= -O3 -lineinfo

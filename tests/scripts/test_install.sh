@@ -41,7 +41,10 @@ progs="benchmark-naive benchmark-omp benchmark-mpi hspmv-convert hspmv-genmat hs
 files() { (cd "$pre" && find . \( -type f -o -type l \) | sort); }
 
 # 1. install double, then single beside it: the second touches none of the
-#    first's files (same bytes; share/hspmv is common and identical)
+#    first's files (same bytes; share/hspmv is common and identical). The
+#    prefix holds one empty folder of the user's (lib/user) before: uninstall
+#    must keep it, and remove every folder install made.
+mkdir -p "$pre/lib/user"
 for prec in double single; do
     if (cd "$root" && $MAKE --no-print-directory -s install PRECISION=$prec PREFIX="$pre") > "$t/out" 2>&1; then
         ok "make install PRECISION=$prec into an empty prefix"
@@ -211,9 +214,16 @@ if (cd "$root" && $MAKE --no-print-directory -s uninstall PRECISION=double PREFI
     else files | diff - "$(sort "$t/single-own" > "$t/so"; echo "$t/so")" > "$t/out"; bad "uninstall double leaves single's files"; fi
 else bad "make uninstall PRECISION=double"; fi
 if (cd "$root" && $MAKE --no-print-directory -s uninstall PRECISION=single PREFIX="$pre") > "$t/out" 2>&1; then
+    cp "$t/out" "$t/un"
     left=$(cd "$pre" && find . \( -type f -o -type l -o -name '*hspmv*' \) | sort)
     if [ -z "$left" ]; then ok "make uninstall PRECISION=single: no hspmv file or folder left in the prefix"
     else echo "$left" > "$t/out"; bad "uninstall leaves no hspmv file (left above)"; fi
+    folders=$(cd "$pre" && find . -type d | sort | tr '\n' ' ')
+    if [ "$folders" = ". ./lib ./lib/user " ]; then ok "make uninstall: no empty folder install made is left; the user's lib/user kept"
+    else echo "$folders" > "$t/out"; bad "uninstall leaves only the folders that were there before (left above)"; fi
+    if grep -q 'uninstall: removing .*share/hspmv' "$t/un" && ! grep -q '^rm -f the' "$t/un"; then
+        ok "make uninstall says what it removes in words, no echo that reads like a command"
+    else bad "make uninstall's lines"; fi
 else bad "make uninstall PRECISION=single"; fi
 
 finish
