@@ -22,7 +22,7 @@ test-cluster:
 test-scripts: programs
 	@HSPMV_BUILD=$(BUILD) sh tests/run.sh --record $(BUILD)/results-scripts.txt \
 	  tests/scripts/test_run_all.sh tests/scripts/test_csv_schema.sh tests/scripts/test_plot.sh tests/scripts/test_header.sh \
-	  tests/scripts/test_script_help.sh \
+	  tests/scripts/test_script_help.sh tests/scripts/test_make.sh tests/scripts/test_readme.sh \
 	  tests/scripts/test_sources.sh tests/scripts/test_install.sh tests/scripts/test_docs.sh
 
 test-petsc: programs

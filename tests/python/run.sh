@@ -1,7 +1,9 @@
 #!/bin/sh
 # run.sh — the Python package's tests (python/tests): builds the extension
-# (make python), runs pytest in one process, then test_dist.py under mpirun
-# at 3 ranks; records "P F S" like tests/run.sh. Without NumPy, SciPy,
+# (make python), runs pytest in one process, the examples (examples/python:
+# first_steps.py, dist_cg.py at 2 ranks), the venv and --target installs of
+# docs/python.md, then test_dist.py under mpirun at 3 ranks; records "P F S"
+# like tests/run.sh. Without NumPy, SciPy,
 # mpi4py or pytest for $HSPMV_PYTHON (default /usr/bin/python3: Debian's
 # python3-numpy python3-scipy python3-mpi4py python3-pytest python3-dev) the
 # suite reports itself skipped. python3-pip: the offline install check.
@@ -50,6 +52,22 @@ grep -E 'FAILED|ERROR|Error|^E ' "$tmp/one" | head -40
 add_counts "$tmp/one" "pytest"
 [ $rc -ne 0 ] && [ $rc -ne 1 ] && { echo "   pytest exited $rc"; F=$((F + 1)); }
 tail -1 "$tmp/one" | sed 's/^/   one process: /'
+# the examples as the README runs them: examples/python/first_steps.py, and
+# dist_cg.py at 2 ranks (below)
+if timeout 120 "$PY" examples/python/first_steps.py > "$tmp/ex" 2>&1 && grep -q '^first_steps: .*cg converged' "$tmp/ex"; then
+    P=$((P + 1)); echo "   examples/python/first_steps.py: ok ($(cat "$tmp/ex"))"
+else tail -15 "$tmp/ex"; F=$((F + 1)); echo "   examples/python/first_steps.py FAILED"; fi
+# the documented virtual environment (docs/python.md; python3-venv is one of
+# the packages make deps installs): venv, pip install into it, the example
+if ! "$PY" -c 'import venv, ensurepip' 2>/dev/null; then
+    F=$((F + 1)); echo "   $PY has no venv/ensurepip (python3-venv; make deps installs it): docs/python.md's venv line FAILS"
+elif "$PY" -m venv --system-site-packages "$tmp/env" > "$tmp/venv" 2>&1 &&
+     "$tmp/env/bin/python" -m pip install -q --no-index --no-build-isolation ./python >> "$tmp/venv" 2>&1 &&
+     (cd "$tmp" && env -u PYTHONPATH "$tmp/env/bin/python" "$OLDPWD/examples/python/first_steps.py") >> "$tmp/venv" 2>&1 &&
+     (cd "$tmp" && env -u PYTHONPATH "$tmp/env/bin/python" -c 'import hspmv; print(hspmv.__file__)') > "$tmp/where" 2>&1 &&
+     grep -q "^$tmp/env/" "$tmp/where"; then
+    P=$((P + 1)); echo "   python3 -m venv --system-site-packages, pip install ./python, first_steps.py in it: ok"
+else tail -15 "$tmp/venv"; F=$((F + 1)); echo "   the venv install of docs/python.md FAILED"; fi
 # the documented offline install (docs/python.md), into a folder: pip builds the
 # package from ./python with the installed setuptools and asks no registry
 if ! "$PY" -c 'import pip' 2>/dev/null; then
@@ -76,6 +94,10 @@ if command -v mpirun > /dev/null 2>&1; then
         elif grep -qE '[0-9]+ (failed|errors?)' "$tmp/rank.$r"; then echo "   rank $r failed"; F=$((F + 1)); fi
     done
     [ $rc -ne 0 ] && { echo "   mpirun exited $rc"; F=$((F + 1)); }
+    if timeout -k 10 120 $MPIRUN -n 2 "$PY" examples/python/dist_cg.py > "$tmp/dcg" 2>&1 &&
+       grep -q '^dist_cg: 2 ranks, [0-9]* iterations' "$tmp/dcg"; then
+        P=$((P + 1)); echo "   examples/python/dist_cg.py at 2 ranks: ok ($(grep '^dist_cg' "$tmp/dcg"))"
+    else tail -15 "$tmp/dcg"; F=$((F + 1)); echo "   examples/python/dist_cg.py at 2 ranks FAILED"; fi
 else
     echo "   no mpirun: the 3-rank run is SKIPPED"; S=$((S + 1))
 fi
