@@ -71,7 +71,7 @@ if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx --no-bw --reps 5 > 
     got=$(sed -n 's/^bench=omp .* format=\([a-z0-9]*\) asked=\([a-z0-9]*\) .*/\2:\1/p' "$out" | sort | tr '\n' ' ')
     asked=$(sed -n 's/^bench=omp .* asked=\([a-z0-9]*\) .*/\1/p' "$out" | sort | tr '\n' ' ')
     auto=$(sed -n 's/^bench=omp .* format=\([a-z0-9]*\) asked=auto .*/\1/p' "$out")
-    sum=$(grep -c '^bench=omp-summary .* auto='"$auto"' auto_ms=[0-9.]* best=[a-z0-9]* best_ms=' "$out")
+    sum=$(grep -c '^bench=omp-summary .* auto='"$auto"' auto_ms=[0-9.]* best=[a-z0-9]* best_asked=[a-z0-9]* best_ms=' "$out")
     mislabel=$(echo "$got" | tr ' ' '\n' | awk -F: '$1 != "auto" && $1 != $2' | wc -l)
     if [ "$asked" = "auto bcoo csr csr16 csrdu csrl csrp csrvi panels " ] && [ -n "$auto" ] && [ "$mislabel" = 0 ] && [ "$sum" = 1 ]; then
         pass "$t"
