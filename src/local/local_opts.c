@@ -4,6 +4,7 @@
 
 void hspmv_opts_default(hspmv_opts *o)
 {
+    if (!o) return;
     o->format = HSPMV_FORMAT_AUTO;
     o->csrl_threshold = 0.3;
     o->kernel = "auto";

@@ -243,6 +243,98 @@ static void vec_file_and_gzip_garbage_read_give_every_rank_the_fault(void)
     CHECK(all_are(rc, HSPMV_ERR_ARG) && !D && !mt_errors_differ(rc, e.msg, D != NULL), "NULL path: %d %s", rc, e.msg);
 }
 
+/* Bad arguments alike on every rank, to every other collective call: the
+   same refusal everywhere, nothing left behind, nobody waits. */
+static void other_collectives_refuse_bad_arguments_on_every_rank(void)
+{
+    rows R;
+    hspmv_dist *D = NULL;
+    hspmv_error e;
+    hspmv_opts o;
+    hspmv_csr rows_out;
+    int64_t rs[9];
+    rows_make(&R);
+    /* options the one-rank create refuses are every rank's refusal */
+    for (int c = 0; c < 7; c++) {
+        mt_opts(&o);
+        const char *what[] = {"threads", "format", "halo", "csrl", "kernel", "node_ranks", "partition"};
+        if (c == 0) o.threads = 100000;
+        if (c == 1) o.format = 99;
+        if (c == 2) o.halo = 9;
+        if (c == 3) o.csrl_threshold = NAN;
+        if (c == 4) o.kernel = "bogus";
+        if (c == 5) o.node_ranks = -2;
+        if (c == 6) o.partition = 9;
+        int rc = c == 6 ? hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &R.A : NULL, &o, &D, &e)
+                        : hspmv_dist_create(MPI_COMM_WORLD, R.nl, R.A.ncols, -1, R.rp, R.ci, R.v, &o, &D, &e);
+        CHECK(rc != HSPMV_OK && !D && !mt_errors_differ(rc, e.msg, D != NULL), "%s: %d %s", what[c], rc, e.msg);
+        hspmv_dist_destroy(&D);
+    }
+    mt_opts(&o);
+    /* the writer: no rows, no name, odd integer widths */
+    int rc = hspmv_dist_write_petsc("/tmp/hspmv_hostile_never.petsc", MPI_COMM_WORLD, NULL, 4, &e);
+    CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "write NULL rows: %d %s", rc, e.msg);
+    hspmv_csr mine = {0, R.A.ncols, 0, NULL, NULL, NULL};
+    rc = hspmv_dist_write_petsc(NULL, MPI_COMM_WORLD, &mine, 4, &e);
+    CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "write NULL path: %d %s", rc, e.msg);
+    rc = hspmv_dist_write_petsc("/tmp/hspmv_hostile_never.petsc", MPI_COMM_WORLD, &mine, 3, &e);
+    CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "write 3-byte ints: %d %s", rc, e.msg);
+    rc = hspmv_dist_write_petsc("/tmp/hspmv_hostile_never.petsc", MPI_COMM_NULL, &mine, 4, &e);
+    CHECK(rc == HSPMV_ERR_ARG, "write MPI_COMM_NULL: %d %s", rc, e.msg);
+    /* the row reader and the readers' communicator */
+    rc = hspmv_dist_read_rows("/tmp/x.mtx", MPI_COMM_WORLD, &o, NULL, rs, &e);
+    CHECK(all_are(rc, HSPMV_ERR_ARG), "read_rows NULL rows: %d %s", rc, e.msg);
+    rc = hspmv_dist_read_rows(NULL, MPI_COMM_WORLD, &o, &rows_out, P < 8 ? rs : NULL, &e);
+    CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "read_rows NULL path: %d %s", rc, e.msg);
+    hspmv_csr_free(&rows_out);
+    rc = hspmv_dist_read("/tmp/x.mtx", MPI_COMM_NULL, &o, &D, &e);
+    CHECK(rc == HSPMV_ERR_ARG && !D, "read MPI_COMM_NULL: %d %s", rc, e.msg);
+    rc = hspmv_dist_read("/tmp/x.mtx", MPI_COMM_WORLD, &o, NULL, &e);
+    CHECK(all_are(rc, HSPMV_ERR_ARG), "read NULL D: %d %s", rc, e.msg);
+    /* the solver: NULL b or x with entries, bad options */
+    D = make(&R);
+    if (D) {
+        hspmv_dist_info in;
+        hspmv_solver_opts so;
+        hspmv_dist_get_info(D, &in);
+        hspmv_real *b = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1), *x = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1);
+        rc = hspmv_solve(D, NULL, x, NULL, NULL, &e);
+        CHECK(all_are(rc, P * 60 > 0 && R.A.nrows > 0 ? HSPMV_ERR_ARG : rc) && !mt_errors_differ(rc, e.msg, 0),
+              "solve NULL b: %d %s", rc, e.msg);
+        rc = hspmv_solve(D, b, NULL, NULL, NULL, &e);
+        CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "solve NULL x: %d %s", rc, e.msg);
+        hspmv_solver_opts_default(&so);
+        so.tol = NAN;
+        rc = hspmv_solve(D, b, x, &so, NULL, &e);
+        CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "solve tol NaN: %d %s", rc, e.msg);
+        hspmv_solver_opts_default(&so);
+        so.maxit = -1;
+        rc = hspmv_solve(D, b, x, &so, NULL, &e);
+        CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "solve maxit -1: %d %s", rc, e.msg);
+        hspmv_solver_opts_default(&so);
+        so.method = 42;
+        rc = hspmv_solve(D, b, x, &so, NULL, &e);
+        CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "solve method 42: %d %s", rc, e.msg);
+        hspmv_solver_opts_default(&so);
+        so.history_len = 5; /* and no history array */
+        rc = hspmv_solve(D, b, x, &so, NULL, &e);
+        CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "solve history NULL, len 5: %d %s", rc,
+              e.msg);
+        rc = hspmv_solve(NULL, b, x, NULL, NULL, &e);
+        CHECK(rc == HSPMV_ERR_ARG, "solve NULL D: %d %s", rc, e.msg);
+        rc = hspmv_dist_scatter(D, HSPMV_VEC_ROWS, NULL, b, &e);
+        CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "scatter NULL global: %d %s", rc, e.msg);
+        rc = hspmv_dist_gather(D, 5, b, NULL, &e);
+        CHECK(all_are(rc, HSPMV_ERR_ARG) && !mt_errors_differ(rc, e.msg, 0), "gather which 5: %d %s", rc, e.msg);
+        hspmv_free(b);
+        hspmv_free(x);
+        hspmv_dist_destroy(&D);
+    }
+    rows_free(&R);
+    hspmv_opts_default(NULL);
+    hspmv_solver_opts_default(NULL);
+}
+
 MT_MAIN(NULL, null_blocks_on_every_rank_are_refused_everywhere, null_x_on_one_rank_is_its_error_without_a_hang,
         null_handle_on_one_rank_fails_every_create, getters_take_null,
-        vec_file_and_gzip_garbage_read_give_every_rank_the_fault)
+        vec_file_and_gzip_garbage_read_give_every_rank_the_fault, other_collectives_refuse_bad_arguments_on_every_rank)
