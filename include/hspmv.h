@@ -414,6 +414,11 @@ typedef struct hspmv_dist_info {
     int halo;                     /* HSPMV_HALO_NODE or HSPMV_HALO_P2P: the one in use */
     int nnodes, node;             /* global: nodes (or pseudo-nodes of opts.node_ranks ranks); this rank's */
     int node_ranks;               /* ranks of this rank's node */
+    int oversubscribed;           /* global: 1 when on some machine the ranks run more threads together than
+                                     the processors they may run on (the union of their affinity masks);
+                                     there a rank waiting on another yields its core at once (sched_yield,
+                                     MPI_Testall) instead of spinning */
+    int node_threads, node_cpus;  /* global: threads and processors of the most oversubscribed machine */
     int64_t internode_entries_node; /* global: x entries crossing between nodes per SpMV, node-aware plan */
     int64_t internode_msgs_node;    /* global: messages between nodes per SpMV, node-aware plan */
     int64_t internode_entries_p2p;  /* global: the same for the p2p plan (each rank's ghosts from ranks */

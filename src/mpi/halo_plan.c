@@ -298,6 +298,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((rc = hspmv_node_comm(D, o->node_ranks, &D->node, err))) goto out;
+    if ((rc = hspmv_node_cores(D, D->node, T, err))) goto out; /* waits yield at once where oversubscribed */
     hspmv_node_layout(D, D->node);
     p2p_volumes(D, D->node, g);
     D->halo = halo_mode(D, o, &asked);
