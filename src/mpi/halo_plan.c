@@ -340,6 +340,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
             hspmv_ok(err);
             hspmv_node_free(&D->node);
             if ((rc = hspmv_node_comm(D, o->node_ranks, &D->node, err))) goto out;
+            if ((rc = hspmv_node_cores(D, D->node, T, err))) goto out;
             hspmv_node_layout(D, D->node);
             p2p_volumes(D, D->node, g);
             D->halo = HSPMV_HALO_P2P;

@@ -5,6 +5,8 @@
    may crash or hang (the runner's timeout catches a hang), and where the
    fault is on every rank every rank must say the same. */
 #include <math.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +337,37 @@ static void other_collectives_refuse_bad_arguments_on_every_rank(void)
     hspmv_solver_opts_default(NULL);
 }
 
+/* hspmv_dist_info.oversubscribed and its figures: the threads of this
+   machine's ranks (each the threads it was asked for) against the union of their affinity masks, counted here
+   on their own (sched_getaffinity), the most oversubscribed machine's. */
+static void oversubscription_is_told_as_the_machine_counts_it(void)
+{
+    rows R;
+    hspmv_dist *D = make(&R);
+    hspmv_dist_info in;
+    if (!D) return;
+    hspmv_dist_get_info(D, &in);
+    cpu_set_t set, all;
+    CPU_ZERO(&set);
+    CHECK(sched_getaffinity(0, sizeof(set), &set) == 0, "sched_getaffinity");
+    MPI_Comm shared;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shared);
+    MPI_Allreduce(&set, &all, (int)sizeof(set), MPI_BYTE, MPI_BOR, shared);
+    int t = R.o.threads > 0 ? R.o.threads : omp_get_max_threads(), sum = 0, cpus = CPU_COUNT(&all);
+    MPI_Allreduce(&t, &sum, 1, MPI_INT, MPI_SUM, shared);
+    MPI_Comm_free(&shared);
+    int over = sum > cpus, any;
+    MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(in.oversubscribed == any, "oversubscribed %d, counted %d (%d threads on %d processors here)",
+          in.oversubscribed, any, sum, cpus);
+    CHECK(!any || in.node_threads > in.node_cpus, "figures %d threads on %d processors", in.node_threads, in.node_cpus);
+    CHECK(any || (in.node_threads == sum && in.node_cpus == cpus), "figures %d on %d, counted %d on %d",
+          in.node_threads, in.node_cpus, sum, cpus);
+    hspmv_dist_destroy(&D);
+    rows_free(&R);
+}
+
 MT_MAIN(NULL, null_blocks_on_every_rank_are_refused_everywhere, null_x_on_one_rank_is_its_error_without_a_hang,
         null_handle_on_one_rank_fails_every_create, getters_take_null,
-        vec_file_and_gzip_garbage_read_give_every_rank_the_fault, other_collectives_refuse_bad_arguments_on_every_rank)
+        vec_file_and_gzip_garbage_read_give_every_rank_the_fault, other_collectives_refuse_bad_arguments_on_every_rank,
+        oversubscription_is_told_as_the_machine_counts_it)
