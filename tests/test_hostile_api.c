@@ -161,9 +161,13 @@ static void void_calls_take_null(void)
     A = small();
     CHECK(hspmv_csr_write(NULL, &A, HSPMV_FILE_MTX, &e) == HSPMV_ERR_ARG, "write NULL path");
     CHECK(hspmv_csr_write("/tmp/hspmv_hostile_never.mtx", NULL, HSPMV_FILE_MTX, &e) == HSPMV_ERR_ARG, "write NULL A");
+    CHECK(hspmv_csr_write("/tmp/hspmv_hostile_never.mtx", &A, 99, &e) == HSPMV_ERR_ARG &&
+              access("/tmp/hspmv_hostile_never.mtx", F_OK) != 0, "write format 99: %s", e.msg);
     A.colind = NULL;
     CHECK(hspmv_csr_write("/tmp/hspmv_hostile_never.mtx", &A, HSPMV_FILE_MTX, &e) == HSPMV_ERR_ARG &&
               strstr(e.msg, "colind"), "write NULL colind: %s", e.msg);
+    CHECK(hspmv_malloc((size_t)-1) == NULL && hspmv_malloc((size_t)1 << 62) == NULL, "absurd allocations: NULL");
+    hspmv_opts_default(NULL);
 }
 
 /* Writes n bytes to a fresh temp file; its name in path (>= 32 bytes). */
