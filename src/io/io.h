@@ -79,7 +79,7 @@ int hspmv_mtx_source_open_range(mtx_source *s, const char *name, int fd, int64_t
    without newline gets one). *p == *end at the end of the text. */
 int hspmv_mtx_source_next(mtx_source *s, const char **p, const char **end);
 /* A gzip source whose text failed to parse: the rest is inflated (into a
-   scratch buffer, to its end) and a fault of the gzip data found on the way
+   scratch buffer, to its end or 256 MiB of text) and a fault of the gzip data found on the way
    (corrupt, truncated, trailing garbage) is returned with its message, as
    the text's error is most likely its effect; HSPMV_OK for a plain source
    or an intact stream. Only after a failure: the text read stops there. */

@@ -17,6 +17,7 @@ size_t hspmv_io_chunk_bytes = (size_t)1 << 20;
 
 #define ZIN_BYTES ((size_t)256 << 10)
 #define PROGRESS_STEP ((int64_t)16 << 20)
+#define GZIP_VERDICT_BYTES ((int64_t)256 << 20) /* text hspmv_mtx_source_gzip_verdict inflates at most */
 #define MTX_FIFO_WAIT_S 2.0 /* seconds a FIFO without a writer is given to get one */
 
 /* "NAME:LINE: text" with LINE the line where the text stops: the reader
@@ -195,9 +196,11 @@ int hspmv_mtx_source_gzip_verdict(mtx_source *s)
     int rc;
     if (!s->gzip || !s->zs_live) return HSPMV_OK;
     s->lines = NULL; /* the text inflated here is not in buf: no line to count */
+    int64_t left = GZIP_VERDICT_BYTES; /* a true text error early in a huge file is not held up for long */
     do {
         rc = z_inflate(s, scratch, sizeof(scratch), &got);
-    } while (rc == HSPMV_OK && got > 0);
+        left -= (int64_t)got;
+    } while (rc == HSPMV_OK && got > 0 && left > 0);
     return rc;
 #else
     (void)s;
