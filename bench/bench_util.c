@@ -296,6 +296,16 @@ size_t bu_parse_mib(const char *opt, const char *s)
     return (size_t)bu_parse_int(opt, s, 1, hi) << 20;
 }
 
+void bu_warn_threads(const char *prog, const int *threads, int n)
+{
+    int most = 0, cpus = hspmv_cpus_allowed();
+    for (int i = 0; i < n; i++) most = threads[i] > most ? threads[i] : most;
+    if (most > cpus)
+        fprintf(stderr, "%s: warning: %d threads on the %d processors this process may run on, so they take turns "
+                "and the timings above %d threads are not the machine's; give at most %d threads (or run where "
+                "more processors are free)\n", prog, most, cpus, cpus, cpus);
+}
+
 int bu_parse_threads(const char *opt, const char *s)
 {
     return (int)bu_parse_int(opt, s, 1, hspmv_max_threads());

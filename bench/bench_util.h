@@ -155,6 +155,11 @@ double bu_parse_real(const char *opt, const char *s, double lo, double hi);
    allocate three arrays of it); returns bytes. */
 size_t bu_parse_mib(const char *opt, const char *s);
 
+/* One warning line on stderr when the largest of the n thread counts
+   exceeds the processors this process may run on (hspmv_cpus_allowed):
+   those runs time threads taking turns, not the machine. */
+void bu_warn_threads(const char *prog, const int *threads, int n);
+
 /* A thread count from 1 to hspmv_max_threads(). */
 int bu_parse_threads(const char *opt, const char *s);
 

@@ -414,6 +414,7 @@ int main(int argc, char **argv)
                     thr[0], hspmv_max_threads());
     }
 
+    bu_warn_threads(prog, thr, nthr);
     hspmv_read_opts ro = bu_progress_opts(c.path);
     double t0 = bu_now();
     if (hspmv_csr_read(c.path, &A, &ro, &rinfo, &e)) bu_die(prog, &e);

@@ -81,7 +81,9 @@ typedef struct hspmv_read_opts {
     hspmv_progress_fn progress; /* NULL: no progress calls */
     void *progress_ctx;         /* passed to progress */
     int threads;                /* threads that parse a plain file in byte ranges;
-                                   0 (default) = omp_get_max_threads(), 1 = one thread */
+                                   0 (default) = omp_get_max_threads(), 1 = one thread;
+                                   bounded as hspmv_opts.threads (negative or more:
+                                   HSPMV_ERR_ARG) */
 } hspmv_read_opts;
 
 /* What the reader saw besides the entries. */
@@ -102,7 +104,12 @@ typedef struct hspmv_read_info {
      are HSPMV_ERR_UNSUPPORTED.
    - otherwise Matrix Market, plain or gzip (told by its magic bytes),
      coordinate or array, real, integer or pattern, general, symmetric or
-     skew-symmetric (triangles mirrored). Duplicates are summed in ascending
+     skew-symmetric (triangles mirrored). gzip data that is corrupt, cut
+     short or followed by bytes that are neither another member nor zero
+     padding is "corrupt gzip data" (a text error in a gzip file whose
+     rest is corrupt is reported as that corruption). A file starting with
+     another PETSc class id (a Vec's, or one written little-endian) is
+     refused by name, not read as Matrix Market. Duplicates are summed in ascending
      order of their values, so the bits do not depend on the order of the
      lines; a sum that is not finite is an error naming the entry. A plain
      regular file is parsed in byte ranges by opts->threads OpenMP threads
@@ -164,7 +171,8 @@ typedef struct hspmv_opts {
                               processor this process may run on (and 256 always): more is
                               HSPMV_ERR_ARG, as the OpenMP runtime fails on absurd counts */
     int partition;         /* rows to ranks: HSPMV_PART_NNZ (alternating shrink), _ROWS, _METIS */
-    int halo;              /* HSPMV_HALO_AUTO (node-aware where possible), _NODE or _P2P */
+    int halo;              /* HSPMV_HALO_AUTO (node-aware where possible), _NODE or _P2P (rank 0's value;
+                              another is HSPMV_ERR_ARG on every rank) */
     int read;              /* hspmv_dist_read: HSPMV_READ_ROOT (rank 0 reads the file and sends the
                               slices) or HSPMV_READ_PARALLEL (every rank reads a byte range; gzip
                               and pipes are still read by rank 0) */
@@ -174,6 +182,7 @@ typedef struct hspmv_opts {
                               without a cluster). Rank 0's value is every rank's */
 } hspmv_opts;
 
+/* Fills *o with the defaults above; o NULL: nothing. */
 void hspmv_opts_default(hspmv_opts *o);
 
 /* A matrix prepared for repeated y = A*x on one rank: converted to its
@@ -203,7 +212,9 @@ typedef struct hspmv_local_info {
 /* Prepares A (which the caller keeps and may free afterwards). Not collective. */
 int hspmv_local_create(const hspmv_csr *A, const hspmv_opts *o, hspmv_local **L, hspmv_error *err);
 
-/* y = A*x (add == 0) or y += A*x (add != 0), with the prepared threads. */
+/* y = A*x (add == 0) or y += A*x (add != 0), with the prepared threads.
+   Nothing is done when L is NULL, or x (with columns) or y (with rows) is
+   NULL: hspmv_local_spmm is the checked call. */
 void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add);
 
 /* Flags of the block and transposed products (hspmv_local_spmm, hspmv_dist_spmm). */
@@ -222,6 +233,7 @@ void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, 
 int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspmv_real *Y, int add,
                      hspmv_error *err);
 
+/* L NULL: *info zeroed; info NULL: nothing done. */
 void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info);
 
 /* Frees *L and sets it to NULL; accepts NULL. */
@@ -319,7 +331,8 @@ int hspmv_dist_read_rows(const char *path, MPI_Comm comm, const hspmv_opts *o, h
 
 /* Collective. The same from a CSR that rank 0 already holds (A is read on
    rank 0 only; other ranks pass NULL). The caller keeps A. A NULL A on rank 0
-   is an HSPMV_ERR_ARG on every rank. */
+   is an HSPMV_ERR_ARG on every rank, and so is a NULL D on any rank (here
+   and in hspmv_dist_create). */
 int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *o, hspmv_dist **D,
                            hspmv_error *err);
 
@@ -351,7 +364,10 @@ void hspmv_dist_destroy(hspmv_dist **D);
    hspmv_dist_vec_alloc, costs a copy of the entries of it other ranks
    read, each call). x may be overwritten as soon as the call returns.
    Returns HSPMV_ERR_MPI (this rank's view, not agreed: agreeing would cost
-   a reduction per call) if an MPI call failed. */
+   a reduction per call) if an MPI call failed. A NULL x or y with entries
+   on this rank is this rank's HSPMV_ERR_ARG: the rank still takes part in
+   the exchange (NaN in place of its x), so no rank waits, and other ranks'
+   rows that read its x are NaN. A NULL D: HSPMV_ERR_ARG at once. */
 int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err);
 
 /* Collective, with the same flags and k on every rank. Y = op(A) X for a
@@ -367,8 +383,9 @@ int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_err
    much memory again as the matrix), and every call multiplies it like A;
    square and rectangular matrices alike. Block vectors from
    hspmv_dist_vec_alloc(D, which, k). Errors as hspmv_dist_spmv,
-   HSPMV_ERR_ARG for k < 1 or unknown flags, HSPMV_ERR_NOMEM when the first
-   call's buffers or A^T cannot be had (agreed on every rank). */
+   HSPMV_ERR_ARG for k < 1 or unknown flags (the same on every rank), or a
+   NULL X or Y on this rank (as hspmv_dist_spmv's NULL x), HSPMV_ERR_NOMEM
+   when the first call's buffers or A^T cannot be had (agreed on every rank). */
 int hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err);
 
 /* Collective like hspmv_dist_spmv: y = alpha*A*x + beta*y (beta == 0 ignores
@@ -414,6 +431,11 @@ typedef struct hspmv_dist_info {
     int halo;                     /* HSPMV_HALO_NODE or HSPMV_HALO_P2P: the one in use */
     int nnodes, node;             /* global: nodes (or pseudo-nodes of opts.node_ranks ranks); this rank's */
     int node_ranks;               /* ranks of this rank's node */
+    int oversubscribed;           /* global: 1 when on some machine the ranks run more threads together than
+                                     the processors they may run on (the union of their affinity masks);
+                                     there a rank waiting on another yields its core at once (sched_yield,
+                                     MPI_Testall) instead of spinning */
+    int node_threads, node_cpus;  /* global: threads and processors of the most oversubscribed machine */
     int64_t internode_entries_node; /* global: x entries crossing between nodes per SpMV, node-aware plan */
     int64_t internode_msgs_node;    /* global: messages between nodes per SpMV, node-aware plan */
     int64_t internode_entries_p2p;  /* global: the same for the p2p plan (each rank's ghosts from ranks */
@@ -441,7 +463,9 @@ typedef struct hspmv_dist_info {
                                      (before the blocks were prepared); 0 if unknown */
 } hspmv_dist_info;
 
-/* Not collective. Fills *info (global fields were agreed at creation). */
+/* Not collective. Fills *info (global fields were agreed at creation); D
+   NULL: *info zeroed. The getters below do nothing given a NULL D or a
+   NULL array to fill (hspmv_dist_get_comm(NULL) is MPI_COMM_NULL). */
 void hspmv_dist_get_info(const hspmv_dist *D, hspmv_dist_info *info);
 
 /* Not collective. Writes the row and column splits: row_start and col_start
@@ -506,7 +530,8 @@ void hspmv_dist_get_timing(hspmv_dist *D, hspmv_dist_timing *t, int reset);
    work (own and taken) and huge-page bytes, the time spent waiting on the
    node; for halo "p2p" the messages; then the same for the transposed
    matrix once a transposed product has made it. The layout may change between
-   versions: for people, not for parsing. */
+   versions: for people, not for parsing. A NULL f: the collective steps,
+   nothing written; a NULL D: nothing (not collective). */
 void hspmv_dist_view(const hspmv_dist *D, FILE *f);
 
 /* ---- iterative solvers (src/solver) ---------------------------------------

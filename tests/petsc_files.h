@@ -95,9 +95,9 @@ static inline int pf_bad_files(pf_bad *bad)
     s = g; s.classid = 1211215;
     PF_ADD("wrong class id", s, 0, HSPMV_ERR_FORMAT, "not a PETSc binary matrix", "0x00127b4f", "1211216");
     s = g; s.classid = 1211214;
-    PF_ADD("vector class id", s, 0, HSPMV_ERR_FORMAT, "a PETSc vector", "1211214", NULL);
+    PF_ADD("vector class id", s, 0, HSPMV_ERR_FORMAT, "PETSc class id 1211214 (a Vec), not a matrix", NULL, NULL);
     s = g; s.classid = 0x507b1200;
-    PF_ADD("little-endian class id", s, 0, HSPMV_ERR_FORMAT, "little-endian", NULL, NULL);
+    PF_ADD("little-endian class id", s, 0, HSPMV_ERR_FORMAT, "little-endian PETSc file", NULL, NULL);
     PF_ADD("header cut at 12 bytes", g, 12, HSPMV_ERR_FORMAT, "truncated: 12 bytes", "needs 16", NULL);
     PF_ADD("three bytes", g, 3, HSPMV_ERR_FORMAT, "3 bytes, too short", NULL, NULL);
     s = g; s.nrows = -3;

@@ -17,8 +17,16 @@ int hspmv_csr_read(const char *path, hspmv_csr *A, const hspmv_read_opts *opts,
     if (!A) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_csr_read: csr must not be NULL");
     memset(A, 0, sizeof(*A)); /* what the caller passes may be uninitialised: never free it */
     if (!path) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_csr_read: path must not be NULL");
-    if (hspmv_petsc_is_matrix_file(path)) return hspmv_petsc_read_opts(path, A, opts, info, err);
     int threads = opts && opts->threads > 0 ? opts->threads : omp_get_max_threads();
+    if (opts && opts->threads < 0)
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_csr_read: %d read threads (0 = omp_get_max_threads())",
+                         opts->threads);
+    if (threads > hspmv_max_threads())
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_csr_read: %d read threads%s, more than the %d allowed "
+                         "(8 per processor, at least 256)", threads,
+                         opts && opts->threads > 0 ? "" : " (omp_get_max_threads(), OMP_NUM_THREADS)",
+                         hspmv_max_threads());
+    if (hspmv_petsc_is_matrix_file(path)) return hspmv_petsc_read_opts(path, A, opts, info, err);
     int rc = hspmv_test_check(hspmv_test_spec(), err); /* a bad test switch is refused, not ignored */
     if (rc != HSPMV_OK) return rc;
     int64_t chunk = hspmv_mtx_read_chunk_env();

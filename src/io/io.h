@@ -39,7 +39,9 @@ typedef struct mtx_source {
     z_stream zs;
     int zs_live;                /* inflateInit2 done */
     int z_end;                  /* last gzip member ended */
-    int z_pending;              /* a gzip fault to report on the next read */
+    int z_failed;               /* a gzip fault found (reported by every later read) */
+    char z_msg[512];            /* its message (hspmv_error.msg) */
+    int64_t z_done;             /* text bytes of the gzip members before this one */
     unsigned char *zin;         /* compressed input from an fd */
 #endif
     char *buf;                  /* text: [start, len) not yet handed out */
@@ -76,6 +78,12 @@ int hspmv_mtx_source_open_range(mtx_source *s, const char *name, int fd, int64_t
 /* Next run of whole lines: [*p, *end), with end[-1] == '\n' (a last line
    without newline gets one). *p == *end at the end of the text. */
 int hspmv_mtx_source_next(mtx_source *s, const char **p, const char **end);
+/* A gzip source whose text failed to parse: the rest is inflated (into a
+   scratch buffer, to its end or 256 MiB of text) and a fault of the gzip data found on the way
+   (corrupt, truncated, trailing garbage) is returned with its message, as
+   the text's error is most likely its effect; HSPMV_OK for a plain source
+   or an intact stream. Only after a failure: the text read stops there. */
+int hspmv_mtx_source_gzip_verdict(mtx_source *s);
 /* Raw bytes after the text position q (in the last block), -1 if unknown (gzip). */
 int64_t hspmv_mtx_source_left(const mtx_source *s, const char *q);
 /* Text bytes handed out so far. */

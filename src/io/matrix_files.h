@@ -63,7 +63,9 @@ int hspmv_mtx_write(const char *path, const hspmv_csr *A, hspmv_error *err);
    HSPMV_ERR_UNSUPPORTED like one of 4-byte (single-precision) values. */
 
 /* 1 when the file starts with PETSc's matrix class id (4- or 8-byte
-   integers); 0 when it does not or cannot be opened. Not collective. */
+   integers), or another PETSc class id the PETSc reader refuses by name (a
+   Vec's, a little-endian one); 0 when it does not or cannot be opened.
+   Not collective. */
 int hspmv_petsc_is_matrix_file(const char *path);
 
 /* Reads a PETSc binary matrix into *A (any previous content is not freed).

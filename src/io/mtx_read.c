@@ -428,6 +428,21 @@ int hspmv_mtx_fault_too_few(const char *name, const mtx_header *h, int64_t k, in
                           (long long)h->nnz, (long long)k, (long long)lines);
 }
 
+/* A text fault in gzip input is most often the effect of corrupt
+   compressed data that inflated to garbage before zlib could tell (a
+   deflate block's check comes at the member's end): the gzip fault, if
+   the rest of the stream has one, is the error, not the garbage line. */
+static int gzip_first(reader *R, int rc)
+{
+    if (rc != HSPMV_ERR_FORMAT || !R->src.gzip) return rc;
+    char why[sizeof(((hspmv_error *)0)->msg)];
+    if (R->err) snprintf(why, sizeof(why), "%s", R->err->msg);
+    int zrc = hspmv_mtx_source_gzip_verdict(&R->src);
+    if (zrc != HSPMV_OK) return zrc;
+    if (R->err) hspmv_err(R->err, rc, "%s", why);
+    return rc;
+}
+
 int hspmv_mtx_read_text(reader *R, int end_checks)
 {
     int rc;
@@ -438,13 +453,13 @@ int hspmv_mtx_read_text(reader *R, int end_checks)
         while (p < end && R->state != MTX_AT_ENTRIES) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             R->line++;
-            if ((rc = header_line(R, p, nl)) != HSPMV_OK) return rc;
+            if ((rc = header_line(R, p, nl)) != HSPMV_OK) return gzip_first(R, rc);
             p = nl + 1;
         }
         if (R->header_only && R->state == MTX_AT_ENTRIES) return HSPMV_OK;
         if (p < end) {
             rc = R->h.array ? parse_array(R, p, end) : parse_coordinate(R, p, end);
-            if (rc != HSPMV_OK) return rc;
+            if (rc != HSPMV_OK) return gzip_first(R, rc);
         }
     }
     if (!end_checks) return HSPMV_OK;

@@ -17,6 +17,7 @@ size_t hspmv_io_chunk_bytes = (size_t)1 << 20;
 
 #define ZIN_BYTES ((size_t)256 << 10)
 #define PROGRESS_STEP ((int64_t)16 << 20)
+#define GZIP_VERDICT_BYTES ((int64_t)256 << 20) /* text hspmv_mtx_source_gzip_verdict inflates at most */
 #define MTX_FIFO_WAIT_S 2.0 /* seconds a FIFO without a writer is given to get one */
 
 /* "NAME:LINE: text" with LINE the line where the text stops: the reader
@@ -81,24 +82,55 @@ static void z_free(voidpf opaque, voidpf p)
     hspmv_free(p);
 }
 
-/* Feeds zs more compressed input; sets raw_eof when there is none. */
+/* Feeds zs more compressed input, keeping the avail_in bytes not yet used
+   in front (a gzip magic split across two reads); sets raw_eof when no
+   more comes. */
 static int z_feed(mtx_source *s)
 {
+    size_t keep = s->zs.avail_in;
     if (s->mem) {
         size_t left = s->mem_len - s->mem_pos;
         if (left > ((size_t)1 << 30)) left = (size_t)1 << 30;
-        s->zs.next_in = s->mem + s->mem_pos;
-        s->zs.avail_in = (uInt)left;
+        s->zs.next_in = s->mem + s->mem_pos - keep;
+        s->zs.avail_in = (uInt)(left + keep);
         s->mem_pos += left;
         if (left == 0) s->raw_eof = 1;
         return HSPMV_OK;
     }
-    ptrdiff_t r = raw_read(s, s->zin, ZIN_BYTES);
+    if (keep) memmove(s->zin, s->zs.next_in, keep);
+    ptrdiff_t r = raw_read(s, s->zin + keep, ZIN_BYTES - keep);
     if (r < 0) return HSPMV_ERR_IO;
     s->zs.next_in = s->zin;
-    s->zs.avail_in = (uInt)r;
+    s->zs.avail_in = (uInt)(keep + (size_t)r);
     if (r == 0) s->raw_eof = 1;
     return HSPMV_OK;
+}
+
+/* Text bytes inflated so far (members before this one, and this one's). */
+static int64_t z_text_at(const mtx_source *s) { return s->z_done + (int64_t)s->zs.total_out; }
+
+/* After a member's end: another member, or only zero bytes (padding, which
+   gzip(1) skips too) to the end; anything else is refused, not dropped. */
+static int z_after_member(mtx_source *s, size_t extra)
+{
+    for (;;) {
+        if (s->zs.avail_in < 2 && !s->raw_eof && z_feed(s) != HSPMV_OK) return HSPMV_ERR_IO;
+        if (s->zs.avail_in >= 2 && s->zs.next_in[0] == 0x1f && s->zs.next_in[1] == 0x8b) {
+            s->z_done += (int64_t)s->zs.total_out;
+            inflateReset(&s->zs);
+            return HSPMV_OK;
+        }
+        for (uInt i = 0; i < s->zs.avail_in; i++)
+            if (s->zs.next_in[i])
+                return src_fail(s, extra, HSPMV_ERR_FORMAT,
+                                "corrupt gzip data: trailing bytes after the gzip data ends (%lld bytes of text), "
+                                "neither another gzip member nor zero padding", (long long)z_text_at(s));
+        s->zs.avail_in = 0;
+        if (s->raw_eof) {
+            s->z_end = 1;
+            return HSPMV_OK;
+        }
+    }
 }
 
 /* Inflates into dst until it is full or the text ends; *got bytes. */
@@ -106,7 +138,10 @@ static int z_inflate(mtx_source *s, unsigned char *dst, size_t n, size_t *got)
 {
     int rc = HSPMV_OK;
     *got = 0;
-    if (s->z_pending) return s->z_pending;
+    if (s->z_failed) { /* the fault found before, message and all */
+        if (s->err) hspmv_err(s->err, s->z_failed, "%s", s->z_msg);
+        return s->z_failed;
+    }
     if (n > ((size_t)1 << 30)) n = (size_t)1 << 30;
     s->zs.next_out = dst;
     s->zs.avail_out = (uInt)n;
@@ -114,15 +149,8 @@ static int z_inflate(mtx_source *s, unsigned char *dst, size_t n, size_t *got)
         if (s->zs.avail_in == 0 && !s->raw_eof && (rc = z_feed(s)) != HSPMV_OK) break;
         rc = inflate(&s->zs, Z_NO_FLUSH);
         if (rc == Z_STREAM_END) {
-            /* Another member may follow (concatenated gzip); other trailing
-               bytes are ignored, as gzip(1) does. */
-            rc = HSPMV_OK;
-            if (s->zs.avail_in == 0 && !s->raw_eof && (rc = z_feed(s)) != HSPMV_OK) break;
-            if (s->zs.avail_in >= 2 && s->zs.next_in[0] == 0x1f && s->zs.next_in[1] == 0x8b) {
-                inflateReset(&s->zs);
-            } else {
-                s->z_end = 1;
-            }
+            /* another member may follow (concatenated gzip) */
+            if ((rc = z_after_member(s, n - s->zs.avail_out)) != HSPMV_OK) break;
         } else if (rc == Z_MEM_ERROR) {
             rc = src_fail(s, n - s->zs.avail_out, HSPMV_ERR_NOMEM, "out of memory inflating gzip data");
             break;
@@ -132,18 +160,21 @@ static int z_inflate(mtx_source *s, unsigned char *dst, size_t n, size_t *got)
             if (s->zs.avail_in == 0 && s->raw_eof && s->zs.avail_out > 0) {
                 rc = src_fail(s, n - s->zs.avail_out, HSPMV_ERR_FORMAT,
                               "gzip data ends early (truncated file?) after %lld bytes of text",
-                              (long long)(s->base + (int64_t)s->len + (int64_t)(n - s->zs.avail_out)));
+                              (long long)z_text_at(s));
                 break;
             }
         } else {
             rc = src_fail(s, n - s->zs.avail_out, HSPMV_ERR_FORMAT, "corrupt gzip data after %lld bytes of text: %s",
-                          (long long)(s->base + (int64_t)s->len + (int64_t)(n - s->zs.avail_out)),
-                          s->zs.msg ? s->zs.msg : "inflate failed");
+                          (long long)z_text_at(s), s->zs.msg ? s->zs.msg : "inflate failed");
             break;
         }
         rc = HSPMV_OK;
     }
     *got = n - s->zs.avail_out;
+    if (rc != HSPMV_OK) {
+        s->z_failed = rc;
+        if (s->err) snprintf(s->z_msg, sizeof(s->z_msg), "%s", s->err->msg);
+    }
     return rc;
 }
 
@@ -153,13 +184,29 @@ static int z_inflate(mtx_source *s, unsigned char *dst, size_t n, size_t *got)
 static int z_read(mtx_source *s, unsigned char *dst, size_t n, size_t *got)
 {
     int rc = z_inflate(s, dst, n, got);
-    if (rc != HSPMV_OK && *got > 0) {
-        s->z_pending = rc;
-        return HSPMV_OK;
-    }
-    return rc;
+    return rc != HSPMV_OK && *got > 0 ? HSPMV_OK : rc; /* z_failed keeps it for the next call */
 }
 #endif
+
+int hspmv_mtx_source_gzip_verdict(mtx_source *s)
+{
+#ifndef HSPMV_NO_ZLIB
+    unsigned char scratch[16384];
+    size_t got;
+    int rc;
+    if (!s->gzip || !s->zs_live) return HSPMV_OK;
+    s->lines = NULL; /* the text inflated here is not in buf: no line to count */
+    int64_t left = GZIP_VERDICT_BYTES; /* a true text error early in a huge file is not held up for long */
+    do {
+        rc = z_inflate(s, scratch, sizeof(scratch), &got);
+        left -= (int64_t)got;
+    } while (rc == HSPMV_OK && got > 0 && left > 0);
+    return rc;
+#else
+    (void)s;
+    return HSPMV_OK;
+#endif
+}
 
 /* Decides plain or gzip from the first two raw bytes and sets up the buffers. */
 static int source_start(mtx_source *s)

@@ -57,6 +57,11 @@ typedef struct petsc_ranges {
    32- or 64-bit big-endian integer); *isz gets 4 or 8. */
 int hspmv_petsc_sniff(const unsigned char *b, size_t n, int *isz);
 
+/* 1 when b starts with any PETSc class id hspmv_petsc_parse_header names in
+   its refusal: a matrix's, or a Vec's (1211214), big- or little-endian, so
+   such a file gets the PETSc message rather than Matrix Market's. */
+int hspmv_petsc_sniff_any(const unsigned char *b, size_t n);
+
 /* Parses the header from the first n bytes of the file (n >= 32 unless the
    file is shorter); f->name and f->size must be set. */
 int hspmv_petsc_parse_header(petsc_file *f, const unsigned char *b, size_t n, hspmv_error *err);

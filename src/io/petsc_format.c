@@ -53,18 +53,36 @@ int hspmv_petsc_sniff(const unsigned char *b, size_t n, int *isz)
     return 0;
 }
 
+/* 1 when b starts with class id `id` little-endian (a 4-byte integer, or
+   the low half of an 8-byte one: the same first 4 bytes). */
+static int petsc_id_le(const unsigned char *b, size_t n, uint32_t id)
+{
+    return n >= 4 && ((uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0]) == id;
+}
+
+int hspmv_petsc_sniff_any(const unsigned char *b, size_t n)
+{
+    int isz;
+    if (hspmv_petsc_sniff(b, n, &isz)) return 1;
+    if (n < 4) return 0;
+    if (be32(b) == PETSC_VEC_CLASSID || (n >= 8 && be64(b) == PETSC_VEC_CLASSID)) return 1;
+    return petsc_id_le(b, n, PETSC_MAT_CLASSID) || petsc_id_le(b, n, PETSC_VEC_CLASSID);
+}
+
 static int bad_class(const petsc_file *f, const unsigned char *b, size_t n, hspmv_error *err)
 {
     if (n == 0) return hspmv_err(err, HSPMV_ERR_FORMAT, "%s: empty file, not a PETSc binary matrix", f->name);
     if (n < 4)
         return hspmv_err(err, HSPMV_ERR_FORMAT, "%s: %zu bytes, too short for a PETSc binary matrix", f->name, n);
-    uint32_t id = be32(b), le = (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+    uint32_t id = be32(b);
     if (id == PETSC_VEC_CLASSID || (n >= 8 && be64(b) == PETSC_VEC_CLASSID))
-        return hspmv_err(err, HSPMV_ERR_FORMAT, "%s: a PETSc vector (class id %d), not a matrix", f->name,
+        return hspmv_err(err, HSPMV_ERR_FORMAT, "%s: PETSc class id %d (a Vec), not a matrix", f->name,
                          PETSC_VEC_CLASSID);
-    if (le == PETSC_MAT_CLASSID)
+    if (petsc_id_le(b, n, PETSC_MAT_CLASSID) || petsc_id_le(b, n, PETSC_VEC_CLASSID))
         return hspmv_err(err, HSPMV_ERR_FORMAT,
-                         "%s: the class id is little-endian; PETSc binary files are big-endian", f->name);
+                         "%s: little-endian PETSc file (class id %d byte-swapped); PETSc binary files are "
+                         "big-endian", f->name, petsc_id_le(b, n, PETSC_MAT_CLASSID) ? PETSC_MAT_CLASSID
+                                                                                       : PETSC_VEC_CLASSID);
     return hspmv_err(err, HSPMV_ERR_FORMAT,
                      "%s: not a PETSc binary matrix (its first 4 bytes are 0x%08x; a matrix starts with "
                      "class id %d = 0x%08x)", f->name, id, PETSC_MAT_CLASSID, PETSC_MAT_CLASSID);

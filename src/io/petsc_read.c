@@ -187,7 +187,7 @@ int hspmv_petsc_is_matrix_file(const char *path)
 {
     unsigned char b[8];
     struct stat st;
-    int isz, fd;
+    int fd;
     /* only a regular file can be PETSc binary here; never open anything else
        (a FIFO without a writer would block the open) */
     if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
@@ -195,5 +195,5 @@ int hspmv_petsc_is_matrix_file(const char *path)
     if (fd < 0) return 0;
     ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, b, sizeof(b)) : 0;
     close(fd);
-    return n > 0 && hspmv_petsc_sniff(b, (size_t)n, &isz);
+    return n > 0 && hspmv_petsc_sniff_any(b, (size_t)n);
 }

@@ -8,11 +8,7 @@
 #include <stdint.h>
 #include "hspmv.h"
 
-/* The most OpenMP threads a call may be given (hspmv_opts.threads, or
-   omp_get_max_threads() when that is 0): 8 per processor this process may
-   run on (omp_get_num_procs()), and never fewer than 256. More is refused
-   with HSPMV_ERR_ARG: the OpenMP runtime crashes or exits on absurd counts. */
-int hspmv_max_threads(void);
+#include "util.h" /* hspmv_max_threads, hspmv_cpus_allowed */
 
 /* Sets v[0..n) to zero with the same static thread layout the kernels use,
    so its pages are first touched where they will be read (x) or written (y),

@@ -2,6 +2,7 @@
    format and the kernel set, splits rows among threads once, and builds the
    format's arrays with first touch by the owning threads. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "cache.h"
 #include "local.h"
@@ -27,7 +28,13 @@ static int check_input(const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: %d threads%s, more than the %d allowed "
                          "(8 per processor, at least 256)", o->threads ? o->threads : hspmv_omp_max(),
                          o->threads ? "" : " (omp_get_max_threads(), OMP_NUM_THREADS)", hspmv_max_threads());
-    return hspmv_csr_validate(A, err);
+    int rc = hspmv_csr_validate(A, err);
+    if (rc != HSPMV_OK && err) { /* name the call */
+        char why[sizeof(err->msg)];
+        snprintf(why, sizeof(why), "%s", err->msg);
+        hspmv_err(err, rc, "hspmv_local_create: %.480s", why);
+    }
+    return rc;
 }
 
 /* The kernel set named o->kernel, or UNSUPPORTED naming what this CPU runs. */

@@ -6,6 +6,10 @@
 void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
 {
     static const char *names[] = {"auto", "csr", "csrl", "bcoo", "csr16", "csrvi", "csrp", "csrdu", "panels"};
+    if (!L || !info) {
+        if (info) memset(info, 0, sizeof(*info));
+        return;
+    }
     double r = sizeof(hspmv_real), xy = (double)L->ncols * r + (double)L->nrows * r;
     memset(info, 0, sizeof(*info));
     info->format = L->format;

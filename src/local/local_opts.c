@@ -1,12 +1,10 @@
-/* local_opts.c — the default run-time knobs (hspmv_opts) and their bounds. */
+/* local_opts.c — the default run-time knobs (hspmv_opts; their thread bound is in util/threads.c). */
 #include "hspmv.h"
 #include "local_calls.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 void hspmv_opts_default(hspmv_opts *o)
 {
+    if (!o) return;
     o->format = HSPMV_FORMAT_AUTO;
     o->csrl_threshold = 0.3;
     o->kernel = "auto";
@@ -15,14 +13,4 @@ void hspmv_opts_default(hspmv_opts *o)
     o->halo = HSPMV_HALO_AUTO;
     o->read = HSPMV_READ_ROOT;
     o->node_ranks = 0;
-}
-
-int hspmv_max_threads(void)
-{
-#ifdef _OPENMP
-    int p = omp_get_num_procs();
-#else
-    int p = 1;
-#endif
-    return p > 32 ? 8 * p : 256;
 }

@@ -16,8 +16,8 @@ static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_re
 
 void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add)
 {
+    if (!L || L->nrows == 0 || !y || (!x && L->ncols > 0)) return; /* documented: a no-op */
     int T = L->threads;
-    if (L->nrows == 0) return;
     if (T == 1) {
         run_chunk(L, 0, x, y, add);
         return;

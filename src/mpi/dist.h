@@ -90,6 +90,15 @@ struct hspmv_dist {
    rank gets the code and message of the lowest such rank. Collective. */
 int hspmv_dist_agree(MPI_Comm comm, int code, hspmv_error *err);
 
+/* dist_args.c. The vectors of a product on this rank (X with nx entries per
+   vector, Y with ny, k vectors): a NULL one with entries to hold is replaced
+   by *sub (NaN for X; free it with hspmv_free after the product) and the
+   result is HSPMV_ERR_ARG with its message, so the caller still runs the
+   exchange and then returns that error; a NULL one with none is replaced
+   by a dummy. HSPMV_ERR_NOMEM when no stand-in could be had (then return). */
+int hspmv_dist_vec_args(const hspmv_dist *D, const char *call, int k, const hspmv_real **X, int64_t nx,
+                        hspmv_real **Y, int64_t ny, hspmv_real **sub, hspmv_error *err);
+
 /* Rank 0's HSPMV_TEST string into spec (HSPMV_TEST_MAX bytes) on every rank,
    checked there (hspmv_test_check): HSPMV_OK or the same error on every
    rank (a bad or too long string). Collective. */

@@ -69,7 +69,9 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     hspmv_real *pv = NULL;
     int rc;
 
-    if (!Dout) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_create_root: D is NULL");
+    hspmv_dist *none = NULL;
+    int no_out = !Dout; /* this rank's fault, but it still joins the collective steps until they agree */
+    if (no_out) Dout = &none;
     *Dout = NULL;
     if (!o) {
         hspmv_opts_default(&od);
@@ -79,6 +81,8 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     int me = D->rank, P = D->size;
     nnzs = hspmv_calloc((size_t)P + 1, sizeof(int64_t));
     if (!nnzs) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory", me);
+    if (!rc && no_out) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: hspmv_dist_create_root: D is NULL", me);
+    if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
 
     /* rank 0 checks, partitions and tells everyone the sizes */
     double t0 = MPI_Wtime(), t1;
@@ -273,7 +277,9 @@ int hspmv_dist_create(MPI_Comm comm, int64_t nrows_local, int64_t ncols, int64_t
     int64_t *all = NULL;
     int rc;
 
-    if (!Dout) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_create: D is NULL");
+    hspmv_dist *none = NULL;
+    int no_out = !Dout; /* as in hspmv_dist_create_root */
+    if (no_out) Dout = &none;
     *Dout = NULL;
     if (!o) {
         hspmv_opts_default(&od);
@@ -281,7 +287,8 @@ int hspmv_dist_create(MPI_Comm comm, int64_t nrows_local, int64_t ncols, int64_t
     }
     if ((rc = hspmv_dist_alloc(comm, &D, err))) return rc;
     int me = D->rank, P = D->size;
-    rc = copy_rows(me, nrows_local, ncols, rowptr, colind, val, &S, err);
+    rc = no_out ? hspmv_err(err, HSPMV_ERR_ARG, "rank %d: hspmv_dist_create: D is NULL", me)
+                : copy_rows(me, nrows_local, ncols, rowptr, colind, val, &S, err);
     if (!rc && ncols_local < -1)
         rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: ncols_local %lld (use -1 for the default)", me,
                        (long long)ncols_local);

@@ -6,12 +6,17 @@
 
 void hspmv_dist_get_info(const hspmv_dist *D, hspmv_dist_info *info)
 {
+    if (!D || !info) { /* nothing to read or nowhere to write: zeroed when info can take it */
+        if (info) memset(info, 0, sizeof(*info));
+        return;
+    }
     *info = D->info;
     if (!info->read_note) info->read_note = "";
 }
 
 void hspmv_dist_get_ranges(const hspmv_dist *D, int64_t *row_start, int64_t *col_start)
 {
+    if (!D) return;
     size_t b = sizeof(int64_t) * (size_t)(D->size + 1);
     if (row_start) memcpy(row_start, D->row_start, b);
     if (col_start) memcpy(col_start, D->col_start, b);
@@ -19,16 +24,21 @@ void hspmv_dist_get_ranges(const hspmv_dist *D, int64_t *row_start, int64_t *col
 
 void hspmv_dist_get_file_index(const hspmv_dist *D, int which, int64_t *index)
 {
+    if (!D || !index || (which != HSPMV_VEC_ROWS && which != HSPMV_VEC_COLS)) return;
     int64_t n = which == HSPMV_VEC_ROWS ? D->nrows_local : D->ncols_local;
     int64_t b = which == HSPMV_VEC_ROWS ? D->row_start[D->rank] : D->col_start[D->rank];
     /* METIS matrices are square and renumber rows and columns alike */
     for (int64_t i = 0; i < n; i++) index[i] = D->file_row ? D->file_row[i] : b + i;
 }
 
-MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D) { return D->comm; }
+MPI_Comm hspmv_dist_get_comm(const hspmv_dist *D) { return D ? D->comm : MPI_COMM_NULL; }
 
 void hspmv_dist_get_timing(hspmv_dist *D, hspmv_dist_timing *t, int reset)
 {
+    if (!D || !t) {
+        if (t) memset(t, 0, sizeof(*t));
+        return;
+    }
     *t = D->timing;
     if (D->tr) { /* the transposed products' own */
         hspmv_dist_timing a;

@@ -81,14 +81,29 @@ static int transposed(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspm
     return rc ? rc : hspmv_dist_spmm(At, flags & HSPMV_COL_MAJOR, k, X, Y, err);
 }
 
-int hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
+/* Y = A X, X and Y checked (and, NULL on this rank, stood in for). */
+static int plain(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
 {
-    if (!D || k < 1 || (flags & ~(HSPMV_TRANSPOSE | HSPMV_COL_MAJOR)))
-        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_spmm: bad arguments (k = %d, flags = %d)", k, flags);
-    if (flags & HSPMV_TRANSPOSE) return transposed(D, flags, k, X, Y, err);
     if (k == 1) return hspmv_dist_spmv(D, X, Y, err);
     if (flags & HSPMV_COL_MAJOR) return by_vectors(D, k, X, Y, err);
     if (D->halo == HSPMV_HALO_NODE) return hspmv_node_spmm(D, k, X, Y, err);
     int rc = prepare_p2p(D, k, err);
     return rc ? rc : p2p_block(D, k, X, Y, err);
+}
+
+int hspmv_dist_spmm(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
+{
+    hspmv_real *sub;
+    hspmv_error run_err;
+    /* D, k and flags are the same on every rank (documented): refused alike everywhere */
+    if (!D) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_spmm: D is NULL");
+    if (k < 1 || (flags & ~(HSPMV_TRANSPOSE | HSPMV_COL_MAJOR)))
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_spmm: bad arguments (k = %d, flags = %d)", k, flags);
+    if (flags & HSPMV_TRANSPOSE) return transposed(D, flags, k, X, Y, err); /* checks on A^T's layout */
+    int rc = hspmv_dist_vec_args(D, "hspmv_dist_spmm", k, &X, D->ncols_local, &Y, D->nrows_local, &sub, err);
+    if (rc == HSPMV_OK) return plain(D, flags, k, X, Y, err);
+    if (rc != HSPMV_ERR_ARG) return rc;
+    plain(D, flags, k, X, Y, &run_err);
+    hspmv_free(sub);
+    return rc;
 }

@@ -43,7 +43,7 @@ static void rest_product(hspmv_dist *D, hspmv_real *y)
     D->timing.ghost_s += MPI_Wtime() - t0;
 }
 
-int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
+static int spmv_run(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
 {
     double t0 = MPI_Wtime();
     int rc = hspmv_halo_begin(D, x, y);
@@ -56,11 +56,28 @@ int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_err
     return hspmv_ok(err);
 }
 
+int hspmv_dist_spmv(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
+{
+    hspmv_real *sub;
+    hspmv_error run_err;
+    if (!D) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_spmv: D is NULL");
+    int rc = hspmv_dist_vec_args(D, "hspmv_dist_spmv", 1, &x, D->ncols_local, &y, D->nrows_local, &sub, err);
+    if (rc == HSPMV_OK) return spmv_run(D, x, y, err);
+    if (rc != HSPMV_ERR_ARG) return rc;
+    spmv_run(D, x, y, &run_err); /* with the stand-ins: the others get this rank's part of the exchange */
+    hspmv_free(sub);
+    return rc;
+}
+
 int hspmv_dist_spmv_scaled(hspmv_dist *D, hspmv_real alpha, const hspmv_real *x, hspmv_real beta, hspmv_real *y,
                            hspmv_error *err)
 {
+    if (!D) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_spmv_scaled: D is NULL");
     if (alpha == 1 && beta == 0) return hspmv_dist_spmv(D, x, y, err);
     int rc = hspmv_dist_spmv(D, x, D->work, err);
+    if (!y && D->nrows_local > 0) /* after the product: the other ranks got their x from this one */
+        return hspmv_err(err, HSPMV_ERR_ARG, "rank %d: hspmv_dist_spmv_scaled: y is NULL (this rank's part has "
+                         "%lld entries)", D->rank, (long long)D->nrows_local);
     const hspmv_real *w = D->work;
     int64_t n = D->nrows_local;
     if (beta == 0) {

@@ -60,16 +60,17 @@ static void root_lines(const hspmv_dist *D, const char *all, FILE *f);
 void hspmv_dist_view(const hspmv_dist *D, FILE *f)
 {
     char mine[VIEW_LINE] = "", *all = NULL;
+    if (!D) return; /* no communicator: not collective */
     rank_block(D, mine, sizeof(mine));
     if (D->rank == 0) all = hspmv_alloc_array((size_t)D->size, VIEW_LINE);
     int ok = D->rank != 0 || all;
     MPI_Bcast(&ok, 1, MPI_INT, 0, D->comm);
     if (!ok) return; /* rank 0 out of memory: nothing to print */
     MPI_Gather(mine, VIEW_LINE, MPI_CHAR, all, VIEW_LINE, MPI_CHAR, 0, D->comm);
-    if (D->rank == 0) root_lines(D, all, f);
+    if (D->rank == 0 && f) root_lines(D, all, f); /* f NULL: the collective steps, nothing printed */
     hspmv_free(all);
     if (D->tr) { /* every rank has it or none (made by a collective call) */
-        if (D->rank == 0) fprintf(f, "the transposed matrix (made by the first transposed product):\n");
+        if (D->rank == 0 && f) fprintf(f, "the transposed matrix (made by the first transposed product):\n");
         hspmv_dist_view(D->tr, f);
     }
 }

@@ -34,7 +34,7 @@ int hspmv_halo_end(hspmv_dist *D)
     if (D->halo == HSPMV_HALO_NODE) return hspmv_node_end(D);
     double t0 = MPI_Wtime();
     int n = D->nrecv + D->nsend, rc = HSPMV_OK;
-    if (n && MPI_Waitall(n, D->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
+    if (n && hspmv_dist_waitall(D, n, D->req)) rc = HSPMV_ERR_MPI;
     D->timing.wait_s += MPI_Wtime() - t0;
     return rc;
 }

@@ -174,13 +174,18 @@ static int share_owned(hspmv_dist *D, const hspmv_csr *Ao, hspmv_error *err)
     return HSPMV_OK;
 }
 
-/* The halo mode: o->halo, else node; rank 0's answer for everyone. */
+/* The halo mode: o->halo, else node; rank 0's answer for everyone; -1
+   (and *asked its value) when rank 0's is none of the HSPMV_HALO_*. */
 static int halo_mode(hspmv_dist *D, const hspmv_opts *o, int *asked)
 {
     int m = o->halo == HSPMV_HALO_NODE || o->halo == HSPMV_HALO_P2P ? o->halo : HSPMV_HALO_AUTO;
     int v[2] = {m, o->halo};
     MPI_Bcast(v, 2, MPI_INT, 0, D->comm);
     *asked = v[0]; /* AUTO, or what was asked for */
+    if (v[1] != HSPMV_HALO_AUTO && v[1] != HSPMV_HALO_NODE && v[1] != HSPMV_HALO_P2P) {
+        *asked = v[1];
+        return -1;
+    }
     return v[0] == HSPMV_HALO_P2P ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
 }
 
@@ -293,9 +298,15 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     if ((rc = hspmv_node_comm(D, o->node_ranks, &D->node, err))) goto out;
+    if ((rc = hspmv_node_cores(D, D->node, T, err))) goto out; /* waits yield at once where oversubscribed */
     hspmv_node_layout(D, D->node);
     p2p_volumes(D, D->node, g);
     D->halo = halo_mode(D, o, &asked);
+    if (D->halo < 0) { /* rank 0's value: the same refusal everywhere */
+        rc = hspmv_err(err, HSPMV_ERR_ARG, "opts.halo = %d on rank 0: expected HSPMV_HALO_AUTO (%d), _NODE (%d) or "
+                       "_P2P (%d)", asked, HSPMV_HALO_AUTO, HSPMV_HALO_NODE, HSPMV_HALO_P2P);
+        goto out;
+    }
 
     /* kernel "auto": the blocks are made untimed (scalar kernels, nothing to
        time at creation) and hspmv_dist_agree_kernels picks their set, once */
@@ -329,6 +340,7 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
             hspmv_ok(err);
             hspmv_node_free(&D->node);
             if ((rc = hspmv_node_comm(D, o->node_ranks, &D->node, err))) goto out;
+            if ((rc = hspmv_node_cores(D, D->node, T, err))) goto out;
             hspmv_node_layout(D, D->node);
             p2p_volumes(D, D->node, g);
             D->halo = HSPMV_HALO_P2P;

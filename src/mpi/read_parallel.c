@@ -402,8 +402,8 @@ int hspmv_dist_read_rows(const char *path, MPI_Comm comm, const hspmv_opts *o, h
     MPI_Comm c;
     read_stats st;
     int rc;
+    if (rows) memset(rows, 0, sizeof(*rows)); /* whatever else is wrong: never a caller's garbage to free */
     if (!rows || !row_start) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_dist_read_rows: rows and row_start must not be NULL");
-    memset(rows, 0, sizeof(*rows));
     if (!o) {
         hspmv_opts_default(&od);
         o = &od;

@@ -3,6 +3,7 @@
 
 void hspmv_solver_opts_default(hspmv_solver_opts *o)
 {
+    if (!o) return;
     o->method = HSPMV_SOLVER_CG;
     o->tol = 1e-8;
     o->maxit = 1000;

@@ -65,6 +65,7 @@ static int add_range(void *lo, size_t bytes, void (*release)(void *, void *), vo
    made in one process got none of its arrays on huge pages). */
 static void *map_big(size_t bytes)
 {
+    if (bytes > (size_t)PTRDIFF_MAX - 2 * (size_t)HSPMV_HUGE) return NULL; /* the rounding below would wrap */
     size_t len = (bytes + HSPMV_PAGE - 1) & ~(HSPMV_PAGE - 1);
     char *p = mmap(NULL, len + HSPMV_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;

@@ -6,16 +6,34 @@
 
 int hspmv_csr_validate(const hspmv_csr *A, hspmv_error *err)
 {
-    if (!A || A->nrows < 0 || A->ncols < 0 || A->nrows > INT32_MAX || A->ncols > INT32_MAX)
-        return hspmv_err(err, HSPMV_ERR_ARG, "CSR: bad sizes");
+    if (!A) return hspmv_err(err, HSPMV_ERR_ARG, "CSR: the matrix is NULL");
+    if (A->nrows < 0 || A->ncols < 0 || A->nrows > INT32_MAX || A->ncols > INT32_MAX || A->nnz < 0)
+        return hspmv_err(err, HSPMV_ERR_ARG, "CSR: bad sizes (nrows = %lld, ncols = %lld, nnz = %lld; "
+                         "rows and columns 0 to 2^31-1, nnz >= 0)",
+                         (long long)A->nrows, (long long)A->ncols, (long long)A->nnz);
     if (A->nrows > 0 && !A->rowptr)
         return hspmv_err(err, HSPMV_ERR_ARG, "CSR: rowptr is NULL");
+    if (A->nnz > 0 && !A->colind)
+        return hspmv_err(err, HSPMV_ERR_ARG, "CSR: colind is NULL with nnz = %lld", (long long)A->nnz);
+    if (A->nnz > 0 && !A->val)
+        return hspmv_err(err, HSPMV_ERR_ARG, "CSR: val is NULL with nnz = %lld", (long long)A->nnz);
+    if (A->nrows == 0 && A->nnz != 0)
+        return hspmv_err(err, HSPMV_ERR_ARG, "CSR: 0 rows but nnz = %lld", (long long)A->nnz);
     if (A->rowptr && A->rowptr[0] != 0)
         return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: rowptr[0] = %lld, expected 0",
                          (long long)A->rowptr[0]);
+    /* rowptr first, whole: colind is read only within [0, nnz) */
     for (int64_t i = 0; i < A->nrows; i++) {
         if (A->rowptr[i + 1] < A->rowptr[i])
             return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: rowptr decreases at row %lld", (long long)i);
+        if (A->rowptr[i + 1] > A->nnz)
+            return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: rowptr[%lld] = %lld exceeds nnz = %lld",
+                             (long long)i + 1, (long long)A->rowptr[i + 1], (long long)A->nnz);
+    }
+    if (A->nrows > 0 && A->rowptr[A->nrows] != A->nnz)
+        return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: rowptr[nrows] = %lld but nnz = %lld",
+                         (long long)A->rowptr[A->nrows], (long long)A->nnz);
+    for (int64_t i = 0; i < A->nrows; i++) {
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             if (A->colind[k] < 0 || A->colind[k] >= A->ncols)
                 return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: row %lld has column %d outside 0..%lld",
@@ -25,9 +43,6 @@ int hspmv_csr_validate(const hspmv_csr *A, hspmv_error *err)
                                  (long long)i, A->colind[k]);
         }
     }
-    if (A->nrows > 0 && A->rowptr[A->nrows] != A->nnz)
-        return hspmv_err(err, HSPMV_ERR_FORMAT, "CSR: rowptr[nrows] = %lld but nnz = %lld",
-                         (long long)A->rowptr[A->nrows], (long long)A->nnz);
     return hspmv_ok(err);
 }
 

@@ -98,4 +98,17 @@ void hspmv_unlend_range(void *lo);
    offence. (hspmv_csr_free, public, is defined beside it.) */
 int hspmv_csr_validate(const hspmv_csr *csr, hspmv_error *err);
 
+/* threads.c. The most OpenMP threads a call may be given (hspmv_opts.threads,
+   hspmv_read_opts.threads, or omp_get_max_threads() when that is 0): 8 per
+   processor this process may run on (omp_get_num_procs()), and never fewer
+   than 256. More is refused with HSPMV_ERR_ARG: the OpenMP runtime crashes
+   or exits on absurd counts. */
+int hspmv_max_threads(void);
+/* Processors this process may run on: its affinity mask's count
+   (sched_getaffinity; mpirun's binding narrows it), else the online ones. */
+int hspmv_cpus_allowed(void);
+/* The affinity mask as bits (processor c: bit c%64 of words[c/64], at most
+   64*nwords processors); returns how many are set (0 if unknown). */
+int hspmv_cpu_mask(uint64_t *words, int nwords);
+
 #endif

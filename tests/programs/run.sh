@@ -567,6 +567,28 @@ if [ "$have_mpi" = 1 ]; then
     done
 fi
 
+# more threads on a machine than its processors (ranks x threads, unbound):
+# one warning line from rank 0 with the cure; none where they fit
+np=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) # nproc alone follows OMP_NUM_THREADS
+if [ "$have_mpi" = 1 ]; then
+    for p in benchmark-mpi solve; do
+        for ranks in 1 $((np + 1)); do
+            timeout "$tmo" $MPIRUN -n $ranks "$bin/$p" matrices/lap2d_64.mtx --threads 1 > "$out" 2>&1
+            n=$(grep -c "warning: the ranks of one machine run $ranks threads on its $np processors.*OMP_WAIT_POLICY=passive" "$out")
+            want=0; [ $ranks -gt "$np" ] && want=1
+            if [ "$n" = "$want" ]; then pass "${p}_oversubscription_warning_at_${ranks}_ranks_is_${want}_line"
+            else fail "${p}_oversubscription_warning_at_${ranks}_ranks_is_${want}_line (got $n)" "$out"; fi
+        done
+    done
+fi
+for t in 1 $((np + 1)); do
+    timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx $t --no-bw --reps 3 --format csr > "$out" 2>&1
+    n=$(grep -c "^benchmark-omp: warning: $t threads on the $np processors this process may run on" "$out")
+    want=0; [ $t -gt "$np" ] && want=1
+    if [ "$n" = "$want" ]; then pass "benchmark-omp_oversubscription_warning_at_${t}_threads_is_${want}_line"
+    else fail "benchmark-omp_oversubscription_warning_at_${t}_threads_is_${want}_line (got $n)" "$out"; fi
+done
+
 if [ -n "$record" ]; then mkdir -p "$(dirname "$record")"; echo "$P $F $S" > "$record"; fi
 echo "programs: $P passed, $F failed, $S skipped"
 [ -n "$record" ] || [ "$F" -eq 0 ]

@@ -97,6 +97,9 @@ typedef struct hspmv_node {
     int env_ranks;        /* opts.node_ranks (ranks per pseudo-node, rank 0's), 0 for real nodes */
     const char *test;     /* the matrix's agreed HSPMV_TEST string (D->test) */
     int shared_ranks;     /* ranks on the real node (sharing its memory and last-level cache) */
+    /* node_cores.c */
+    int oversub;          /* 1: this machine's ranks run more threads than the processors they may use */
+    unsigned spin;        /* pauses a wait spins before it yields the core: HSPMV_NODE_SPIN, 0 when oversub */
     int *node_of;         /* D->size entries: node of each rank of D->comm */
     int *member;          /* size entries: D->comm rank of each node rank */
     int64_t *part_off;    /* size+1 entries: node rank q's x part is [part_off[q], part_off[q] + len) of a node vector */
@@ -225,10 +228,26 @@ hspmv_real *hspmv_node_slot_vec(const hspmv_node *N, int s, int b);
 void hspmv_node_lend(hspmv_node *N, const hspmv_node *from);
 /* A window vector's part for this rank, or NULL when every slot is taken. */
 hspmv_real *hspmv_node_vec_take(hspmv_node *N);
-/* Spins until *flag >= n (acquire); returns the seconds spent. */
-double hspmv_node_wait(const uint64_t *flag, uint64_t n);
-/* Spin-wait step it of a wait: a pause, from the 2048th a sched_yield. */
-void hspmv_node_pause(unsigned it);
+/* Waits until *flag >= n (acquire): spin pauses, then sched_yield between
+   looks; returns the seconds spent. */
+double hspmv_node_wait(const uint64_t *flag, uint64_t n, unsigned spin);
+/* Step it of a wait: a pause, from the spin-th on a sched_yield. */
+void hspmv_node_pause(unsigned it, unsigned spin);
+
+/* Pauses a wait on another rank spins before it yields the core (one rank
+   per core: the other is about to publish). */
+#define HSPMV_NODE_SPIN 2048u
+
+/* node_cores.c. Collective: counts the threads (threads per rank) and the
+   processors of each machine's ranks (MPI_COMM_TYPE_SHARED, the union of
+   their affinity masks); sets N->oversub and N->spin for this machine, and
+   D->info.oversubscribed, node_threads and node_cpus (the most
+   oversubscribed machine's, the same on every rank). */
+int hspmv_node_cores(struct hspmv_dist *D, hspmv_node *N, int threads, hspmv_error *err);
+
+/* MPI_Waitall, or where this machine is oversubscribed (D->node->spin 0)
+   MPI_Testall with sched_yield between the tests. HSPMV_OK or HSPMV_ERR_MPI. */
+int hspmv_dist_waitall(const struct hspmv_dist *D, int n, MPI_Request *req);
 /* Release store of n into *flag. */
 void hspmv_node_publish(uint64_t *flag, uint64_t n);
 

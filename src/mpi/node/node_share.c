@@ -48,7 +48,7 @@ static int claim(node_share *S, int q)
         uint64_t front = front_of(c), back = back_of(c), n;
         int got;
         if ((c >> 40) == ((S->epoch - 1) & EPOCH_MASK)) {
-            hspmv_node_pause(it++);
+            hspmv_node_pause(it++, S->spin);
             c = __atomic_load_n(w, __ATOMIC_ACQUIRE);
             continue;
         }
@@ -155,7 +155,7 @@ double hspmv_node_share_mul(node_share *S, const node_block *B, const hspmv_real
     for (int c = 0; c < NCHUNK; c++) {
         int64_t i0 = S->bounds[me][c], i1 = S->bounds[me][c + 1];
         if (!S->mine[c]) {
-            wait += hspmv_node_wait(&S->done[me][c], S->epoch);
+            wait += hspmv_node_wait(&S->done[me][c], S->epoch, S->spin);
             S->run_nnz[1] += S->cnnz[c];
         }
         const hspmv_real *src = S->mine[c] ? own : yb;

@@ -121,6 +121,7 @@ typedef struct share_head {
 struct node_share {
     MPI_Win win;
     int size, rank, threads;
+    unsigned spin;          /* the node's wait budget (hspmv_node.spin) */
     uint32_t epoch;
     const hspmv_kernel_set *ks;
     share_head **head;      /* size entries: each rank's head in this process's mapping */

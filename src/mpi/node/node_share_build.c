@@ -92,6 +92,7 @@ int hspmv_node_share_build(hspmv_dist *D, hspmv_node *N, node_share **out, const
         S->size = N->size;
         S->rank = N->rank;
         S->threads = N->threads;
+        S->spin = N->spin;
         S->L = L;
         S->vecs = N->vecs; /* the node window is made before any block is shared */
         S->ks = hspmv_kernel_find(li.isa);

@@ -261,7 +261,7 @@ static int product(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hsp
     for (int i = 0; i < N->nseg; i++) {
         int q = N->seg_owner[i];
         int64_t j0 = N->seg_ptr[i], j1 = N->seg_ptr[i + 1];
-        if (q != me) sync += hspmv_node_wait(&F[q].ready, n);
+        if (q != me) sync += hspmv_node_wait(&F[q].ready, n, N->spin);
         gather_rows(W->sendbuf + j0 * k, q == me ? X : xk, N->send_idx + j0, j1 - j0, q == me ? N->part_off[me] : 0,
                     k, N->threads);
     }
@@ -272,7 +272,7 @@ static int product(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hsp
 
     /* 5. folded rows once the ranks they read are ready, the owned block, then every rank's part */
     if (N->nfold) {
-        for (int i = 0; i < N->nfold_src; i++) sync += hspmv_node_wait(&F[N->fold_src[i]].ready, n);
+        for (int i = 0; i < N->nfold_src; i++) sync += hspmv_node_wait(&F[N->fold_src[i]].ready, n, N->spin);
         double s = MPI_Wtime();
         for (int r = 0; r < N->nfold && !lrc; r++)
             lrc = hspmv_local_spmm(N->fold_L[r], 0, k, xk + N->fold_base[r] * k, Y + N->fold_first[r] * k, 0, &lerr);
@@ -282,7 +282,7 @@ static int product(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hsp
     double s = MPI_Wtime();
     if (!whole) owned_product(D, k, X, Y + N->orow0 * k, N->req, nreq);
     t_owned = MPI_Wtime() - s;
-    for (int p = 0; p < N->size; p++) sync += hspmv_node_wait(&F[p].ready, n); /* (double buffering: every call) */
+    for (int p = 0; p < N->size; p++) sync += hspmv_node_wait(&F[p].ready, n, N->spin); /* (double buffering: every call) */
     double t1 = MPI_Wtime();
     /* 6. the node block */
     if (nreq) MPI_Testall(nreq, N->req, &flag, MPI_STATUSES_IGNORE);
@@ -294,10 +294,10 @@ static int product(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hsp
     if (!lrc) lrc = block_mul(&N->nb, k, xn, Y, W->ngy, !whole, N->threads, &lerr);
     double t2 = MPI_Wtime();
     /* 7. the off-node values: the receives, recvd published, the node's receivers */
-    if (nreq && MPI_Waitall(nreq, N->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = HSPMV_ERR_MPI;
+    if (nreq && hspmv_dist_waitall(D, nreq, N->req)) rc = HSPMV_ERR_MPI;
     double t3 = MPI_Wtime(), sync_before = sync;
     hspmv_node_publish(&F[me].recvd, n);
-    for (int i = 0; i < N->nsrc_recv; i++) sync += hspmv_node_wait(&F[N->src_recv[i]].recvd, n);
+    for (int i = 0; i < N->nsrc_recv; i++) sync += hspmv_node_wait(&F[N->src_recv[i]].recvd, n, N->spin);
     double t4 = MPI_Wtime();
     const hspmv_real *xo = gh;
     if (N->gather == HSPMV_GATHER_COPY && N->ob.L) {

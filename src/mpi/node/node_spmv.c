@@ -40,7 +40,7 @@ static void pack(hspmv_node *N, uint64_t n, int b, const hspmv_real *x, double *
         if (q == N->rank) {
             src = x - N->part_off[q];
         } else {
-            *sync += hspmv_node_wait(&N->flags[q].ready, n);
+            *sync += hspmv_node_wait(&N->flags[q].ready, n, N->spin);
             src = part_base(N, q, b);
         }
         hspmv_node_gather_copy(N->sendbuf + j0, src, N->send_idx + j0, j1 - j0, N->threads);
@@ -55,7 +55,7 @@ static hspmv_real *node_x(hspmv_node *N, uint64_t n, int b, int my_slot, const h
     node_flags *F = N->flags;
     int common = -3, mismatch = 0;
     for (int p = 0; p < N->size; p++) {
-        *sync += hspmv_node_wait(&F[p].ready, n);
+        *sync += hspmv_node_wait(&F[p].ready, n, N->spin);
         int s = F[p].slot[b];
         if (s == -2) continue; /* nobody reads its part */
         if (common == -3) common = s;
@@ -67,7 +67,7 @@ static hspmv_real *node_x(hspmv_node *N, uint64_t n, int b, int my_slot, const h
     if (my_slot >= 0) export_part(N, x, par, len, N->oshare != NULL);
     hspmv_node_publish(&F[N->rank].ready2, n);
     for (int p = 0; p < N->size; p++)
-        if (F[p].slot[b] >= 0) *sync += hspmv_node_wait(&F[p].ready2, n);
+        if (F[p].slot[b] >= 0) *sync += hspmv_node_wait(&F[p].ready2, n, N->spin);
     return par;
 }
 
@@ -80,7 +80,7 @@ static const hspmv_real *fold_x(const hspmv_node *N, uint64_t n, int b, int my_s
 {
     for (int i = 0; i < N->nfold_src; i++) {
         const node_flags *F = &N->flags[N->fold_src[i]];
-        *sync += hspmv_node_wait(&F->ready, n);
+        *sync += hspmv_node_wait(&F->ready, n, N->spin);
         if (F->slot[b] != my_slot) return NULL;
     }
     return my_slot >= 0 ? hspmv_node_slot_vec(N, my_slot, b) : par;
@@ -98,7 +98,7 @@ typedef struct owned_x {
 static const hspmv_real *part_x(void *ctx, int q)
 {
     owned_x *o = ctx;
-    hspmv_node_wait(&o->N->flags[q].ready, o->n);
+    hspmv_node_wait(&o->N->flags[q].ready, o->n, o->N->spin);
     return part_base(o->N, q, o->b) + o->N->part_off[q];
 }
 
@@ -225,11 +225,11 @@ int hspmv_node_end(hspmv_dist *D)
     node_call *c = &N->cur;
     node_flags *F = N->flags;
     /* 7. the off-node block's values: its receives, and the node's receivers */
-    if (c->nreq && MPI_Waitall(c->nreq, N->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) c->rc = HSPMV_ERR_MPI;
+    if (c->nreq && hspmv_dist_waitall(D, c->nreq, N->req)) c->rc = HSPMV_ERR_MPI;
     c->t3 = MPI_Wtime();
     c->sync_before = c->sync;
     hspmv_node_publish(&F[N->rank].recvd, c->n);
-    for (int i = 0; i < N->nsrc_recv; i++) c->sync += hspmv_node_wait(&F[N->src_recv[i]].recvd, c->n);
+    for (int i = 0; i < N->nsrc_recv; i++) c->sync += hspmv_node_wait(&F[N->src_recv[i]].recvd, c->n, N->spin);
     c->t4 = MPI_Wtime();
     return c->rc;
 }
@@ -251,9 +251,9 @@ void hspmv_node_rest(hspmv_dist *D, hspmv_real *y)
     /* 8. done reading; a window vector is the caller's again once its readers are done */
     hspmv_node_publish(&F[me].done, n);
     if (c->slot >= 0 && (N->gather == HSPMV_GATHER_SHARE || N->replica)) /* any rank may have read this part */
-        for (int q = 0; q < N->size; q++) c->sync += q == me ? 0 : hspmv_node_wait(&F[q].done, n);
+        for (int q = 0; q < N->size; q++) c->sync += q == me ? 0 : hspmv_node_wait(&F[q].done, n, N->spin);
     else if (c->slot >= 0) /* (also when the slots disagreed: packers read owners' vectors before they knew) */
-        for (int i = 0; i < N->nreaders; i++) c->sync += hspmv_node_wait(&F[N->readers[i]].done, n);
+        for (int i = 0; i < N->nreaders; i++) c->sync += hspmv_node_wait(&F[N->readers[i]].done, n, N->spin);
 
     hspmv_dist_timing *t = &D->timing;
     hspmv_node_share_stats(N->share, N->share_s, N->share_nnz);

@@ -24,19 +24,20 @@ static inline void cpu_relax(void)
 #endif
 }
 
-double hspmv_node_wait(const uint64_t *flag, uint64_t n)
+double hspmv_node_wait(const uint64_t *flag, uint64_t n, unsigned spin)
 {
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= n) return 0;
     double t0 = MPI_Wtime();
     /* spin a little (one rank per core: the other is about to publish),
-       then yield the core (oversubscribed runs: the other may need it) */
-    for (unsigned it = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) < n; it++) hspmv_node_pause(it);
+       then yield the core (oversubscribed runs, spin 0: at once, as the
+       other may need it to get here) */
+    for (unsigned it = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) < n; it++) hspmv_node_pause(it, spin);
     return MPI_Wtime() - t0;
 }
 
-void hspmv_node_pause(unsigned it)
+void hspmv_node_pause(unsigned it, unsigned spin)
 {
-    if (it < 2048) cpu_relax();
+    if (it < spin) cpu_relax();
     else sched_yield();
 }
 
