@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_out.h"
 #include "bench_util.h"
 #include "csr.h"
 #include "local_calls.h"
@@ -282,9 +283,20 @@ double bu_parse_real(const char *opt, const char *s, double lo, double hi)
     double v;
     errno = 0;
     v = strtod(s, &end);
-    if (end == s || *end || !isfinite(v) || !(v >= lo && v <= hi) ||
+    if (end == s || *end || !isfinite(v) || !(v >= lo && v <= hi) || strpbrk(s, "xX") || /* no hex floats */
         !(*s == '-' || *s == '+' || *s == '.' || (*s >= '0' && *s <= '9')))
         bu_fail("%s takes a number from %g to %g, not '%s'", opt, lo, hi, clip(s, c, sizeof(c)));
+    return v;
+}
+
+double bu_parse_real_above(const char *opt, const char *s, double lo, double hi)
+{
+    char *end, c[48];
+    double v;
+    v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v) || !(v > lo && v <= hi) || strpbrk(s, "xX") ||
+        !(*s == '-' || *s == '+' || *s == '.' || (*s >= '0' && *s <= '9')))
+        bu_fail("%s takes a number above %g and at most %g, not '%s'", opt, lo, hi, clip(s, c, sizeof(c)));
     return v;
 }
 
@@ -373,27 +385,32 @@ int bu_partition_of(const char *name)
     return -1;
 }
 
-FILE *bu_csv_open(const char *opt, const char *path)
+FILE *bu_csv_open(bo_file *o, const char *opt, const char *path, const char *input)
 {
-    char first[1024];
+    char first[1024], m[1024];
     struct stat st;
-    errno = 0;
-    FILE *f = fopen(path, "a+");
-    if (!f) bu_fail_status(1, "%s %s: cannot open for appending: %s", opt, path, strerror(errno));
-    rewind(f);
-    /* a new or empty file, or no file at all (a device, a pipe): the header */
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || !fgets(first, sizeof(first), f)) {
-        if (ferror(f)) bu_fail_status(1, "%s %s: reading failed: %s", opt, path, strerror(errno));
-        errno = 0;
-        if (fprintf(f, "%s\n", BU_CSV_HEADER) < 0 || fflush(f) != 0)
-            bu_fail_status(1, "%s %s: writing failed: %s", opt, path, strerror(errno ? errno : EIO));
-        return f;
+    int fresh = 1;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) { /* an existing file: its header first */
+        FILE *f = fopen(path, "r");
+        if (!f) bu_fail_status(2, "%s %s: cannot read: %s", opt, path, strerror(errno));
+        if (fgets(first, sizeof(first), f)) {
+            fresh = 0;
+            first[strcspn(first, "\r\n")] = 0;
+            if (strcmp(first, BU_CSV_HEADER)) {
+                fclose(f);
+                bu_fail_status(1, "%s %s: it holds other columns (first line: %.60s...); give a new file", opt, path,
+                               first);
+            }
+        } else if (ferror(f)) bu_fail_status(2, "%s %s: reading failed: %s", opt, path, strerror(errno));
+        fclose(f);
     }
-    first[strcspn(first, "\r\n")] = 0;
-    if (strcmp(first, BU_CSV_HEADER))
-        bu_fail_status(1, "%s %s: it holds other columns (first line: %.60s...); give a new file", opt, path, first);
-    fseek(f, 0, SEEK_END);
-    return f;
+    int st2 = bo_open(o, opt, path, &input, 1, BO_STREAM | BO_APPEND, m, sizeof(m));
+    if (st2) bu_fail_status(st2, "%s", m);
+    /* a new or empty file, or no file at all (a device, a pipe): the header; in place, tried now */
+    errno = 0;
+    if ((fresh && fprintf(o->f, "%s\n", BU_CSV_HEADER) < 0) || (!o->tmp[0] && fflush(o->f) != 0))
+        bu_fail_status(2, "%s %s: writing failed: %s", opt, path, strerror(errno ? errno : EIO));
+    return o->f;
 }
 
 void bu_csv_field(FILE *f, const char *text)
