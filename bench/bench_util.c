@@ -388,24 +388,26 @@ int bu_partition_of(const char *name)
 FILE *bu_csv_open(bo_file *o, const char *opt, const char *path, const char *input)
 {
     char first[1024], m[1024];
-    struct stat st;
     int fresh = 1;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) { /* an existing file: its header first */
-        FILE *f = fopen(path, "r");
-        if (!f) bu_fail_status(2, "%s %s: cannot read: %s", opt, path, strerror(errno));
-        if (fgets(first, sizeof(first), f)) {
+    int st = bo_open(o, opt, path, &input, 1, BO_STREAM | BO_APPEND, m, sizeof(m));
+    if (st) bu_fail_status(st, "%s", m);
+    if (o->tmp[0]) { /* a regular file (its copy is the temporary one): its header first */
+        FILE *f = fopen(o->path, "r");
+        if (f && fgets(first, sizeof(first), f)) {
             fresh = 0;
             first[strcspn(first, "\r\n")] = 0;
-            if (strcmp(first, BU_CSV_HEADER)) {
-                fclose(f);
-                bu_fail_status(1, "%s %s: it holds other columns (first line: %.60s...); give a new file", opt, path,
-                               first);
-            }
-        } else if (ferror(f)) bu_fail_status(2, "%s %s: reading failed: %s", opt, path, strerror(errno));
-        fclose(f);
+        }
+        int bad = !f || ferror(f), e = errno;
+        if (f) fclose(f);
+        if (bad && e != ENOENT) {
+            bo_abort(o);
+            bu_fail_status(2, "%s %s: reading failed: %s", opt, path, strerror(e));
+        }
+        if (!fresh && strcmp(first, BU_CSV_HEADER)) {
+            bo_abort(o);
+            bu_fail_status(1, "%s %s: it holds other columns (first line: %.60s...); give a new file", opt, path, first);
+        }
     }
-    int st2 = bo_open(o, opt, path, &input, 1, BO_STREAM | BO_APPEND, m, sizeof(m));
-    if (st2) bu_fail_status(st2, "%s", m);
     /* a new or empty file, or no file at all (a device, a pipe): the header; in place, tried now */
     errno = 0;
     if ((fresh && fprintf(o->f, "%s\n", BU_CSV_HEADER) < 0) || (!o->tmp[0] && fflush(o->f) != 0))

@@ -28,7 +28,9 @@ static void usage(FILE *f)
             "  compressed when the name ends in .gz); petsc64 and --index64 write 8-byte integers\n"
             "  (PETSc built --with-64-bit-indices). --progress: lines on stderr for the read and the\n"
             "  write (auto: on a terminal after 2 s, elsewhere every 5 s; on: every 2 s and when\n"
-            "  each step ends; off).\n",
+            "  each step ends; off).\n"
+            "  out is tried before in is read, written under a temporary name beside it and renamed\n"
+            "  over it when complete; the input's own file (a link too) and '-' are refused.\n",
             bu_invoked_name());
 }
 
