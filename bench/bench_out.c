@@ -115,7 +115,8 @@ int bo_open(bo_file *o, const char *label, const char *path, const char *const *
 #endif
     if (!path[0]) return refuse(msg, n, o, "''", "an empty file name");
     if (!strcmp(path, "-"))
-        return refuse(msg, n, o, path, "'-' is not taken for standard output: give a file name (./- for a file named '-')");
+        return refuse(msg, n, o, path,
+                      "'-' is not taken for standard output: give a file name (./- for a file named '-')");
     if (strlen(path) >= BO_PATH_MAX - 16) return refuse(msg, n, o, path, "the name is too long");
     int exists = stat(path, &st) == 0;
     if (!exists && lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode))
@@ -169,6 +170,9 @@ int bo_open(bo_file *o, const char *label, const char *path, const char *const *
     if (fd < 0) {
         int e = errno;
         o->tmp[0] = 0;
+        if (exists) /* the file is there: it is the folder that refuses a new name */
+            return refuse(msg, n, o, path, "cannot create a temporary file beside it (%s): the folder must be writable",
+                          strerror(e));
         if (o->label[0]) return refuse(msg, n, o, path, "cannot create: %s", strerror(e));
         snprintf(msg, n, "cannot create %.300s: %s", path, strerror(e));
         return BO_REFUSED;

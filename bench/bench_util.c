@@ -405,7 +405,8 @@ FILE *bu_csv_open(bo_file *o, const char *opt, const char *path, const char *inp
         }
         if (!fresh && strcmp(first, BU_CSV_HEADER)) {
             bo_abort(o);
-            bu_fail_status(1, "%s %s: it holds other columns (first line: %.60s...); give a new file", opt, path, first);
+            bu_fail_status(1, "%s %s: it holds other columns (first line: %.60s...); give a new file", opt, path,
+                           first);
         }
     }
     /* a new or empty file, or no file at all (a device, a pipe): the header; in place, tried now */

@@ -150,8 +150,8 @@ int main(int argc, char **argv)
     if (cls == 'r' && s.sym) bu_fail("--symmetric is for stencil, fem3d, banded and blocks only, not %s", s.kind);
     if (cls != 'f' && dof_given) bu_fail("--dof is for fem3d only, not %s", s.kind);
     if (cls == 'r' && k_given && s.k > s.n) /* the default 8 is capped at SIZE */
-        bu_fail("--k %lld is more than the %lld columns of %s %lld: --k takes an integer from 1 to %lld", (long long)s.k,
-                (long long)s.n, s.kind, (long long)s.n, (long long)s.n);
+        bu_fail("--k %lld is more than the %lld columns of %s %lld: --k takes an integer from 1 to %lld",
+                (long long)s.k, (long long)s.n, s.kind, (long long)s.n, (long long)s.n);
     int64_t rows = gen_rows(&s);
     if (rows < 0 && cls == 'f')
         bu_fail("fem3d SIZE %lld with --dof %lld gives more than 2147483647 rows (32-bit indices)",

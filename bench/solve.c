@@ -184,7 +184,8 @@ int main(int argc, char **argv)
     }
     path = mg_finish(&gen, path);
     mp_need_path(path);
-    if (rhs && !strcmp(rhs, "-")) bu_fail("--rhs: '-' is not taken for standard input: give a file name (./- for a file named '-')");
+    if (rhs && !strcmp(rhs, "-"))
+        bu_fail("--rhs: '-' is not taken for standard input: give a file name (./- for a file named '-')");
     mp_check_threads(o.threads);
     int lsq = so.method == HSPMV_SOLVER_CGLS || so.method == HSPMV_SOLVER_LSQR;
     if (jacobi && lsq) bu_fail("--jacobi is for cg and bicgstab, not %s", meth_names[so.method]);

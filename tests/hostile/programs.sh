@@ -139,6 +139,13 @@ expect_error "2 genmat past ulimit -f fails (not killed by SIGXFSZ)" 1 "File too
     sh -c 'ulimit -f 40; exec "$0" lap2d 300 -o lim.mtx' "$bin/genmat"
 check "2 genmat past ulimit -f kept the old file whole" cmp -s lim.mtx small.orig
 check "2 no temporary file left in the folder" no_strays "$tmp"
+# a run stopped by a signal half-way: the old file whole, no temporary file
+cp small.orig sig.mtx
+timeout -s INT 0.3 "$bin/genmat" lap3d 100 -o sig.mtx > "$out" 2>&1
+rc=$?
+if [ "$rc" = 0 ]; then skip "2 genmat stopped by SIGINT (it finished first)"
+else check "2 genmat stopped by SIGINT kept the old file and left no temporary file (exit $rc)" \
+    sh -c 'cmp -s sig.mtx small.orig && [ -z "$(find . -name ".sig.mtx.*")" ]'; fi
 # a successful overwrite keeps the target's mode
 chmod 640 lim.mtx
 "$bin/convert" A.mtx lim.mtx > /dev/null 2>&1
