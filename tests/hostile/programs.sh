@@ -122,11 +122,13 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$small" 2> /dev/null;
     check "2 genmat on a full disk kept the old file whole" cmp -s "$small/t.mtx" small.orig
     if [ -x "$bin/solve" ]; then
         cp small.orig "$small/x.mtx"
+        head -c 40000 /dev/zero > "$small/filler" # x in single precision is 45 KB
         expect_error "2 solve --out onto a full tmpfs fails after printing its results" 1 "No space left on device" \
             "$bin/solve" A.mtx --out "$small/x.mtx"
         check "2 solve kept the old --out file whole and printed the results" \
             test -n "$(cmp -s "$small/x.mtx" small.orig && grep '^bench=solve .* status=0 ' "$out")"
         check "2 solve left no temporary file" no_strays "$small"
+        rm -f "$small/filler"
     fi
     umount "$small" && mounted=0
 else skip "2 full tmpfs (not root, or mount -t tmpfs failed)"; fi
@@ -210,8 +212,8 @@ if [ -x "$bin/solve" ]; then
     expect_error "16 benchmark-omp --threshold 0x1p-2 is refused" 2 "--threshold" "$bin/benchmark-omp" A.mtx --threshold 0x1p-2
     awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print "1 4096"; for (i = 0; i < 4096; i++) print 1 + i % 3 }' > brow.mtx
     it() { sed -n 's/^bench=solve .* status=0 iterations=\([0-9]*\) .*/\1/p' "$1"; }
-    timeout "$tmo" "$bin/solve" A.mtx --rhs b.mtx > col.txt 2>&1
-    timeout "$tmo" "$bin/solve" A.mtx --rhs brow.mtx > "$out" 2>&1
+    timeout "$tmo" "$bin/solve" A.mtx --rhs b.mtx --tol 1e-3 > col.txt 2>&1
+    timeout "$tmo" "$bin/solve" A.mtx --rhs brow.mtx --tol 1e-3 > "$out" 2>&1
     check "16 --rhs takes 1 x m as m x 1, and --help says so" \
         test -n "$(it col.txt)" -a "$(it col.txt)" = "$(it "$out")" -a -n "$("$bin/solve" --help | grep 'm x 1 or 1 x m')"
     timeout "$tmo" "$bin/solve" A.mtx --tol 0 --maxit 400 > "$out" 2>&1
