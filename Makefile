@@ -141,6 +141,7 @@ test-programs: $(PROG_BIN)
 	@$(PROGRAMS_TEST_RUN)
 -include cluster.mk
 -include python.mk
+-include hostile.mk
 endif
 # The CUDA path (make CUDA=1).
 ifneq ($(CUDA),)

@@ -60,7 +60,7 @@ static int64_t check_block(const hspmv_csr *A, int k, const hspmv_real *X, const
 int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
 {
     int kmax = 1, bad = 0, nfmt = 0;
-    long calls = c->reps / c->rounds + 1;
+    long rounds = c->rounds < c->reps ? c->rounds : c->reps; /* reps calls in all, as asked */
     bb_run runs[16];
     hspmv_error e = {0, ""};
     const int flags = c->tA ? HSPMV_TRANSPOSE : 0;
@@ -93,7 +93,7 @@ int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
         hspmv_local_get_info(r->L, &r->info);
         r->asked = o.format;
         for (int q = 0; q < c->nk; q++)
-            if (!(r->t[q] = malloc((size_t)(calls * c->rounds) * sizeof(double)))) bu_fail("out of memory");
+            if (!(r->t[q] = malloc((size_t)c->reps * sizeof(double)))) bu_fail("out of memory");
         if (nfmt == 0) { /* the blocks' pages go where the threads that use their rows run */
             bs_advise_huge(X, xn * sizeof(hspmv_real));
             bs_advise_huge(Y, yn * sizeof(hspmv_real));
@@ -105,8 +105,9 @@ int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
                r->info.isa, r->info.threads, A->nnz > 0 ? r->info.bytes / (double)A->nnz : 0.0);
         nfmt++;
     }
-    /* rounds: every format, every k, `calls` timed calls each after the warm-up */
-    for (int round = 0; round < c->rounds; round++)
+    /* rounds: every format, every k, reps/rounds timed calls each (the first
+       reps % rounds rounds one more) after the warm-up */
+    for (long round = 0; round < rounds; round++)
         for (int f = 0; f < nfmt; f++)
             for (int q = 0; q < c->nk; q++) {
                 int k = c->ks[q];
@@ -115,7 +116,7 @@ int bb_measure(const bb_cfg *c, const hspmv_csr *A, int threads)
                     for (int j = 0; j < k; j++) X[i * k + j] = x_of(i, j);
                 for (long w = 0; w < c->warmup; w++)
                     if (hspmv_local_spmm(r->L, flags, k, X, Y, 0, &e)) bu_die(bu_prog(), &e);
-                for (long n = 0; n < calls; n++) {
+                for (long n = 0; n < c->reps / rounds + (round < c->reps % rounds); n++) {
                     double t0 = bu_now();
                     hspmv_local_spmm(r->L, flags, k, X, Y, 0, &e);
                     r->t[q][r->nt[q]++] = bu_now() - t0;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_out.h"
 #include "bench_util.h"
 #include "csr.h"
 #include "local_calls.h"
@@ -282,9 +283,20 @@ double bu_parse_real(const char *opt, const char *s, double lo, double hi)
     double v;
     errno = 0;
     v = strtod(s, &end);
-    if (end == s || *end || !isfinite(v) || !(v >= lo && v <= hi) ||
+    if (end == s || *end || !isfinite(v) || !(v >= lo && v <= hi) || strpbrk(s, "xX") || /* no hex floats */
         !(*s == '-' || *s == '+' || *s == '.' || (*s >= '0' && *s <= '9')))
         bu_fail("%s takes a number from %g to %g, not '%s'", opt, lo, hi, clip(s, c, sizeof(c)));
+    return v;
+}
+
+double bu_parse_real_above(const char *opt, const char *s, double lo, double hi)
+{
+    char *end, c[48];
+    double v;
+    v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v) || !(v > lo && v <= hi) || strpbrk(s, "xX") ||
+        !(*s == '-' || *s == '+' || *s == '.' || (*s >= '0' && *s <= '9')))
+        bu_fail("%s takes a number above %g and at most %g, not '%s'", opt, lo, hi, clip(s, c, sizeof(c)));
     return v;
 }
 
@@ -383,27 +395,35 @@ int bu_partition_of(const char *name)
     return -1;
 }
 
-FILE *bu_csv_open(const char *opt, const char *path)
+FILE *bu_csv_open(bo_file *o, const char *opt, const char *path, const char *input)
 {
-    char first[1024];
-    struct stat st;
-    errno = 0;
-    FILE *f = fopen(path, "a+");
-    if (!f) bu_fail_status(1, "%s %s: cannot open for appending: %s", opt, path, strerror(errno));
-    rewind(f);
-    /* a new or empty file, or no file at all (a device, a pipe): the header */
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || !fgets(first, sizeof(first), f)) {
-        if (ferror(f)) bu_fail_status(1, "%s %s: reading failed: %s", opt, path, strerror(errno));
-        errno = 0;
-        if (fprintf(f, "%s\n", BU_CSV_HEADER) < 0 || fflush(f) != 0)
-            bu_fail_status(1, "%s %s: writing failed: %s", opt, path, strerror(errno ? errno : EIO));
-        return f;
+    char first[1024], m[1024];
+    int fresh = 1;
+    int st = bo_open(o, opt, path, &input, 1, BO_STREAM | BO_APPEND, m, sizeof(m));
+    if (st) bu_fail_status(st, "%s", m);
+    if (o->tmp[0]) { /* a regular file (its copy is the temporary one): its header first */
+        FILE *f = fopen(o->path, "r");
+        if (f && fgets(first, sizeof(first), f)) {
+            fresh = 0;
+            first[strcspn(first, "\r\n")] = 0;
+        }
+        int bad = !f || ferror(f), e = errno;
+        if (f) fclose(f);
+        if (bad && e != ENOENT) {
+            bo_abort(o);
+            bu_fail_status(2, "%s %s: reading failed: %s", opt, path, strerror(e));
+        }
+        if (!fresh && strcmp(first, BU_CSV_HEADER)) {
+            bo_abort(o);
+            bu_fail_status(1, "%s %s: it holds other columns (first line: %.60s...); give a new file", opt, path,
+                           first);
+        }
     }
-    first[strcspn(first, "\r\n")] = 0;
-    if (strcmp(first, BU_CSV_HEADER))
-        bu_fail_status(1, "%s %s: it holds other columns (first line: %.60s...); give a new file", opt, path, first);
-    fseek(f, 0, SEEK_END);
-    return f;
+    /* a new or empty file, or no file at all (a device, a pipe): the header; in place, tried now */
+    errno = 0;
+    if ((fresh && fprintf(o->f, "%s\n", BU_CSV_HEADER) < 0) || (!o->tmp[0] && fflush(o->f) != 0))
+        bu_fail_status(2, "%s %s: writing failed: %s", opt, path, strerror(errno ? errno : EIO));
+    return o->f;
 }
 
 void bu_csv_field(FILE *f, const char *text)

@@ -118,10 +118,14 @@ void bu_meta_csv(FILE *f);
     "max_rel,avg_rel,violations,version,commit,host,date,compiler"
 
 /* Opens a CSV file of that schema for appending before anything is
-   measured: a new or empty file gets the header, a file that starts with
-   another line is refused ("give a new file"); an unwritable one too (exit
-   status 1, the reason named after OPT). */
-FILE *bu_csv_open(const char *opt, const char *path);
+   measured (bench_out: the rows go to a copy under a temporary name, which
+   bo_commit renames over the file when the run is complete; input, the
+   matrix, may not be the same file): a new or empty file gets the header,
+   a file that starts with another line is refused ("give a new file",
+   exit status 1); an unwritable one exits 2 (the reason named after OPT).
+   Returns o->f. */
+struct bo_file;
+FILE *bu_csv_open(struct bo_file *o, const char *opt, const char *path, const char *input);
 
 /* ",TEXT", quoted when TEXT holds a comma, a quote or a line break; ","
    alone for NULL (an absent value is empty, never 0). */
@@ -148,8 +152,12 @@ const char *bu_value(int argc, char **argv, int *i);
    "OPT takes an integer in [LO, HI], not 'S'". */
 long long bu_parse_int(const char *opt, const char *s, long long lo, long long hi);
 
-/* A finite real in [lo, hi], the whole of s (strtod spellings). */
+/* A finite real in [lo, hi], the whole of s (strtod's decimal spellings;
+   no hexadecimal 0x...). */
 double bu_parse_real(const char *opt, const char *s, double lo, double hi);
+
+/* The same in (lo, hi]: "OPT takes a number above LO and at most HI". */
+double bu_parse_real_above(const char *opt, const char *s, double lo, double hi);
 
 /* A size in MiB from 1 to a third of physical memory (the STREAM probes
    allocate three arrays of it); returns bytes. */

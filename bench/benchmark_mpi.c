@@ -8,6 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static int omp_get_max_threads(void) { return 1; }
+#endif
 #include "bench_stream.h"
 #include "bench_util.h"
 #include "local_calls.h" /* hspmv_local_csr_transpose, for --transpose's check */
@@ -228,6 +233,12 @@ static void parse_args(int argc, char **argv, args *a)
         else if (!strcmp(s, "--transpose")) transpose = 1;
         else if (!mg_parse(argc, argv, &i, &a->gen)) mp_other_arg(s, &a->path);
     }
+    /* --transpose checks A^T x against the whole matrix on rank 0: said now, not after the setup */
+    if (transpose && a->gen.s.kind)
+        bu_fail("--transpose checks y = A^T x against the whole matrix on rank 0, which --gen does not make: "
+                "write it with genmat (genmat %s %lld -o FILE) and give the file", a->gen.s.kind, (long long)a->gen.s.n);
+    if (transpose && a->o.read == HSPMV_READ_PARALLEL)
+        bu_fail("--transpose checks y = A^T x against the whole matrix on rank 0: use --read root, not --read parallel");
     a->path = mg_finish(&a->gen, a->path);
     mp_need_path(a->path);
     mp_check_threads(a->o.threads);
@@ -574,6 +585,7 @@ static void summarize(const args *a, const input *inp, const reference *ref, sum
     s->read_how = a->gen.s.kind ? "gen" : inp->petsc ? (va->read_mode == HSPMV_READ_PARALLEL ? "mpiio" : "petsc-root")
                              : va->read_mode == HSPMV_READ_PARALLEL ? "parallel" : "root";
     s->thr = in->owned.threads > 0 ? in->owned.threads : in->ghost.threads;
+    if (s->thr <= 0) s->thr = a->o.threads > 0 ? a->o.threads : omp_get_max_threads(); /* no nonzeros: none prepared */
     s->halo_name = in->halo == HSPMV_HALO_NODE ? "node" : "p2p";
     snprintf(s->gather_name, sizeof(s->gather_name), "%s%s", in->halo != HSPMV_HALO_NODE ? "-" : in->gather,
              in->replica ? "+replica" : "");

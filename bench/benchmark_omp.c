@@ -8,6 +8,7 @@
 #include <string.h>
 #include "bench_block.h"
 #include "bench_stream.h"
+#include "bench_out.h"
 #include "bench_util.h"
 #include "local_calls.h"
 #ifdef _OPENMP
@@ -37,16 +38,24 @@ static void usage(FILE *f)
             "  with the same threads over 3 arrays of M MiB (default: together 4x the\n"
             "  last-level cache the process's CPUs reach, each at least 16 MiB; see\n"
             "  docs/tuning.md) before and after the SpMV timings; every GB/s is\n"
-            "  also given as a fraction of its median (in-cache instead where the product's\n"
-            "  bytes fit in the last-level cache). --csv appends one row per format (the\n"
-            "  CSV schema of docs/programs.md). --progress: lines on stderr for the read and each\n"
-            "  format's preparation (auto: on a terminal after 2 s, elsewhere every 5 s; on: every\n"
-            "  2 s and when each step ends; off).\n"
+            "  also given as a fraction of its median (in-cache instead where the product's
+"
+            "  bytes fit in the last-level cache). --csv appends one row per format (the
+"
+            "  CSV schema of docs/programs.md) to a copy of the file, renamed over it when the run
+"
+            "  ends (exit status 2 when it cannot be written). --progress: lines on stderr for the
+"
+            "  read and each format's preparation (auto: on a terminal after 2 s, elsewhere every
+"
+            "  5 s; on: every 2 s and when each step ends; off).
+"
             "  --transpose: times y = A^T x instead (hspmv_local_spmm; its transposed copy\n"
             "  is made before the timings and counted in the preparation time).\n"
             "  --vectors: time the block product Y = A X of K row-major vectors instead\n"
             "  (a list: each K in interleaved rounds; products/s = K / time, and the\n"
-            "  k=1 rate beside it; no triad probe or CSV); with --transpose Y = A^T X.\n"
+            "  k=1 rate beside it; no triad probe or CSV: --bw, --bw-mib and --csv are refused);\n"
+            "  with --transpose Y = A^T X. --reps N times exactly N calls.\n"
             "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
             "  (OVFL: the matrix's values, not the kernel) or input is bad.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
@@ -150,7 +159,8 @@ static void probe(int threads, size_t bytes, int reps, bs_triad_result *p, const
 /* What the command line asked for. */
 typedef struct cfg {
     const char *path, *csv, *kernel;
-    FILE *cf;          /* the --csv file, opened before anything is measured */
+    FILE *cf;          /* the --csv file's stream (csv_out), opened before anything is measured */
+    bo_file csv_out;   /* written under a temporary name, renamed over the file when complete */
     long reps, warmup;
     size_t bw_bytes;
     int bw, nfmt, fmts[MAXRUN];
@@ -371,7 +381,7 @@ int main(int argc, char **argv)
 {
     bu_version(argc, argv, "benchmark-omp"); /* --version: prints it and exits 0 */
     cfg c = {.kernel = "auto", .reps = 50, .warmup = 2, .bw = 1, .threshold = 0.3};
-    int nthr = 0, thr[MAXTHR], bad = 0;
+    int nthr = 0, thr[MAXTHR], bad = 0, bw_given = 0;
     hspmv_error e = {0, ""};
     hspmv_csr A;
     hspmv_read_info rinfo;
@@ -388,9 +398,9 @@ int main(int argc, char **argv)
                         bu_format_list(NULL), v);
         } else if (!strcmp(a, "--threshold")) c.threshold = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
         else if (!strcmp(a, "--kernel")) c.kernel = bu_parse_kernel(a, bu_value(argc, argv, &i));
-        else if (!strcmp(a, "--bw")) c.bw = 1;
+        else if (!strcmp(a, "--bw")) c.bw = bw_given = 1;
         else if (!strcmp(a, "--no-bw")) c.bw = 0;
-        else if (!strcmp(a, "--bw-mib")) c.bw_bytes = bu_parse_mib(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--bw-mib")) c.bw_bytes = bu_parse_mib(a, bu_value(argc, argv, &i)), bw_given = 1;
         else if (!strcmp(a, "--csv")) c.csv = bu_value(argc, argv, &i);
         else if (!strcmp(a, "--progress")) bu_progress_set(bu_parse_progress(a, bu_value(argc, argv, &i)));
         else if (!strcmp(a, "--transpose")) transpose = 1;
@@ -405,8 +415,8 @@ int main(int argc, char **argv)
     }
     if (!c.path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [threads] [options]; see --help)", prog);
     if (c.block.nk && c.csv) bu_fail("--csv does not apply to --vectors (the key=value lines hold its results)");
-    if (c.csv) c.cf = bu_csv_open("--csv", c.csv); /* an unwritable CSV is found now, not after the timings */
-    if (c.reps < ROUNDS) c.reps = ROUNDS;
+    if (c.block.nk && bw_given) bu_fail("--bw and --bw-mib do not apply to --vectors (it runs no triad probe)");
+    if (c.csv) c.cf = bu_csv_open(&c.csv_out, "--csv", c.csv, c.path); /* found now, not after the timings */
     if (!nthr) {
         thr[nthr++] = omp_get_max_threads();
         if (thr[0] > hspmv_max_threads())
@@ -438,8 +448,8 @@ int main(int argc, char **argv)
         for (int t = 0; t < nthr; t++) bad |= measure(&c, &A, thr[t]);
     hspmv_csr_free(&tA);
     hspmv_csr_free(&A);
-    errno = 0;
-    if (c.cf && fclose(c.cf) != 0) bu_fail_status(1, "--csv %s: writing failed: %s", c.csv, strerror(errno));
+    char why[1024];
+    if (c.cf && bo_commit(&c.csv_out, why, sizeof(why))) bu_fail_status(1, "--csv: %s", why);
     bu_check_stdout();
     return bad ? 1 : 0;
 }

@@ -8,12 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifndef HSPMV_NO_ZLIB
-#include <zlib.h>
-#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "bench_out.h"
 #include "bench_util.h"
 
 static void usage(FILE *f)
@@ -30,7 +28,9 @@ static void usage(FILE *f)
             "  compressed when the name ends in .gz); petsc64 and --index64 write 8-byte integers\n"
             "  (PETSc built --with-64-bit-indices). --progress: lines on stderr for the read and the\n"
             "  write (auto: on a terminal after 2 s, elsewhere every 5 s; on: every 2 s and when\n"
-            "  each step ends; off).\n",
+            "  each step ends; off).\n"
+            "  out is tried before in is read, written under a temporary name beside it and renamed\n"
+            "  over it when complete; the input's own file (a link too) and '-' are refused.\n",
             bu_invoked_name());
 }
 
@@ -47,46 +47,29 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* The gzip writer: what the Matrix Market writer puts into a pipe goes
-   compressed into the file; after a failed write it still drains the pipe
-   (the writer must not block), and keeps the first error. */
+   compressed into the output's stream; after a failed write it still
+   drains the pipe (the writer must not block); bo_write keeps the first error. */
 typedef struct gz_job {
-    int fd;           /* the pipe's reading end */
-    const char *path;
-    int err;          /* errno of the first failure, 0 when none */
+    int fd;       /* the pipe's reading end */
+    bo_file *out; /* opened with BO_GZIP */
 } gz_job;
 
-#ifndef HSPMV_NO_ZLIB
 static void *gz_pump(void *arg)
 {
     gz_job *j = arg;
     static char buf[1 << 16];
-    errno = 0;
-    gzFile g = gzopen(j->path, "wb6");
-    if (!g) j->err = errno ? errno : ENOMEM;
     for (;;) {
         ssize_t n = read(j->fd, buf, sizeof(buf));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
-        if (!j->err && gzwrite(g, buf, (unsigned)n) != (int)n) {
-            int ze;
-            gzerror(g, &ze);
-            j->err = ze == Z_ERRNO && errno ? errno : EIO;
-        }
+        bo_write(j->out, buf, (size_t)n);
     }
-    if (g && gzclose(g) != Z_OK && !j->err) j->err = errno ? errno : EIO;
     return NULL;
 }
-#endif
 
-/* Writes A to out as Matrix Market compressed with gzip. */
-static int write_mtx_gz(const char *out, const hspmv_csr *A, hspmv_error *e)
+/* Writes A as Matrix Market into o's gzip stream (through a pipe: the writer takes a name). */
+static int write_mtx_gz(bo_file *o, const char *out, const hspmv_csr *A, hspmv_error *e)
 {
-#ifdef HSPMV_NO_ZLIB
-    (void)A;
-    e->code = HSPMV_ERR_ARG;
-    snprintf(e->msg, sizeof(e->msg), "%s: this build has no zlib (NO_ZLIB=1): write a .mtx file instead", out);
-    return e->code;
-#else
     int fds[2];
     char dev[64];
     pthread_t th;
@@ -95,7 +78,7 @@ static int write_mtx_gz(const char *out, const hspmv_csr *A, hspmv_error *e)
         snprintf(e->msg, sizeof(e->msg), "%s: cannot make a pipe: %s", out, strerror(errno));
         return e->code;
     }
-    gz_job j = {fds[0], out, 0};
+    gz_job j = {fds[0], o};
     if (pthread_create(&th, NULL, gz_pump, &j) != 0) {
         close(fds[0]);
         close(fds[1]);
@@ -114,16 +97,20 @@ static int write_mtx_gz(const char *out, const hspmv_csr *A, hspmv_error *e)
         snprintf(m, sizeof(m), "%s%s", out, rest ? rest + strlen(dev) : "");
         if (!rest) snprintf(m, sizeof(m), "%s: %s", out, e->msg);
         snprintf(e->msg, sizeof(e->msg), "%s", m);
-    } else if (j.err) {
-        e->code = rc = HSPMV_ERR_IO;
-        snprintf(e->msg, sizeof(e->msg), "%s: write failed: %s", out, strerror(j.err));
-    }
-    if (rc) {
-        struct stat st;
-        if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) remove(out); /* never a truncated file */
     }
     return rc;
-#endif
+}
+
+/* The library's message names the temporary file: name the output instead. */
+static void name_output(char *msg, size_t n, const char *tmp, const char *out)
+{
+    char m[1024];
+    const char *at = tmp[0] ? strstr(msg, tmp) : NULL;
+    if (!at) return;
+    snprintf(m, sizeof(m), "%.*s%s%s", (int)(at - msg), msg, out, at + strlen(tmp));
+    size_t k = strlen(m) < n - 1 ? strlen(m) : n - 1;
+    memcpy(msg, m, k);
+    msg[k] = 0;
 }
 
 int main(int argc, char **argv)
@@ -159,6 +146,9 @@ int main(int argc, char **argv)
     }
     if (!in || !out) bu_fail("%s (usage: %s in out [--to mtx|petsc|petsc64]; see --help)",
                              in ? "no output file given" : "no input file given", bu_invoked_name());
+    if (!strcmp(in, "-") || !strcmp(out, "-"))
+        bu_fail("'-' is not taken for standard %s: give a file name (./- for a file named '-')",
+                !strcmp(in, "-") ? "input" : "output");
     /* the output format: --to, else the name */
     int to_petsc, gz = 0;
     if (to) to_petsc = strcmp(to, "mtx") != 0;
@@ -170,6 +160,11 @@ int main(int argc, char **argv)
     if (to && !strcmp(to, "petsc64")) isz = 8;
     if (!to_petsc) gz = ends_with(out, ".gz");
     if (!to_petsc && isz == 8) bu_fail("--index64 applies to PETSc output only (the output here is Matrix Market)");
+    /* the output is tried before the read: a temporary name beside it, renamed over it when complete */
+    bo_file o;
+    char m[1024];
+    int st = bo_open(&o, "", out, &in, 1, gz ? BO_STREAM | BO_GZIP : 0, m, sizeof(m));
+    if (st) bu_fail_status(st, "%s", m);
     int from_petsc = hspmv_petsc_is_matrix_file(in);
 
     hspmv_read_opts ro = bu_progress_opts(in);
@@ -181,9 +176,13 @@ int main(int argc, char **argv)
     snprintf(step, sizeof(step), "writing %s", out);
     bu_step_begin(step, 0, out);
     t0 = bu_now();
-    int rc = gz ? write_mtx_gz(out, &A, &e)
-                : hspmv_csr_write(out, &A, to_petsc ? (isz == 8 ? HSPMV_FILE_PETSC64 : HSPMV_FILE_PETSC) : HSPMV_FILE_MTX,
-                                  &e);
+    int rc = gz ? write_mtx_gz(&o, out, &A, &e)
+                : hspmv_csr_write(bo_name(&o), &A,
+                                  to_petsc ? (isz == 8 ? HSPMV_FILE_PETSC64 : HSPMV_FILE_PETSC) : HSPMV_FILE_MTX, &e);
+    if (rc) {
+        name_output(e.msg, sizeof(e.msg), o.tmp, out);
+        bo_abort(&o);
+    } else if (bo_commit(&o, e.msg, sizeof(e.msg))) e.code = rc = HSPMV_ERR_IO;
     if (rc) bu_step_abort(); /* no "done" for a failed write */
     else bu_step_end();
     double t_write = bu_now() - t0;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "bench_out.h"
 #include "bench_util.h"
 #include "gen_rows.h"
 
@@ -38,7 +39,8 @@ static void usage(FILE *f)
         "  default: benchmark-mpi and solve --gen make the same rows on any number of\n"
         "  ranks) or all rows from one stream (stream: the draws before rows had seeds,\n"
         "  kept for the bundled random_3000_k8 and powerlaw_2000_k6)\n"
-        "  -o FILE (default stdout)\n"
+        "  -o FILE (default stdout): written under a temporary name beside FILE and renamed over\n"
+        "  it when complete (a device or a pipe is written in place); gzip when FILE ends in .gz\n"
         "  --values stencil|random: stencil (default) writes the few values above;\n"
         "  random draws real values with 9 significant digits from a fixed seed (--seed):\n"
         "  stencil/fem3d/banded/blocks off-diagonals in [-1.5,-0.5), a[i][j] == a[j][i], and a\n"
@@ -46,27 +48,41 @@ static void usage(FILE *f)
         "  random/powerlaw values in [-1,1) (+4 on the diagonal).\n", bu_invoked_name());
 }
 
-/* Buffered output of "i j v" lines with hand-written integer formatting. */
+/* Buffered output of "i j v" lines with hand-written integer formatting,
+   to standard output or to -o's file (bench_out: a temporary name renamed
+   over it when complete; gzip when the name ends in .gz). */
 static char obuf[1 << 20];
 static size_t olen;
-static FILE *out;
+static bo_file bo;
+static int to_file; /* -o given: bo, else stdout */
 static const char *out_name = "standard output";
-static const char *out_path; /* a regular file this run created: removed when writing fails */
 
 /* A failed write (full disk, /dev/full, closed pipe): say why, remove the
-   partial file, exit 1; a truncated matrix must never look written. */
+   temporary file (never the target, never a device), exit 1; a truncated
+   matrix must never look written. */
 static void write_failed(void)
 {
-    int e = errno;
-    if (out_path) unlink(out_path);
+    int e = to_file ? bo.err : errno;
+    if (to_file) bo_abort(&bo);
     bu_fail_status(1, "writing %s: %s", out_name, strerror(e ? e : EIO));
 }
 
 static void flush(void)
 {
     errno = 0;
-    if (olen && fwrite(obuf, 1, olen, out) != olen) write_failed();
+    if (olen && (to_file ? bo_write(&bo, obuf, olen) != 0 : fwrite(obuf, 1, olen, stdout) != olen)) write_failed();
     olen = 0;
+}
+
+/* s into the buffer, flushed as it fills. */
+static void put_str(const char *s)
+{
+    for (size_t len = strlen(s); len;) {
+        if (olen == sizeof(obuf)) flush();
+        size_t k = sizeof(obuf) - olen < len ? sizeof(obuf) - olen : len;
+        memcpy(obuf + olen, s, k);
+        olen += k, s += k, len -= k;
+    }
 }
 
 static void put_int(int64_t v)
@@ -98,19 +114,18 @@ int main(int argc, char **argv)
     bu_version(argc, argv, "genmat"); /* --version: prints it and exits 0 */
     gen_spec s;
     const char *path = NULL;
-    int dof_given = 0;
+    int dof_given = 0, k_given = 0;
     gen_default(&s);
     bu_set_prog("genmat");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         else if (!strcmp(a, "-o")) path = bu_value(argc, argv, &i);
-        else if (!strcmp(a, "--k")) s.k = bu_parse_int(a, bu_value(argc, argv, &i), 1, INT32_MAX);
+        else if (!strcmp(a, "--k")) { s.k = bu_parse_int(a, bu_value(argc, argv, &i), 1, INT32_MAX); k_given = 1; }
         else if (!strcmp(a, "--width")) s.w = bu_parse_int(a, bu_value(argc, argv, &i), 1, INT32_MAX);
         else if (!strcmp(a, "--dof")) { s.dof = bu_parse_int(a, bu_value(argc, argv, &i), 1, 9); dof_given = 1; }
         else if (!strcmp(a, "--alpha")) {
-            s.alpha = bu_parse_real(a, v = bu_value(argc, argv, &i), 2, 1000);
-            if (!(s.alpha > 2)) bu_fail("--alpha takes a number above 2 (a finite mean), not '%.40s'", v);
+            s.alpha = bu_parse_real_above(a, bu_value(argc, argv, &i), 2, 1000); /* above 2: a finite mean */
         } else if (!strcmp(a, "--seed")) s.seed = (uint64_t)bu_parse_int(a, bu_value(argc, argv, &i), 0, INT64_MAX);
         else if (!strcmp(a, "--symmetric")) s.sym = 1;
         else if (!strcmp(a, "--values")) {
@@ -121,7 +136,8 @@ int main(int argc, char **argv)
             v = bu_value(argc, argv, &i);
             if (!strcmp(v, "stream")) s.stream = 1;
             else if (strcmp(v, "row")) bu_fail("--rng takes row or stream, not '%.40s'", v);
-        } else if (a[0] == '-' && a[1]) bu_fail("unknown option '%.60s' (see genmat --help)", a);
+        } else if (a[0] == '-' && a[1] && !(s.kind && !s.n && a[1] >= '0' && a[1] <= '9'))
+            bu_fail("unknown option '%.60s' (see genmat --help)", a); /* "-5" where SIZE is due is a SIZE */
         else if (!s.kind) s.kind = a;
         else if (!s.n) s.n = bu_parse_int("SIZE", a, 1, INT32_MAX);
         else bu_fail("unexpected argument '%.60s' (see genmat --help)", a);
@@ -133,6 +149,9 @@ int main(int argc, char **argv)
     if (!s.n) bu_fail("no SIZE given (usage: %s KIND SIZE [options] -o out.mtx; see --help)", bu_invoked_name());
     if (cls == 'r' && s.sym) bu_fail("--symmetric is for stencil, fem3d, banded and blocks only, not %s", s.kind);
     if (cls != 'f' && dof_given) bu_fail("--dof is for fem3d only, not %s", s.kind);
+    if (cls == 'r' && k_given && s.k > s.n) /* the default 8 is capped at SIZE */
+        bu_fail("--k %lld is more than the %lld columns of %s %lld: --k takes an integer from 1 to %lld",
+                (long long)s.k, (long long)s.n, s.kind, (long long)s.n, (long long)s.n);
     int64_t rows = gen_rows(&s);
     if (rows < 0 && cls == 'f')
         bu_fail("fem3d SIZE %lld with --dof %lld gives more than 2147483647 rows (32-bit indices)",
@@ -150,26 +169,30 @@ int main(int argc, char **argv)
         if (gen_buf_reserve(&b, m))
             bu_fail_status(1, "out of memory for a row of %lld columns (%.3g GB)", (long long)m, (double)m * 16 / 1e9);
     }
-    if (path) {
-        struct stat st;
+    if (path) { /* tried before any row is made */
+        char why[1024];
+        size_t len = strlen(path);
+        int st = bo_open(&bo, "", path, NULL, 0, BO_STREAM | (len > 3 && !strcmp(path + len - 3, ".gz") ? BO_GZIP : 0),
+                         why, sizeof(why));
+        if (st) bu_fail_status(st, "%s", why);
         out_name = path;
-        if (!(out = fopen(path, "w"))) bu_fail_status(1, "cannot create %s: %s", path, strerror(errno));
-        /* only a regular file is removed after a failed write, never a device such as /dev/full */
-        if (fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode)) out_path = path;
-    } else out = stdout;
+        to_file = 1;
+    }
     digits = gen_digits(&s);
     for (int64_t i = 0; i < rows; i++) {
         if ((m = gen_row(&s, i, &b, 0)) < 0) bu_fail_status(1, "out of memory for row %lld", (long long)i + 1);
         nnz += m;
     }
-    errno = 0;
-    if (fprintf(out, "%%%%MatrixMarket matrix coordinate real %s\n%% generated by hspmv genmat:",
-                s.sym ? "symmetric" : "general") < 0)
-        write_failed();
+    put_str(s.sym ? "%%MatrixMarket matrix coordinate real symmetric\n% generated by hspmv genmat:"
+                  : "%%MatrixMarket matrix coordinate real general\n% generated by hspmv genmat:");
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-o") && (i == 1 || strcmp(argv[i - 1], "-o")) && fprintf(out, " %s", argv[i]) < 0)
-            write_failed();
-    if (fprintf(out, "\n%lld %lld %lld\n", (long long)rows, (long long)rows, (long long)nnz) < 0) write_failed();
+        if (strcmp(argv[i], "-o") && (i == 1 || strcmp(argv[i - 1], "-o"))) {
+            put_str(" ");
+            put_str(argv[i]);
+        }
+    char size_line[80];
+    snprintf(size_line, sizeof(size_line), "\n%lld %lld %lld\n", (long long)rows, (long long)rows, (long long)nnz);
+    put_str(size_line);
     gen_prepare(&s);
     for (int64_t i = 0; i < rows; i++) {
         if ((m = gen_row(&s, i, &b, 1)) < 0) bu_fail_status(1, "out of memory for row %lld", (long long)i + 1);
@@ -178,10 +201,12 @@ int main(int argc, char **argv)
     flush();
     gen_buf_free(&b);
     gen_release(&s);
-    /* what stdio still holds, and the close (NFS reports a full disk there) */
-    errno = 0;
-    if (fflush(out) != 0 || ferror(out)) write_failed();
-    errno = 0;
-    if (fclose(out) != 0) write_failed();
+    if (to_file) { /* the close and the rename (NFS reports a full disk at the close) */
+        char why[1024];
+        if (bo_commit(&bo, why, sizeof(why))) bu_fail_status(1, "%s", why);
+    } else {
+        errno = 0;
+        if (fflush(stdout) != 0 || ferror(stdout)) write_failed();
+    }
     return 0;
 }

@@ -41,8 +41,12 @@ int mg_parse(int argc, char **argv, int *i, mg_args *g)
     const char *a = argv[*i], *v;
     if (!strcmp(a, "--gen")) {
         if (g->s.kind) bu_fail("--gen given twice");
-        parse_kind(bu_value(argc, argv, i), g);
+        const char *kind = bu_value(argc, argv, i);
+        parse_kind(kind, g);
         g->s.n = bu_parse_int("--gen N", bu_value(argc, argv, i), 1, INT32_MAX);
+        if (strchr(kind, ':') && g->s.k > g->s.n) /* as genmat --k: no more entries per row than columns */
+            bu_fail("--gen %.40s %lld: K %lld is more than the %lld columns; K takes an integer from 1 to %lld", kind,
+                    (long long)g->s.n, (long long)g->s.k, (long long)g->s.n, (long long)g->s.n);
         if (gen_rows(&g->s) < 0)
             bu_fail("--gen %s %lld gives more than 2147483647 rows (32-bit indices); N at most %d", g->s.kind,
                     (long long)g->s.n, !strcmp(g->s.kind, "lap2d") ? 46340 : 1290);

@@ -81,6 +81,17 @@ static void usage_solve(FILE *f)
             "  Prints iterations, time, iterations per second and max|x - 1|.\n");
 }
 
+/* The options of benchmark-mpi and solve without --gpu that the GPU path does not take. */
+static int cpu_only(const char *s)
+{
+    static const char *const names[] = {"--transpose", "--vectors", "--halo", "--partition", "--read", "--format",
+                                        "--kernel", "--threshold", "--triad", "--passes", "--node-ranks", "--caller-x",
+                                        "--json", "--verbose", "--progress", "--rhs", "--method", "--jacobi", "--out"};
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+        if (!strcmp(s, names[k])) return 1;
+    return 0;
+}
+
 static void parse(int argc, char **argv, gpu_args *a, int solve)
 {
     memset(a, 0, sizeof(*a));
@@ -135,6 +146,9 @@ static void parse(int argc, char **argv, gpu_args *a, int solve)
 #else
             bu_value(argc, argv, &i);
 #endif
+        } else if (cpu_only(s)) {
+            bu_fail("%s is not an option of --gpu (the CPU path's: see %s --help; --gpu's: %s --gpu --help)", s,
+                    solve ? "solve" : "benchmark-mpi", solve ? "solve" : "benchmark-mpi");
         } else mp_other_arg(s, &a->path);
     }
     if (!a->gen.s.kind) mp_need_path(a->path);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench_out.h"
 #include "bench_util.h"
 #include "mpi_check.h"
 #include "mpi_gen.h"
@@ -28,10 +29,12 @@ static void usage(FILE *f)
             "  Solves A*x = b from x0 = 0 (cgls, lsqr: min ||A*x - b||, A of any shape). Without\n"
             "  --rhs, b = A*1 so the exact solution is x* = 1 and the error max|x - 1| is reported\n"
             "  (not for more columns than rows: the solution is not unique). --rhs reads a Matrix\n"
-            "  Market vector (array or coordinate, m x 1) in the file ordering. Defaults: cg, tol 1e-8\n"
+            "  Market vector (array or coordinate, m x 1 or 1 x m) in the file ordering. Defaults: cg, tol 1e-8\n"
             "  (1e-5 in single precision), maxit 1000, partition nnz, reps 1. --jacobi: diagonal\n"
             "  preconditioner (cg, bicgstab). --out writes x (file ordering) as a Matrix Market\n"
-            "  array. --reps N solves N times and reports the median time per iteration.\n"
+            "  array (gzip when the name ends in .gz), opened before the solve, under a temporary name\n"
+            "  renamed over it when complete; the matrix's or --rhs's own file is refused.\n"
+            "  --reps N solves N times and reports the median time per iteration.\n"
             "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n"
             "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n"
             "  --gen KIND N: no file; every rank makes its own rows of genmat's matrix (KIND lap2d, lap3d,\n"
@@ -75,19 +78,48 @@ static int read_rhs(const char *path, int64_t n, hspmv_real **b, hspmv_error *e)
 }
 
 /* Rank 0: x (n entries, file ordering) as a Matrix Market array, n x 1,
-   each value in digits that read back to the same bits; the write and the
-   close are checked, a file not finished is removed. */
-static int write_x(const char *path, const hspmv_real *x, int64_t n, hspmv_error *e)
+   each value in digits that read back to the same bits, into --out's file
+   opened before the solve (bench_out: a temporary name renamed over the
+   target when complete, gzip for a name ending in .gz); a failed write
+   removes the temporary file only. */
+static int write_x(bo_file *o, const hspmv_real *x, int64_t n, hspmv_error *e)
 {
-    FILE *f = fopen(path, "w");
-    int ok = f != NULL;
-    if (ok) ok = fprintf(f, "%%%%MatrixMarket matrix array real general\n%lld 1\n", (long long)n) > 0;
-    for (int64_t i = 0; ok && i < n; i++) ok = fprintf(f, "%.*g\n", sizeof(hspmv_real) == 8 ? 17 : 9, (double)x[i]) > 0;
-    if (f && fclose(f) != 0) ok = 0;
-    if (ok) return HSPMV_OK;
-    snprintf(e->msg, sizeof(e->msg), "%s: cannot write the solution: %s", path, strerror(errno));
-    if (f) remove(path);
+    bo_printf(o, "%%%%MatrixMarket matrix array real general\n%lld 1\n", (long long)n);
+    for (int64_t i = 0; !o->err && i < n; i++) bo_printf(o, "%.*g\n", sizeof(hspmv_real) == 8 ? 17 : 9, (double)x[i]);
+    if (!bo_commit(o, e->msg, sizeof(e->msg))) return HSPMV_OK;
+    char m[sizeof(e->msg)];
+    snprintf(m, sizeof(m), "--out: %s", e->msg); /* "--out: writing PATH: why" */
+    snprintf(e->msg, sizeof(e->msg), "%s", m);
     return HSPMV_ERR_IO;
+}
+
+/* Every rank: rank 0 opens --out's file before any work (refused: the same
+   file as the matrix or --rhs, a folder, '-', a path that cannot be
+   created); the refusal is everyone's, exit status 2. */
+static void open_out(bo_file *o, const char *out, const char *path, const char *rhs)
+{
+    struct { int st; char msg[1024]; } r = {0, ""};
+    const char *ins[2] = {path, rhs};
+    size_t len = strlen(out);
+    if (me == 0)
+        r.st = bo_open(o, "--out", out, ins, 2, BO_STREAM | (len > 3 && !strcmp(out + len - 3, ".gz") ? BO_GZIP : 0),
+                       r.msg, sizeof(r.msg));
+    MPI_Bcast(&r, (int)sizeof(r), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (r.st) bu_fail_status(r.st, "%s", r.msg);
+}
+
+/* A run that stopped at maxit: the message quotes the true relative
+   residual ||b - A*x||/||b||, not the recurrence's (which drifts far below
+   what x achieves once the true one stalls at the rounding level, e.g.
+   with --tol 0). cg and bicgstab only: cgls and lsqr stop on another norm. */
+static void quote_true_residual(hspmv_error *se, const hspmv_solver_result *res, double tol)
+{
+    char *cut = strstr(se->msg, "iterations:"), m[sizeof(se->msg)];
+    if (!cut || res->relres_true < 0) return;
+    cut[strlen("iterations:")] = 0;
+    snprintf(m, sizeof(m), "%s true relative residual ||b - A*x||/||b|| = %.3e > tol %.3e (the recurrence's: %.3e)",
+             se->msg, res->relres_true, tol, res->relres);
+    snprintf(se->msg, sizeof(se->msg), "%s", m);
 }
 
 static hspmv_real one(int64_t j)
@@ -152,9 +184,13 @@ int main(int argc, char **argv)
     }
     path = mg_finish(&gen, path);
     mp_need_path(path);
+    if (rhs && !strcmp(rhs, "-"))
+        bu_fail("--rhs: '-' is not taken for standard input: give a file name (./- for a file named '-')");
     mp_check_threads(o.threads);
     int lsq = so.method == HSPMV_SOLVER_CGLS || so.method == HSPMV_SOLVER_LSQR;
     if (jacobi && lsq) bu_fail("--jacobi is for cg and bicgstab, not %s", meth_names[so.method]);
+    bo_file xo; /* --out, tried now: not after the solve */
+    if (out) open_out(&xo, out, path, rhs);
 
     /* rank 0 reads matrix and right-hand side (the status is everyone's),
        or every rank reads a byte range of the matrix */
@@ -272,12 +308,16 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &bb, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (rhs || in.ncols > in.nrows) err_max = -1;
     double rnorm = res.relres_true >= 0 ? res.relres_true * sqrt(bb) : -1;
-    /* --out: x in the file ordering, written by rank 0 */
+    if (status == HSPMV_ERR_NOCONV && !lsq) quote_true_residual(&se, &res, so.tol);
+    /* --out: x in the file ordering, written by rank 0; a failed write is
+       reported after the results (they are not lost with it) */
+    int out_rc = HSPMV_OK;
+    hspmv_error oe = {0, ""};
     if (out) {
         rc = hspmv_dist_gather(D, HSPMV_VEC_COLS, x, onesg, &e);
         if (rc) mp_die(&e);
-        if (me == 0) rc = write_x(out, onesg, in.ncols, &e);
-        agree0(rc, &e);
+        if (me == 0) out_rc = write_x(&xo, onesg, in.ncols, &oe);
+        MPI_Bcast(&out_rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
 
     if (me == 0) {
@@ -296,7 +336,7 @@ int main(int argc, char **argv)
         if (err_max >= 0) printf("  error vs x* = 1: max|x - 1| = %.3e\n", err_max);
         printf("  time per iteration %.4g ms (median of %ld, min %.4g, max %.4g), spmv share %.1f%%, "
                "%lld spmv calls\n", med * 1e3, reps, mn * 1e3, mx * 1e3, 100 * share, (long long)res.spmv_calls);
-        if (out) printf("  solution written to %s\n", out);
+        if (out && !out_rc) printf("  solution written to %s\n", out);
         printf("bench=solve matrix=%s precision=%s ranks=%d threads=%d partition=%s method=%s jacobi=%d "
                "tol=%.3g status=%d iterations=%lld reason=%s relres=%.6e relres_true=%.6e rnorm=%.6e err_max=%.6e "
                "ms_per_iter=%.6g ms_per_iter_min=%.6g ms_per_iter_max=%.6g spmv_share=%.4f reps=%ld",
@@ -317,6 +357,7 @@ int main(int argc, char **argv)
     hspmv_free(onesg);
     hspmv_dist_destroy(&D);
     if (me == 0) bu_check_stdout(); /* results lost on a full disk are a failure */
+    if (out_rc) agree0(out_rc, &oe);
     if (status) mp_die(&se);
     MPI_Finalize();
     return 0;

@@ -438,7 +438,7 @@ expect_error "genmat_-o_unwritable_path_fails" "cannot create $tmp/none/m.mtx: N
     "$bin/genmat" lap2d 3 -o "$tmp/none/m.mtx"
 if [ -c /dev/full ]; then pass "genmat_left_dev_full_a_device"; else fail "genmat_left_dev_full_a_device"; fi
 t=benchmark_omp_unwritable_csv_fails_before_measuring
-expect_error "$t" "--csv $tmp/none/x.csv: cannot open for appending: No such file or directory" \
+expect_error "$t" "--csv $tmp/none/x.csv: cannot create: No such file or directory" \
     "$bin/benchmark-omp" "$M" 1 --no-bw --reps 5 --csv "$tmp/none/x.csv"
 if grep -q '^threads=' "$out"; then fail "$t: it measured first" "$out"; fi
 expect_error "benchmark_omp_csv_on_a_full_disk_fails" "--csv /dev/full: writing failed: No space left on device" \
