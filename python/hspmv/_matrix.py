@@ -79,11 +79,17 @@ def csr_arrays(A, dtype, index_dtype, canonical=True):
             take(A.data, dtype, "data"), tuple(dict.fromkeys(copied)), A)
 
 
+def _scipy(B):
+    return B.tocsr() if isinstance(B, _Products) else B
+
+
 class _Products(LinearOperator):
     """What Matrix and its transpose share: the products as SciPy's sparse
     matrices and LinearOperators spell them (A @ x, A.dot(x), A * x,
-    matvec, matmat, ...), each one call into the C core. A scalar or a
-    LinearOperator operand gives SciPy's lazy operator (A * 2, A @ B)."""
+    matvec, matmat, ...), each one call into the C core. Arithmetic that
+    makes another matrix (A * 2, -A, A + B, A @ sparse) is SciPy's, on
+    tocsr(): its result is a SciPy matrix, as with a SciPy operand; with a
+    LinearOperator it is SciPy's lazy operator (A @ op, A + op)."""
 
     args = ()  # a LinearOperator's operands (none: the matrix is its own)
     __array_ufunc__ = None  # x @ A, x * A with an ndarray x: NumPy leaves them to __rmatmul__, __rmul__
@@ -91,21 +97,35 @@ class _Products(LinearOperator):
     def _prod(self, x, out=None):
         raise NotImplementedError
 
+    def _other(self, x, op):
+        """A @ x or A * x for what the product refused (x not an array of numbers)."""
+        if isinstance(x, LinearOperator):
+            return LinearOperator.dot(self, x)
+        if np.isscalar(x):
+            if op == "@":
+                raise ValueError("Scalar operands are not allowed, use '*' instead")
+            return self.tocsr() * x
+        if sp.issparse(x):
+            return self.tocsr() @ x
+        return None
+
     def __matmul__(self, x):
         try:
             return self._prod(x)
         except (TypeError, ValueError):
-            if isinstance(x, LinearOperator) or np.isscalar(x):
-                return LinearOperator.__matmul__(self, x)
-            raise
+            y = self._other(x, "@")
+            if y is None:
+                raise
+            return y
 
     def __mul__(self, x):
         try:
             return self._prod(x)
         except (TypeError, ValueError):
-            if isinstance(x, LinearOperator) or np.isscalar(x):
-                return LinearOperator.dot(self, x)
-            raise
+            y = self._other(x, "*")
+            if y is None:
+                raise
+            return y
 
     dot = __mul__
     __call__ = __mul__
@@ -113,10 +133,39 @@ class _Products(LinearOperator):
     def __rmatmul__(self, x):
         """x @ A = (A^T x^T)^T for a vector or a block of rows x."""
         if np.isscalar(x):
-            return LinearOperator.__rmatmul__(self, x)
+            raise ValueError("Scalar operands are not allowed, use '*' instead")
+        if sp.issparse(x):
+            return x @ self.tocsr()
         if np.ndim(x) == 2:
             return self.T._prod(np.asarray(x).T).T
         return self.T._prod(x)
+
+    def __rmul__(self, x):
+        if np.isscalar(x):
+            return x * self.tocsr()
+        return self.__rmatmul__(x)
+
+    def __neg__(self):
+        return -self.tocsr()
+
+    def __add__(self, B):
+        if isinstance(B, LinearOperator) and not isinstance(B, _Products):
+            return LinearOperator.__add__(self, B)
+        return self.tocsr() + _scipy(B)
+
+    def __radd__(self, B):
+        return _scipy(B) + self.tocsr()
+
+    def __sub__(self, B):
+        if isinstance(B, LinearOperator) and not isinstance(B, _Products):
+            return LinearOperator.__add__(self, -B)
+        return self.tocsr() - _scipy(B)
+
+    def __rsub__(self, B):
+        return _scipy(B) - self.tocsr()
+
+    def __truediv__(self, c):
+        return self.tocsr() / c
 
     def matvec(self, x, out=None):
         """y = A x; x of shape (ncols,) or (ncols, 1); out (optional) receives y."""
