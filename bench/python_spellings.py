@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """python_spellings.py — what each SciPy spelling of hspmv.Matrix's product
 costs beside A @ x (A.dot(x), A * x, A.matvec(x), and SciPy's
-aslinearoperator(A).matvec(x), which is A itself), timed in interleaved
+aslinearoperator(A).matvec(x), which is A itself, and the bare binding call
+A._c.mul(x)), timed in interleaved
 calls: each of rounds x calls slots times one call of every spelling (the
 order rotating from slot to slot), and the report gives each spelling's
 median call and the median over slots of its difference to A @ x in the
@@ -38,7 +39,10 @@ def main():
     x = np.random.default_rng(2).uniform(-1, 1, n)
     op = spla.aslinearoperator(M)
     ways = {"matmul": lambda: M @ x, "dot": lambda: M.dot(x), "mul": lambda: M * x,
-            "matvec": lambda: M.matvec(x), "aslinearoperator_matvec": lambda: op.matvec(x)}
+            "matvec": lambda: M.matvec(x), "aslinearoperator_matvec": lambda: op.matvec(x),
+            # the binding's C call through one Python function: what A @ x was before the
+            # SciPy interface (`def __matmul__(self, x): return self._c.mul(x)`)
+            "binding_call": lambda: M._c.mul(x)}
     names = list(ways)
     per = {k: [] for k in names}
     diff = {k: [] for k in names}
