@@ -10,10 +10,10 @@ scipy_csr = (sp.kron(sp.eye(64), T) + sp.kron(T, sp.eye(64))).tocsr()   # 2D Lap
 
 A = hspmv.Matrix(scipy_csr, threads=2)   # or hspmv.Matrix.read("matrices/lap2d_64.mtx"); float32: libhspmv_single
 x = np.random.default_rng(1).uniform(-1, 1, A.shape[1])
-y = A @ x                                # also A.matvec(x, out=y), A.matmat(X), A.T @ x
+y = A @ x                                # also A.dot(x), A * x, A.matmat(X), A.T @ x, A.diagonal()
 assert np.allclose(y, scipy_csr @ x)
 
 b = A @ np.ones(A.shape[1])
-x, info = spla.cg(A.aslinearoperator(), b, atol=0)   # SciPy's solvers on hspmv's products
+x, info = spla.cg(A, b, atol=0)          # A is a LinearOperator: SciPy's solvers on hspmv's products
 assert info == 0
 print("first_steps: y = A x matches SciPy; cg converged, max |x - 1| = %.1e" % abs(x - 1).max())

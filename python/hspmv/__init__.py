@@ -26,5 +26,6 @@ def read_csr(path, dtype=np.float64, read_threads=0):
     scipy.sparse.csr_matrix (duplicates summed, columns ascending)."""
     import scipy.sparse as sp
 
-    nrows, ncols, indptr, indices, data = _backend.core(dtype).read_csr(path, int(read_threads))
+    rt = _backend.count(read_threads, "read_threads", 0)
+    nrows, ncols, indptr, indices, data = _backend.core(dtype).read_csr(path, rt)
     return sp.csr_matrix((data, indices, indptr), shape=(nrows, ncols), copy=False)

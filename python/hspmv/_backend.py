@@ -39,19 +39,48 @@ def _choice(value, names, what):
         raise ValueError(f"{what} must be one of {', '.join(names)}, not {value!r}") from None
 
 
+_INT_MAX = 2**31 - 1
+
+
+def count(value, what, default):
+    """An integer option as the library takes it (a C int >= 0): None is
+    default; bool, float or str is a TypeError, a negative or too large
+    count a ValueError naming the option."""
+    if value is None:
+        return default
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be None or an integer, not {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"{what} must be None, 0 (the library's default) or a positive integer, not {value}")
+    if value > _INT_MAX:
+        raise ValueError(f"{what}={value}: more than the library can hold (2^31-1)")
+    return int(value)
+
+
+def threshold(value):
+    """csrl_threshold: None (the library's 0.3) or a finite number >= 0,
+    refused as hspmv_local_create refuses it."""
+    if value is None:
+        return None
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"csrl_threshold must be None or a number, not {type(value).__name__} {value!r}") from None
+    if not (t >= 0 and np.isfinite(t)):
+        raise ValueError(f"csrl_threshold {value!r} is not a finite number >= 0")
+    return t
+
+
 def opts(format="auto", kernel="auto", threads=None, csrl_threshold=None, partition="nnz", halo="auto",
          read="root", node_ranks=0):
-    """The tuple the C core turns into hspmv_opts."""
-    if threads is None:
-        threads = 0
-    if not isinstance(threads, (int, np.integer)) or threads < 0:
-        raise ValueError(f"threads must be None or a positive integer, not {threads!r}")
+    """The tuple the C core turns into hspmv_opts, each option checked as
+    the library checks it (threads 0 or None: OMP_NUM_THREADS or all cores,
+    as hspmv_opts.threads = 0)."""
     if kernel not in ("auto", "avx512", "avx2", "neon", "scalar"):
         raise ValueError(f"kernel must be auto, avx512, avx2, neon or scalar, not {kernel!r}")
-    return (_choice(format, _FORMATS, "format"), str(kernel), int(threads),
-            -1.0 if csrl_threshold is None else float(csrl_threshold),
+    return (_choice(format, _FORMATS, "format"), str(kernel), count(threads, "threads", 0), threshold(csrl_threshold),
             _choice(partition, _PARTITIONS, "partition"), _choice(halo, _HALOS, "halo"),
-            _choice(read, _READS, "read"), int(node_ranks))
+            _choice(read, _READS, "read"), count(node_ranks, "node_ranks", 0))
 
 
 def _mask_now():

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _backend
 from ._error import Error
-from ._matrix import _dtype_of, csr_arrays
+from ._matrix import _dtype_of, _sparse_or_raise, csr_arrays
 
 _KINDS = {"x": 0, "cols": 0, "y": 1, "rows": 1}
 
@@ -59,9 +59,10 @@ class DistMatrix:
         comm = _mpi().COMM_WORLD if comm is None else comm
 
         def prepare():
+            _sparse_or_raise(rows, "hspmv.DistMatrix")
             dt = _dtype_of(rows, dtype)
             o = _backend.opts(format, kernel, threads, csrl_threshold, "nnz", halo, "root", node_ranks)
-            ip, ix, dv, copied = csr_arrays(rows, dt, np.int64, canonical=False)
+            ip, ix, dv, copied, _ = csr_arrays(rows, dt, np.int64, canonical=False)
             return dt, o, ip, ix, dv, copied, _backend.core(dt)
 
         dt, o, ip, ix, dv, self.copied, core = agreed(comm, prepare)
@@ -118,20 +119,53 @@ class DistMatrix:
         Products read x-like vectors in the node's shared window without a copy."""
         return self._c.vector(_kind(kind), 0 if k is None else int(k))
 
+    def _mul(self, x, out=None, transpose=False):
+        """A product (collective). A block's layout is agreed by the ranks
+        (one reduction of 4 flags): a rank holding one row (or none) sees a
+        block that is both C- and Fortran-contiguous, and every rank must
+        pass the same layout to hspmv_dist_spmm."""
+        if np.ndim(x) != 2:
+            return self._c.mul(x, out, transpose)
+        return self._c.mul(x, out, transpose, self._agreed_order(x, out))
+
+    def _agreed_order(self, x, out):
+        """0 (C) or 1 (Fortran) for every rank alike: out's order where some
+        rank passed one (out is never converted), else Fortran when some
+        rank's x is Fortran-only and none C-only, else C (x is converted).
+        Outs of both orders on different ranks: a ValueError on every rank."""
+        def only(a):
+            f = a is not None and a.flags.f_contiguous
+            c = a is not None and a.flags.c_contiguous
+            return int(f and not c), int(c and not f)
+
+        xa = x if isinstance(x, np.ndarray) else None
+        oa = out if isinstance(out, np.ndarray) else None
+        flags = np.array(only(xa) + only(oa), dtype=np.int32)
+        both = np.empty_like(flags)
+        self.comm.Allreduce(flags, both, op=_mpi().MAX)
+        x_f, x_c, out_f, out_c = both.tolist()
+        if out_f and out_c:
+            raise ValueError("out= blocks in C order on some ranks and Fortran order on others: give every rank "
+                             "the same order")
+        if out_f or out_c:
+            return out_f
+        return int(x_f and not x_c)
+
     def __matmul__(self, x):
-        return self._c.mul(x)
+        return self._mul(x)
 
     def matvec(self, x, out=None):
         """y = A x on this rank's parts (collective)."""
-        return self._c.mul(x, out)
+        return self._mul(x, out)
 
     def matmat(self, X, out=None):
-        """Y = A X for a block of k vectors (hspmv_dist_spmm; collective)."""
-        return self._c.mul(X, out)
+        """Y = A X for a block of k vectors (hspmv_dist_spmm; collective).
+        The ranks agree the block's layout (see _agreed_order): Y is in it."""
+        return self._mul(X, out)
 
     def rmatvec(self, x, out=None):
         """y = A^T x (hspmv_dist_spmm with HSPMV_TRANSPOSE; collective)."""
-        return self._c.mul(x, out, True)
+        return self._mul(x, out, True)
 
     def scatter(self, v, kind="x"):
         """This rank's part of a whole vector v given on rank 0 in the file

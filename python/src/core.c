@@ -102,9 +102,10 @@ static PyArrayObject *operand(PyObject *x, npy_intp n)
 
 /* Checks an out= array: an ndarray of the working precision, writeable,
    aligned, native order, shape (m,) or (m, k) like the operand (nd), C or
-   Fortran contiguous (never copied: the result must land in it). Sets
-   *fortran to its order (C when both hold). 0 or -1 with an exception. */
-static int check_out(PyObject *o, int nd, npy_intp m, npy_intp k, int *fortran)
+   Fortran contiguous (never copied: the result must land in it). order -1:
+   sets *fortran to out's order (C when both hold); 0 (C) or 1 (Fortran):
+   out must be contiguous in that order. 0 or -1 with an exception. */
+static int check_out(PyObject *o, int nd, npy_intp m, npy_intp k, int order, int *fortran)
 {
     if (!PyArray_Check(o)) {
         PyErr_SetString(PyExc_TypeError, "out must be a numpy.ndarray");
@@ -126,22 +127,33 @@ static int check_out(PyObject *o, int nd, npy_intp m, npy_intp k, int *fortran)
         PyErr_SetString(PyExc_ValueError, "out must be writeable and aligned");
         return -1;
     }
-    if (PyArray_IS_C_CONTIGUOUS(a)) *fortran = 0;
-    else if (nd == 2 && PyArray_IS_F_CONTIGUOUS(a)) *fortran = 1;
+    if (order == 1 && nd == 2 && k > 1) {
+        if (!PyArray_IS_F_CONTIGUOUS(a)) {
+            PyErr_SetString(PyExc_ValueError, "out must be Fortran-contiguous: the block's agreed order");
+            return -1;
+        }
+        *fortran = 1;
+    } else if (PyArray_IS_C_CONTIGUOUS(a)) *fortran = 0;
+    else if (nd == 2 && PyArray_IS_F_CONTIGUOUS(a) && order != 0) *fortran = 1;
     else {
-        PyErr_SetString(PyExc_ValueError, "out must be contiguous (C, or Fortran for a 2-D block)");
+        PyErr_SetString(PyExc_ValueError, order == 0 ? "out must be C-contiguous: the block's agreed order"
+                                                     : "out must be contiguous (C, or Fortran for a 2-D block)");
         return -1;
     }
     return 0;
 }
 
 /* The operand converted for a product into m-entry results, and the result
-   array: out (checked) or a new one from alloc (NULL: numpy's). On success
-   *X and *Y are new references, *k the vectors and *fortran the layout. */
+   array: out (checked) or a new one from alloc (NULL: numpy's). order -1:
+   the layout of out, else of x (Fortran only when x is Fortran-contiguous
+   and not C-contiguous); 0 or 1: C or Fortran, whatever the arrays (a
+   distributed block's order, agreed by the ranks: a rank's block of one
+   row is both). On success *X and *Y are new references, *k the vectors
+   and *fortran the layout. */
 typedef PyArrayObject *(*alloc_fn)(void *ctx, int nd, npy_intp m, npy_intp k, int fortran);
 
-static int prepare_product(PyObject *x, PyObject *out, npy_intp n, npy_intp m, alloc_fn alloc, void *ctx,
-                           PyArrayObject **X, PyArrayObject **Y, npy_intp *k, int *fortran)
+static int prepare_product(PyObject *x, PyObject *out, int order, npy_intp n, npy_intp m, alloc_fn alloc,
+                           void *ctx, PyArrayObject **X, PyArrayObject **Y, npy_intp *k, int *fortran)
 {
     PyArrayObject *a = operand(x, n);
     if (!a) return -1;
@@ -152,8 +164,8 @@ static int prepare_product(PyObject *x, PyObject *out, npy_intp n, npy_intp m, a
         Py_DECREF(a);
         return -1;
     }
-    *fortran = nd == 2 && *k > 1 && PyArray_IS_F_CONTIGUOUS(a) && !PyArray_IS_C_CONTIGUOUS(a);
-    if (out && out != Py_None && check_out(out, nd, m, *k, fortran)) {
+    *fortran = order >= 0 ? order : nd == 2 && *k > 1 && PyArray_IS_F_CONTIGUOUS(a) && !PyArray_IS_C_CONTIGUOUS(a);
+    if (out && out != Py_None && check_out(out, nd, m, *k, order, fortran)) {
         Py_DECREF(a);
         return -1;
     }
@@ -214,17 +226,22 @@ static int exact_array(PyObject *o, int t, npy_intp n, const char *what)
 }
 
 /* hspmv_opts from the Python layer's tuple (format, kernel, threads,
-   csrl_threshold, partition, halo, read, node_ranks). */
+   csrl_threshold or None, partition, halo, read, node_ranks), checked there;
+   the library checks the values again (a threshold < 0 or NaN is its error,
+   never replaced by the default). */
 static int parse_opts(PyObject *t, hspmv_opts *o)
 {
     hspmv_opts_default(o);
-    double csrl;
+    PyObject *csrl;
     const char *kernel;
-    if (!PyArg_ParseTuple(t, "isidiiii", &o->format, &kernel, &o->threads, &csrl, &o->partition, &o->halo,
+    if (!PyArg_ParseTuple(t, "isiOiiii", &o->format, &kernel, &o->threads, &csrl, &o->partition, &o->halo,
                           &o->read, &o->node_ranks))
         return -1;
     o->kernel = kernel; /* lives as long as the tuple, which outlives the call */
-    if (csrl >= 0) o->csrl_threshold = csrl;
+    if (csrl != Py_None) {
+        o->csrl_threshold = PyFloat_AsDouble(csrl);
+        if (o->csrl_threshold == -1.0 && PyErr_Occurred()) return -1;
+    }
     return 0;
 }
 
@@ -240,7 +257,6 @@ static PyObject *module_version(PyObject *m, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"local_create", local_create, METH_VARARGS, "local_create(nrows, ncols, indptr, indices, data, opts) -> Local"},
-    {"local_read", local_read, METH_VARARGS, "local_read(path, read_threads, opts) -> Local"},
     {"read_csr", read_csr, METH_VARARGS, "read_csr(path, read_threads) -> (nrows, ncols, indptr, indices, data)"},
     {"dist_read", dist_read, METH_VARARGS, "dist_read(comm, path, opts) -> Dist"},
     {"dist_create", dist_create, METH_VARARGS,

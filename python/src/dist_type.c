@@ -183,22 +183,26 @@ static PyObject *Dist_vector(DistObject *self, PyObject *args)
     return (PyObject *)dist_vector(self, which, k == 0 ? 1 : 2, k == 0 ? 1 : k, 0);
 }
 
-/* mul(x, out=None, transpose=False): collective */
+/* mul(x, out=None, transpose=False, order=-1): collective; order 0 (C) or
+   1 (Fortran) for a block, as the ranks agreed it (hspmv._dist), -1: the
+   arrays' own (one vector) */
 static PyObject *Dist_mul(DistObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 1 || nargs > 3) {
-        PyErr_SetString(PyExc_TypeError, "mul(x, out=None, transpose=False)");
+    if (nargs < 1 || nargs > 4) {
+        PyErr_SetString(PyExc_TypeError, "mul(x, out=None, transpose=False, order=-1)");
         return NULL;
     }
     CHECK_D(self);
     int T = nargs > 2 ? PyObject_IsTrue(args[2]) : 0;
     if (T < 0) return NULL;
+    long order = nargs > 3 ? PyLong_AsLong(args[3]) : -1;
+    if (order == -1 && PyErr_Occurred()) return NULL;
     PyArrayObject *X, *Y;
     npy_intp k;
     int fortran, rc = HSPMV_OK;
     npy_intp n = T ? self->nrows_local : self->ncols_local, m = T ? self->ncols_local : self->nrows_local;
     vec_ctx v = {self, T ? HSPMV_VEC_COLS : HSPMV_VEC_ROWS};
-    if (prepare_product(args[0], nargs > 1 ? args[1] : NULL, n, m, alloc_dist, &v, &X, &Y, &k, &fortran))
+    if (prepare_product(args[0], nargs > 1 ? args[1] : NULL, (int)order, n, m, alloc_dist, &v, &X, &Y, &k, &fortran))
         return NULL;
     const hspmv_real *x = PyArray_DATA(X);
     hspmv_real *y = PyArray_DATA(Y);
@@ -369,7 +373,7 @@ static PyObject *Dist_shape(DistObject *self, void *c)
 }
 
 static PyMethodDef Dist_methods[] = {
-    {"mul", (PyCFunction)(void (*)(void))Dist_mul, METH_FASTCALL, "mul(x, out=None, transpose=False), collective"},
+    {"mul", (PyCFunction)(void (*)(void))Dist_mul, METH_FASTCALL, "mul(x, out=None, transpose=False, order=-1), collective"},
     {"vector", (PyCFunction)(void (*)(void))Dist_vector, METH_VARARGS, "vector(which, k)"},
     {"scatter", (PyCFunction)(void (*)(void))Dist_scatter, METH_VARARGS, "scatter(which, global or None)"},
     {"gather", (PyCFunction)(void (*)(void))Dist_gather, METH_VARARGS, "gather(which, local)"},

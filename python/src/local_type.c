@@ -4,6 +4,8 @@
 typedef struct {
     PyObject_HEAD hspmv_local *L;
     npy_intp nrows, ncols, nnz;
+    int busy;   /* products in flight with the GIL released (counted under the GIL) */
+    int doomed; /* free() was called: destroyed when the last product in flight ends */
 } LocalObject;
 
 static PyTypeObject LocalType;
@@ -18,6 +20,7 @@ static PyObject *new_local(hspmv_local *L)
     hspmv_local_info in;
     hspmv_local_get_info(L, &in);
     self->L = L;
+    self->busy = self->doomed = 0;
     self->nrows = (npy_intp)in.nrows;
     self->ncols = (npy_intp)in.ncols;
     self->nnz = (npy_intp)in.nnz;
@@ -53,39 +56,6 @@ static PyObject *local_create(PyObject *mod, PyObject *args)
     return new_local(L);
 }
 
-static int read_and_create(const char *path, const hspmv_read_opts *ro, const hspmv_opts *o, hspmv_local **L,
-                           hspmv_error *err)
-{
-    hspmv_csr A;
-    int rc = hspmv_csr_read(path, &A, ro, NULL, err);
-    if (rc) return rc;
-    rc = hspmv_local_create(&A, o, L, err);
-    hspmv_csr_free(&A);
-    return rc;
-}
-
-/* local_read(path, read_threads, opts): hspmv_csr_read, then create. */
-static PyObject *local_read(PyObject *mod, PyObject *args)
-{
-    (void)mod;
-    PyObject *path, *ot;
-    int rthreads, rc;
-    hspmv_opts o;
-    if (!PyArg_ParseTuple(args, "O&iO!", PyUnicode_FSConverter, &path, &rthreads, &PyTuple_Type, &ot)) return NULL;
-    if (parse_opts(ot, &o)) {
-        Py_DECREF(path);
-        return NULL;
-    }
-    hspmv_read_opts ro = {NULL, NULL, rthreads};
-    hspmv_local *L = NULL;
-    hspmv_error err;
-    const char *p = PyBytes_AS_STRING(path);
-    NOGIL(rc = read_and_create(p, &ro, &o, &L, &err));
-    Py_DECREF(path);
-    if (rc) return raise_error(rc, err.msg);
-    return new_local(L);
-}
-
 /* read_csr(path, read_threads) -> (nrows, ncols, indptr, indices, data): the
    library's arrays, owned by the ndarrays (no copy). */
 static PyObject *read_csr(PyObject *mod, PyObject *args)
@@ -114,34 +84,76 @@ static PyObject *read_csr(PyObject *mod, PyObject *args)
     return Py_BuildValue("LLNNN", (long long)A.nrows, (long long)A.ncols, ip, ix, dv);
 }
 
+/* 1 when NumPy's promotion of this precision with x's dtype is wider than
+   the precision (float32 matrix, float64 or int32/int64 x): the Python
+   layer then computes in float64 (hspmv._matrix). */
+static int wider_operand(PyObject *x)
+{
+#ifdef HSPMV_SINGLE
+    PyArray_Descr *d = PyArray_Check(x) ? PyArray_DESCR((PyArrayObject *)x) : NULL;
+    if (d && d->type_num == NPY_FLOAT) return 0;
+    PyArrayObject *a = d ? NULL : (PyArrayObject *)PyArray_FROM_O(x);
+    if (!d && !a) {
+        PyErr_Clear(); /* the product reports what is wrong with x */
+        return 0;
+    }
+    if (PyArray_NDIM(d ? (PyArrayObject *)x : a) == 0) { /* a scalar: the product refuses it */
+        Py_XDECREF(a);
+        return 0;
+    }
+    PyArray_Descr *f = PyArray_DescrFromType(NPY_FLOAT);
+    PyArray_Descr *p = PyArray_PromoteTypes(f, d ? d : PyArray_DESCR(a));
+    int wide = p && PyTypeNum_ISFLOAT(p->type_num) && p->elsize > (int)sizeof(float);
+    Py_XDECREF(p);
+    Py_DECREF(f);
+    Py_XDECREF(a);
+    PyErr_Clear();
+    return wide;
+#else
+    (void)x;
+    return 0;
+#endif
+}
+
+/* Destroys the matrix once free() was asked and no product is in flight. */
+static void local_release(LocalObject *self)
+{
+    if (self->doomed && !self->busy) hspmv_local_destroy(&self->L);
+}
+
 /* mul(x, out=None, transpose=False): y = A x or A^T x for one vector (1-D)
-   or a block (2-D: C order row by row, Fortran order HSPMV_COL_MAJOR). */
+   or a block (2-D: C order row by row, Fortran order HSPMV_COL_MAJOR).
+   NotImplemented when x's dtype promotes past this precision. The matrix
+   stays alive while the GIL is released (busy): free() meanwhile only
+   marks it, and the last product in flight destroys it. */
 static PyObject *Local_mul(LocalObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 1 || nargs > 3) {
         PyErr_SetString(PyExc_TypeError, "mul(x, out=None, transpose=False)");
         return NULL;
     }
-    if (!self->L) return raise_error(HSPMV_ERR_ARG, "the matrix was freed");
+    if (!self->L || self->doomed) return raise_error(HSPMV_ERR_ARG, "the matrix was freed");
     int T = nargs > 2 ? PyObject_IsTrue(args[2]) : 0;
     if (T < 0) return NULL;
+    if (wider_operand(args[0])) Py_RETURN_NOTIMPLEMENTED;
     PyArrayObject *X, *Y;
     npy_intp k;
     int fortran, rc = HSPMV_OK;
     npy_intp n = T ? self->nrows : self->ncols, m = T ? self->ncols : self->nrows;
-    if (prepare_product(args[0], nargs > 1 ? args[1] : NULL, n, m, NULL, NULL, &X, &Y, &k, &fortran)) return NULL;
+    if (prepare_product(args[0], nargs > 1 ? args[1] : NULL, -1, n, m, NULL, NULL, &X, &Y, &k, &fortran)) return NULL;
     const hspmv_real *x = PyArray_DATA(X);
     hspmv_real *y = PyArray_DATA(Y);
     hspmv_error err;
     if (k == 0) {
-    } else if (!T && k == 1) {
-        NOGIL(hspmv_local_spmv(self->L, x, y, 0));
-        
     } else if (T) /* the first builds the transposed copy: no other call beside it, so the GIL stays */
         rc = hspmv_local_spmm(self->L, HSPMV_TRANSPOSE | (fortran ? HSPMV_COL_MAJOR : 0), (int)k, x, y, 0, &err);
     else {
-        NOGIL(rc = hspmv_local_spmm(self->L, fortran ? HSPMV_COL_MAJOR : 0, (int)k, x, y, 0, &err));
-        
+        hspmv_local *L = self->L;
+        self->busy++;
+        if (k == 1) NOGIL(hspmv_local_spmv(L, x, y, 0));
+        else NOGIL(rc = hspmv_local_spmm(L, fortran ? HSPMV_COL_MAJOR : 0, (int)k, x, y, 0, &err));
+        self->busy--;
+        local_release(self);
     }
     Py_DECREF(X);
     if (rc) {
@@ -158,7 +170,7 @@ static PyObject *Local_time_c(LocalObject *self, PyObject *args)
     PyObject *xo, *yo;
     int reps;
     if (!PyArg_ParseTuple(args, "OOi", &xo, &yo, &reps)) return NULL;
-    if (!self->L) return raise_error(HSPMV_ERR_ARG, "the matrix was freed");
+    if (!self->L || self->doomed) return raise_error(HSPMV_ERR_ARG, "the matrix was freed");
     if (exact_array(xo, NPY_REAL, self->ncols, "x") || exact_array(yo, NPY_REAL, self->nrows, "y")) return NULL;
     PyObject *list = PyList_New(reps > 0 ? reps : 0);
     if (!list) return NULL;
@@ -186,16 +198,18 @@ static PyObject *local_info_dict(const hspmv_local_info *in)
 static PyObject *Local_info(LocalObject *self, PyObject *unused)
 {
     (void)unused;
-    if (!self->L) return raise_error(HSPMV_ERR_ARG, "the matrix was freed");
+    if (!self->L || self->doomed) return raise_error(HSPMV_ERR_ARG, "the matrix was freed");
     hspmv_local_info in;
     hspmv_local_get_info(self->L, &in);
     return local_info_dict(&in);
 }
 
+/* free(): now, or when the products in flight in other threads end */
 static PyObject *Local_free(LocalObject *self, PyObject *unused)
 {
     (void)unused;
-    hspmv_local_destroy(&self->L);
+    self->doomed = 1;
+    local_release(self);
     Py_RETURN_NONE;
 }
 

@@ -233,3 +233,38 @@ def test_block_product(order):
         yj = D.gather(np.ascontiguousarray(Y[:, j]), "y")
         ok = ok and (comm.rank != 0 or within_bound(yj, A, X[:, j], np.float64)[0])
     assert everywhere(ok)
+
+
+def one_row_on_the_last_rank():
+    """A tridiagonal matrix whose last rank holds one row (and one x entry):
+    its part of a Fortran-ordered block is C-contiguous too."""
+    n = 40 * (comm.size - 1) + 1
+    T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(n, n), format="csr")
+    lo, hi = (40 * comm.rank, 40 * (comm.rank + 1)) if comm.rank < comm.size - 1 else (n - 1, n)
+    return T, lo, hi, hspmv.DistMatrix(T[lo:hi], threads=1)
+
+
+def test_block_layout_agreed_when_a_rank_holds_one_row():
+    import faulthandler
+
+    faulthandler.dump_traceback_later(120, exit=True)  # a hang (ranks' layouts differing) fails, not waits
+    try:
+        T, lo, hi, D = one_row_on_the_last_rank()
+        X = np.asfortranarray(np.random.default_rng(13).uniform(-1, 1, (T.shape[1], 3)))
+        Xl = np.asfortranarray(X[lo:hi])
+        Y = unsupported_skip(lambda: D.matmat(Xl))
+        ref = (T @ X)[lo:hi]
+        ok = Y.shape == (hi - lo, 3) and np.abs(Y - ref).max() <= 1e-12
+        out = np.empty((hi - lo, 3), order="F")
+        D.matmat(Xl, out=out)
+        ok = ok and np.abs(out - ref).max() <= 1e-12
+        Yc = D @ np.ascontiguousarray(Xl)  # every rank C (or both): C
+        ok = ok and np.abs(Yc - ref).max() <= 1e-12
+        assert everywhere(ok)
+        if comm.size >= 3:  # ranks 0 and 1 hold 40 rows: outs of both orders are refused on every rank
+            bad = np.empty((hi - lo, 3), order="F" if comm.rank == 1 else "C")
+            with pytest.raises(ValueError, match="C order on some ranks and Fortran order on others"):
+                D.matmat(Xl, out=bad)
+        D.free()
+    finally:
+        faulthandler.cancel_dump_traceback_later()
