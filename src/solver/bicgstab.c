@@ -117,6 +117,9 @@ int hspmv_solver_bicgstab(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspm
     k.s = w->v[4]; k.t = w->v[5];
     k.ph = w->dinv ? w->v[6] : k.p;
     k.sh = w->dinv ? w->v[7] : k.s;
+    /* passes: p 6, r0'v v'v 3, s s's 6, t's t't 3, x 6, r r'r r0'r 8; Jacobi: M^-1 p, M^-1 s 3 each */
+    w->res.spmv_per_iter = 2;
+    w->res.passes_rows = w->dinv ? 38 : 32;
     if (w->bnorm == 0) {
         hspmv_solver_zero_rhs(w, x);
         return HSPMV_OK;

@@ -57,6 +57,10 @@ int hspmv_solver_cgls(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_re
     b = w->b; /* b itself, or b scaled with x (hspmv_solver_end scales x back) */
     k.r = w->v[0]; k.q = w->v[1]; k.s = w->c[0]; k.p = w->c[1];
     k.snorm0 = -1;
+    /* passes: q'q 1, r 3, r'r 1 (y-like); x 3, s's 1, p 3 (x-like) */
+    w->res.spmv_per_iter = 2;
+    w->res.passes_rows = 5;
+    w->res.passes_cols = 7;
     if (w->bnorm == 0) {
         hspmv_solver_zero_rhs(w, x);
         return HSPMV_OK;

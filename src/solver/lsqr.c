@@ -57,6 +57,10 @@ int hspmv_solver_lsqr(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_re
     hspmv_real *u = w->v[0], *t = w->v[1], *v = w->c[0], *wv = w->c[1];
     int64_t m = w->n, n = w->nc, it = 0;
     double tol = w->o.tol, bnorm = w->bnorm, eps = hspmv_eps();
+    /* passes: u 3, ||u|| 1, u/beta 2 (y-like); v 3, ||v|| 1, v/alpha 2, x 3, w 3 (x-like) */
+    w->res.spmv_per_iter = 2;
+    w->res.passes_rows = 6;
+    w->res.passes_cols = 12;
     if (bnorm == 0) {
         hspmv_solver_zero_rhs(w, x);
         return HSPMV_OK;
