@@ -129,5 +129,17 @@ typedef struct pipe_vecs {
 void hspmv_sv_pipe_step(solver_ws *w, const pipe_vecs *v, double alpha, double beta, double s[3]);
 /* m = dinv .* w (when m != w) and s = {r'u, w'u, r'r} */
 void hspmv_sv_pipe_dots(solver_ws *w, const pipe_vecs *v, double s[3]);
+/* s = {a'b, c'd} in one sweep */
+void hspmv_sv_dot2(solver_ws *w, const hspmv_real *a, const hspmv_real *b, const hspmv_real *c,
+                   const hspmv_real *d, double s[2]);
+/* z = y + a*x, *zz = z'z */
+void hspmv_sv_waxpy_dot(solver_ws *w, double a, const hspmv_real *x, const hspmv_real *y, hspmv_real *z, double *zz);
+/* BiCGStab: p = r + beta*(p - omega*v) */
+void hspmv_sv_bicg_p(solver_ws *w, double beta, double omega, const hspmv_real *r, const hspmv_real *v,
+                     hspmv_real *p);
+/* BiCGStab: x += alpha*ph + omega*sh, r = s - omega*t; out = {r'r, rh'r} */
+void hspmv_sv_bicg_xr(solver_ws *w, double alpha, const hspmv_real *ph, double omega, const hspmv_real *sh,
+                      hspmv_real *x, const hspmv_real *s, const hspmv_real *t, const hspmv_real *rh, hspmv_real *r,
+                      double out[2]);
 
 #endif

@@ -130,3 +130,70 @@ void hspmv_sv_pipe_dots(solver_ws *w, const pipe_vecs *v, double s[3])
         acc[2] = rr;
     });
 }
+
+void hspmv_sv_dot2(solver_ws *w, const hspmv_real *a, const hspmv_real *b, const hspmv_real *c,
+                   const hspmv_real *d, double s[2])
+{
+    int64_t n = w->n;
+    FUSED(w, n, 2, s, {
+        double s0 = 0, s1 = 0;
+        _Pragma("omp simd reduction(+ : s0, s1)")
+        for (int64_t i = lo; i < hi; i++) {
+            s0 += (double)a[i] * b[i];
+            s1 += (double)c[i] * d[i];
+        }
+        acc[0] = s0;
+        acc[1] = s1;
+    });
+}
+
+void hspmv_sv_waxpy_dot(solver_ws *w, double a, const hspmv_real *x, const hspmv_real *y, hspmv_real *z, double *zz)
+{
+    const hspmv_real ar = (hspmv_real)a;
+    int64_t n = w->n;
+    FUSED(w, n, 1, zz, {
+        double s0 = 0;
+        _Pragma("omp simd reduction(+ : s0)")
+        for (int64_t i = lo; i < hi; i++) {
+            hspmv_real zi = y[i] + ar * x[i];
+            z[i] = zi;
+            s0 += (double)zi * zi;
+        }
+        acc[0] = s0;
+    });
+}
+
+void hspmv_sv_bicg_p(solver_ws *w, double beta, double omega, const hspmv_real *r, const hspmv_real *v,
+                     hspmv_real *p)
+{
+    const hspmv_real b = (hspmv_real)beta, om = (hspmv_real)omega;
+    int64_t n = w->n;
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1 && n >= SV_PAR_MIN)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+#pragma omp simd
+        for (int64_t i = lo; i < hi; i++) p[i] = r[i] + b * (p[i] - om * v[i]);
+    }
+}
+
+void hspmv_sv_bicg_xr(solver_ws *w, double alpha, const hspmv_real *ph, double omega, const hspmv_real *sh,
+                      hspmv_real *x, const hspmv_real *s, const hspmv_real *t, const hspmv_real *rh, hspmv_real *r,
+                      double out[2])
+{
+    const hspmv_real a = (hspmv_real)alpha, om = (hspmv_real)omega;
+    int64_t n = w->n;
+    FUSED(w, n, 2, out, {
+        double rr = 0, hr = 0;
+        _Pragma("omp simd reduction(+ : rr, hr)")
+        for (int64_t i = lo; i < hi; i++) {
+            x[i] += a * ph[i] + om * sh[i];
+            hspmv_real ri = s[i] - om * t[i];
+            r[i] = ri;
+            rr += (double)ri * ri;
+            hr += (double)rh[i] * ri;
+        }
+        acc[0] = rr;
+        acc[1] = hr;
+    });
+}
