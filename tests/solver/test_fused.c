@@ -421,7 +421,9 @@ static void cgls_and_lsqr_match_the_unfused_reference(void)
     }
 }
 
-/* The 1D Laplacian of 13^3 = 2197 points (condition about 2e6) with tol
+/* The 1D Laplacian of 13^3 = 2197 points (condition about 2e6; in single
+   precision 6^3 = 216 points, condition about 2e4, as 2e6 times its unit
+   roundoff would be 0.1) with tol
    below reach: pipelined CG stops at 3000 iterations or when its
    recurrences, near the floor, make p'Ap <= 0; CG runs as many
    iterations, and 3000. The true residual at the end is what each
@@ -431,7 +433,8 @@ static void cgls_and_lsqr_match_the_unfused_reference(void)
 static void pipecg_attainable_accuracy_on_an_ill_conditioned_matrix(void)
 {
     hspmv_error e;
-    hspmv_dist *D = spd_matrix(13, 1, HSPMV_HALO_AUTO, &e);
+    int64_t k = SINGLE ? 6 : 13;
+    hspmv_dist *D = spd_matrix(k, 1, HSPMV_HALO_AUTO, &e);
     CHECK(D, "%s", e.msg);
     if (!D) return;
     ref R;
@@ -440,8 +443,8 @@ static void pipecg_attainable_accuracy_on_an_ill_conditioned_matrix(void)
     outcome Q = lib_solve(&R, HSPMV_SOLVER_PIPECG, b, NULL, 1e-30, 3000, x);
     outcome C = lib_solve(&R, HSPMV_SOLVER_CG, b, NULL, 1e-30, Q.its, x);
     outcome C3 = lib_solve(&R, HSPMV_SOLVER_CG, b, NULL, 1e-30, 3000, x);
-    printf("  attainable ||b - Ax||/||b|| on the 1D Laplacian of 2197 points: pipecg %.3e (%lld iterations), "
-           "cg %.3e (as many), %.3e (3000) (%s, %d ranks)\n", Q.relres_true, (long long)Q.its, C.relres_true,
+    printf("  attainable ||b - Ax||/||b|| on the 1D Laplacian of %lld points: pipecg %.3e (%lld iterations), "
+           "cg %.3e (as many), %.3e (3000) (%s, %d ranks)\n", (long long)(k * k * k), Q.relres_true, (long long)Q.its, C.relres_true,
            C3.relres_true, SINGLE ? "single" : "double", P);
     CHECK(C.rc == HSPMV_ERR_NOCONV && C3.rc == HSPMV_ERR_NOCONV &&
           (Q.rc == HSPMV_ERR_NOCONV || Q.rc == HSPMV_ERR_BREAKDOWN), "status cg %d, pipecg %d", C.rc, Q.rc);
