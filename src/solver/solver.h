@@ -137,6 +137,12 @@ void hspmv_sv_waxpy_dot(solver_ws *w, double a, const hspmv_real *x, const hspmv
 /* BiCGStab: p = r + beta*(p - omega*v) */
 void hspmv_sv_bicg_p(solver_ws *w, double beta, double omega, const hspmv_real *r, const hspmv_real *v,
                      hspmv_real *p);
+/* y += a*x, resp. y = x + b*y, on len entries; *yy = y'y */
+void hspmv_sv_axpy_dot_n(solver_ws *w, int64_t len, double a, const hspmv_real *x, hspmv_real *y, double *yy);
+void hspmv_sv_xpby_dot_n(solver_ws *w, int64_t len, const hspmv_real *x, double b, hspmv_real *y, double *yy);
+/* LSQR: x += a*wv, wv = v + b*wv (len entries) */
+void hspmv_sv_lsqr_xw(solver_ws *w, int64_t len, double a, double b, const hspmv_real *v, hspmv_real *wv,
+                      hspmv_real *x);
 /* BiCGStab: x += alpha*ph + omega*sh, r = s - omega*t; out = {r'r, rh'r} */
 void hspmv_sv_bicg_xr(solver_ws *w, double alpha, const hspmv_real *ph, double omega, const hspmv_real *sh,
                       hspmv_real *x, const hspmv_real *s, const hspmv_real *t, const hspmv_real *rh, hspmv_real *r,

@@ -197,3 +197,50 @@ void hspmv_sv_bicg_xr(solver_ws *w, double alpha, const hspmv_real *ph, double o
         acc[1] = hr;
     });
 }
+
+void hspmv_sv_axpy_dot_n(solver_ws *w, int64_t len, double a, const hspmv_real *x, hspmv_real *y, double *yy)
+{
+    const hspmv_real ar = (hspmv_real)a;
+    FUSED(w, len, 1, yy, {
+        double s0 = 0;
+        _Pragma("omp simd reduction(+ : s0)")
+        for (int64_t i = lo; i < hi; i++) {
+            hspmv_real yi = y[i] + ar * x[i];
+            y[i] = yi;
+            s0 += (double)yi * yi;
+        }
+        acc[0] = s0;
+    });
+}
+
+void hspmv_sv_xpby_dot_n(solver_ws *w, int64_t len, const hspmv_real *x, double b, hspmv_real *y, double *yy)
+{
+    const hspmv_real br = (hspmv_real)b;
+    FUSED(w, len, 1, yy, {
+        double s0 = 0;
+        _Pragma("omp simd reduction(+ : s0)")
+        for (int64_t i = lo; i < hi; i++) {
+            hspmv_real yi = x[i] + br * y[i];
+            y[i] = yi;
+            s0 += (double)yi * yi;
+        }
+        acc[0] = s0;
+    });
+}
+
+void hspmv_sv_lsqr_xw(solver_ws *w, int64_t len, double a, double b, const hspmv_real *v, hspmv_real *wv,
+                      hspmv_real *x)
+{
+    const hspmv_real ar = (hspmv_real)a, br = (hspmv_real)b;
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1 && len >= SV_PAR_MIN)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int64_t lo = len * t / nt, hi = len * (t + 1) / nt;
+#pragma omp simd
+        for (int64_t i = lo; i < hi; i++) {
+            hspmv_real wi = wv[i];
+            x[i] += ar * wi;
+            wv[i] = v[i] + br * wi;
+        }
+    }
+}
