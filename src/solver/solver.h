@@ -7,6 +7,7 @@
 #include "hspmv.h"
 
 #define SOLVER_NVEC 10 /* work vectors of each kind at most */
+#define SV_PAR_MIN 20000 /* vector kernels: below this length threads cost more than they save */
 
 typedef struct solver_ws {
     hspmv_dist *D;

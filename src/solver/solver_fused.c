@@ -7,8 +7,6 @@
 #include <string.h>
 #include "solver.h"
 
-#define SV_PAR_MIN 20000 /* as solver_vec.c: below this threads cost more than they save */
-
 /* Runs body over [lo, hi) shares and sums its nd partial dots (nd <= 8) in thread order. */
 #define FUSED(w, len, nd, out, ...)                                                   \
     do {                                                                               \

@@ -5,9 +5,6 @@
 #include <string.h>
 #include "solver.h"
 
-/* Below this length threads cost more than they save. */
-#define SV_PAR_MIN 20000
-
 static int par(const solver_ws *w, int64_t len)
 {
     return w->threads > 1 && len >= SV_PAR_MIN;
