@@ -90,7 +90,7 @@ GPU_LINK         = $(MPICC) $(CFLAGS) $(LDFLAGS) $^ $(MPI_LDLIBS) $(LDLIBS) $(CU
 $(BUILD)/bin/gpu/benchmark-mpi: $(BUILD)/gpuobj/bench/benchmark_mpi.o $(GPU_MPI_PROGOBJ) $(BENCH_LIB) $(GPU_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(GPU_LINK)
-$(BUILD)/bin/gpu/solve: $(BUILD)/gpuobj/bench/solve.o $(GPU_MPI_PROGOBJ) $(BENCH_LIB) $(GPU_LIB) $(LIB)
+$(BUILD)/bin/gpu/solve: $(BUILD)/gpuobj/bench/solve.o $(BUILD)/mpiobj/bench/solve_model.o $(GPU_MPI_PROGOBJ) $(BENCH_LIB) $(GPU_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(GPU_LINK)
 

@@ -21,7 +21,7 @@ $(BUILD)/mpiobj/bench/solve.o: bench/solve.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/bin/solve: $(BUILD)/mpiobj/bench/solve.o $(MPI_PROG_OBJ) $(BENCH_LIB) $(LIB)
+$(BUILD)/bin/solve: $(BUILD)/mpiobj/bench/solve.o $(BUILD)/mpiobj/bench/solve_model.o $(MPI_PROG_OBJ) $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(CFLAGS) $(LDFLAGS) $^ $(SOLVER_LDLIBS) $(LDLIBS) -o $@
 

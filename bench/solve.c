@@ -15,6 +15,7 @@
 #include "mpi_gpu.h"
 #include "mpi_prog.h"
 #include "alloc.h"
+#include "solve_model.h"
 
 static const char *prog = "solve";
 static int me, P;
@@ -22,7 +23,7 @@ static int me, P;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mpirun -n P %s matrix.mtx[.gz] [--rhs b.mtx] [--method cg|bicgstab|cgls|lsqr]\n"
+            "usage: mpirun -n P %s matrix.mtx[.gz] [--rhs b.mtx] [--method cg|pipecg|bicgstab|cgls|lsqr]\n"
             "         [--tol T] [--maxit N] [--jacobi] [--out x.mtx] [--partition nnz|rows|metis]\n"
             "         [--read root|parallel] [--threads N] [--reps N] [--verbose] [--progress auto|on|off]\n"
             "       mpirun -n P solve --gen KIND N [--values stencil|random] [--seed S] [options]\n"
@@ -30,11 +31,13 @@ static void usage(FILE *f)
             "  --rhs, b = A*1 so the exact solution is x* = 1 and the error max|x - 1| is reported\n"
             "  (not for more columns than rows: the solution is not unique). --rhs reads a Matrix\n"
             "  Market vector (array or coordinate, m x 1 or 1 x m) in the file ordering. Defaults: cg, tol 1e-8\n"
-            "  (1e-5 in single precision), maxit 1000, partition nnz, reps 1. --jacobi: diagonal\n"
-            "  preconditioner (cg, bicgstab). --out writes x (file ordering) as a Matrix Market\n"
+            "  (1e-5 in single precision), maxit 1000, partition nnz, reps 3. --jacobi: diagonal\n"
+            "  preconditioner (cg, pipecg, bicgstab). --out writes x (file ordering) as a Matrix Market\n"
             "  array (gzip when the name ends in .gz), opened before the solve, under a temporary name\n"
             "  renamed over it when complete; the matrix's or --rhs's own file is refused.\n"
-            "  --reps N solves N times and reports the median time per iteration.\n"
+            "  --reps N solves N times: the first apart (it first touches the work vectors),\n"
+            "  the median time per iteration of the others, beside the standalone product and the\n"
+            "  byte model of an iteration at that product's bandwidth.\n"
             "  --verbose prints the residual of every iteration. Exit status 1 unless converged.\n"
             "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n"
             "  --gen KIND N: no file; every rank makes its own rows of genmat's matrix (KIND lap2d, lap3d,\n"
@@ -139,9 +142,9 @@ int main(int argc, char **argv)
     bu_version(argc, argv, "solve"); /* --version: prints it and exits 0 */
     if (mg_wants_gpu(argc, argv)) return mg_solve_main(argc, argv); /* mpi_gpu.c */
     const char *path = NULL, *rhs = NULL, *out = NULL, *part_names[] = {"nnz", "rows", "metis"};
-    const char *meth_names[] = {"cg", "bicgstab", "cgls", "lsqr"};
+    const char *meth_names[] = {"cg", "bicgstab", "cgls", "lsqr", "pipecg"}; /* HSPMV_SOLVER_* order */
     int jacobi = 0, verbose = 0, par = 0;
-    long reps = 1;
+    long reps = 3;
     hspmv_opts o;
     hspmv_solver_opts so;
     hspmv_error e = {0, ""};
@@ -166,9 +169,9 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--method")) {
             v = bu_value(argc, argv, &i);
             so.method = -1;
-            for (int k = 0; k < 4; k++)
-                if (!strcmp(v, meth_names[k])) so.method = k; /* HSPMV_SOLVER_CG, _BICGSTAB, _CGLS, _LSQR */
-            if (so.method < 0) bu_fail("--method takes cg, bicgstab, cgls or lsqr, not '%.40s'", v);
+            for (int k = 0; k < 5; k++)
+                if (!strcmp(v, meth_names[k])) so.method = k;
+            if (so.method < 0) bu_fail("--method takes cg, pipecg, bicgstab, cgls or lsqr, not '%.40s'", v);
         } else if (!strcmp(a, "--partition")) {
             if ((o.partition = bu_partition_of(v = bu_value(argc, argv, &i))) < 0)
                 bu_fail("--partition takes nnz, rows or metis, not '%.40s'", v);
@@ -188,7 +191,7 @@ int main(int argc, char **argv)
         bu_fail("--rhs: '-' is not taken for standard input: give a file name (./- for a file named '-')");
     mp_check_threads(o.threads);
     int lsq = so.method == HSPMV_SOLVER_CGLS || so.method == HSPMV_SOLVER_LSQR;
-    if (jacobi && lsq) bu_fail("--jacobi is for cg and bicgstab, not %s", meth_names[so.method]);
+    if (jacobi && lsq) bu_fail("--jacobi is for cg, pipecg and bicgstab, not %s", meth_names[so.method]);
     bo_file xo; /* --out, tried now: not after the solve */
     if (out) open_out(&xo, out, path, rhs);
 
@@ -277,8 +280,11 @@ int main(int argc, char **argv)
     so.diag = diag;
     if (verbose) so.monitor = monitor;
 
-    /* solve reps times from x0 = 0; median time per iteration */
-    double *tpi = calloc((size_t)reps, sizeof(double)), share = 0;
+    /* solve reps times from x0 = 0: the first apart (it first touches the
+       work vectors), the median per iteration of the others (the one when
+       reps = 1); setup (hspmv_solver_begin) apart; the slowest rank's times */
+    double *tpi = calloc((size_t)reps * 3, sizeof(double)), share = 0;
+    double *tsetup = tpi + reps, *tprod = tpi + 2 * reps;
     nomem = !tpi;
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (nomem) mp_die_msg("out of memory for the timings of --reps");
@@ -289,15 +295,28 @@ int main(int argc, char **argv)
         for (int64_t j = 0; j < in.ncols_local; j++) x[j] = 0;
         MPI_Barrier(MPI_COMM_WORLD);
         status = hspmv_solve(D, b, x, &so, &res, &se);
-        double t[2] = {res.total_s, res.spmv_s}, tmax, tsum[2];
-        MPI_Allreduce(&t[0], &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        MPI_Allreduce(t, tsum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        tpi[r] = tmax / (double)(res.iterations > 0 ? res.iterations : 1);
+        double t[3] = {res.total_s - res.setup_s, res.setup_s,
+                       res.spmv_calls > 0 ? res.spmv_s / (double)res.spmv_calls : 0}, tmax[3], tsum[2];
+        MPI_Allreduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        double ts[2] = {res.total_s - res.setup_s, res.spmv_s};
+        MPI_Allreduce(ts, tsum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        tpi[r] = tmax[0] / (double)(res.iterations > 0 ? res.iterations : 1);
+        tsetup[r] = tmax[1];
+        tprod[r] = tmax[2];
         share = tsum[0] > 0 ? tsum[1] / tsum[0] : 0;
         if (status && status != HSPMV_ERR_NOCONV && status != HSPMV_ERR_BREAKDOWN) mp_die(&se);
     }
-    double med = 0, mn = 0, mx = 0;
-    bu_stats(tpi, (int)reps, &med, &mn, &mx);
+    double med = 0, mn = 0, mx = 0, setup_med = 0, prod_med = 0, u0, u1;
+    int first = reps > 1 ? 1 : 0, timed = (int)reps - first;
+    bu_stats(tpi + first, timed, &med, &mn, &mx);
+    bu_stats(tsetup + first, timed, &setup_med, &u0, &u1);
+    bu_stats(tprod + first, timed, &prod_med, &u0, &u1);
+    /* the standalone product on the same matrix and layout, and the byte model at its bandwidth */
+    double alone = 0;
+    sm_model bm;
+    if (sm_time_product(D, ones, 10, &alone, &e)) mp_die(&e);
+    sm_model_of(D, &res, alone, &bm);
+    double frac = med > 0 ? bm.model_s / med : 0;
 
     /* error against x* = 1 when b = A*1 (unique only with no more columns
        than rows); ||b|| for the residual's norm */
@@ -334,8 +353,14 @@ int main(int argc, char **argv)
         printf("  iterations %lld, relative residual %.3e (recurrence), %.3e (recomputed ||b-Ax||/||b||), "
                "||b-Ax|| = %.6e\n", (long long)res.iterations, res.relres, res.relres_true, rnorm);
         if (err_max >= 0) printf("  error vs x* = 1: max|x - 1| = %.3e\n", err_max);
-        printf("  time per iteration %.4g ms (median of %ld, min %.4g, max %.4g), spmv share %.1f%%, "
-               "%lld spmv calls\n", med * 1e3, reps, mn * 1e3, mx * 1e3, 100 * share, (long long)res.spmv_calls);
+        printf("  time per iteration %.4g ms (median of %d timed solves, min %.4g, max %.4g; first solve %.4g), "
+               "spmv share %.1f%%, %lld spmv calls; setup %.4g ms apart\n", med * 1e3, timed, mn * 1e3, mx * 1e3,
+               tpi[0] * 1e3, 100 * share, (long long)res.spmv_calls, setup_med * 1e3);
+        printf("  product in the solver %.4g ms, standalone on the same matrix and layout %.4g ms (%.2fx)\n",
+               prod_med * 1e3, alone * 1e3, alone > 0 ? prod_med / alone : 0);
+        printf("  byte model per iteration: %d product(s) x %.1f MB + %d+%d vector passes = %.1f MB; at the "
+               "standalone product's %.1f GB/s %.4g ms, frac_model %.3f\n", res.spmv_per_iter, bm.prod_bytes / 1e6,
+               res.passes_rows, res.passes_cols, bm.iter_bytes / 1e6, bm.bw / 1e9, bm.model_s * 1e3, frac);
         if (out && !out_rc) printf("  solution written to %s\n", out);
         printf("bench=solve matrix=%s precision=%s ranks=%d threads=%d partition=%s method=%s jacobi=%d "
                "tol=%.3g status=%d iterations=%lld reason=%s relres=%.6e relres_true=%.6e rnorm=%.6e err_max=%.6e "
@@ -343,6 +368,10 @@ int main(int argc, char **argv)
                path, prec, P, thr, part_names[in.partition], meth, jacobi, so.tol, status,
                (long long)res.iterations, res.reason_name, res.relres, res.relres_true, rnorm, err_max, med * 1e3, mn * 1e3, mx * 1e3,
                share, reps);
+        printf(" first_ms_per_iter=%.6g setup_ms=%.6g spmv_ms=%.6g spmv_alone_ms=%.6g prod_mb=%.6g passes_rows=%d "
+               "passes_cols=%d iter_mb=%.6g model_ms=%.6g frac_model=%.4f", tpi[0] * 1e3, setup_med * 1e3,
+               prod_med * 1e3, alone * 1e3, bm.prod_bytes / 1e6, res.passes_rows, res.passes_cols,
+               bm.iter_bytes / 1e6, bm.model_s * 1e3, frac);
         bu_meta_kv(stdout, 0, 0);
         printf("\n");
         fflush(stdout);

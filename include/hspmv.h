@@ -550,8 +550,11 @@ enum { HSPMV_SOLVER_CG = 0,    /* conjugate gradients: symmetric positive defini
        HSPMV_SOLVER_BICGSTAB,  /* BiCGStab (van der Vorst 1992): general square A */
        HSPMV_SOLVER_CGLS,      /* CG on the normal equations A^T A x = A^T b, never formed
                                   (Hestenes-Stiefel): least squares, A of any shape */
-       HSPMV_SOLVER_LSQR };    /* LSQR (Paige & Saunders, ACM TOMS 8(1), 1982): least
+       HSPMV_SOLVER_LSQR,      /* LSQR (Paige & Saunders, ACM TOMS 8(1), 1982): least
                                   squares, A of any shape */
+       HSPMV_SOLVER_PIPECG };  /* pipelined CG (Ghysels & Vanroose, Parallel Computing 40(7),
+                                  2014): CG's iterates with one non-blocking reduction per
+                                  iteration, overlapped with the product; SPD A */
 
 /* Why a solve stopped (hspmv_solver_result.reason; reason_name is the name
    without HSPMV_, "DIVERGED_ITS"). The names, and the numbers where PETSc
@@ -578,7 +581,7 @@ enum {
 typedef void (*hspmv_solver_monitor_fn)(int64_t it, double relres, void *ctx);
 
 typedef struct hspmv_solver_opts {
-    int method;           /* HSPMV_SOLVER_CG (default), _BICGSTAB, _CGLS or _LSQR */
+    int method;           /* HSPMV_SOLVER_CG (default), _BICGSTAB, _CGLS, _LSQR or _PIPECG */
     double tol;           /* relative tolerance, default 1e-8 (1e-5 is about the floor in
                              single precision); see the reasons above for each method's test */
     int64_t maxit;        /* iteration limit, default 1000 */
@@ -605,6 +608,12 @@ typedef struct hspmv_solver_result {
     int64_t spmv_calls;   /* products with A or A^T, residual checks included */
     double total_s;       /* wall time of the call on this rank (MPI_Wtime) */
     double spmv_s;        /* of which inside the products */
+    double setup_s;       /* of which before the first product: checks, work vectors allocated
+                             and first touched, ||b|| */
+    int spmv_per_iter;    /* products one iteration makes (CG 1, BiCGStab 2, CGLS, LSQR 2) */
+    int passes_rows, passes_cols; /* vector passes one iteration makes outside its products
+                             (reads + writes of a y-like, resp. x-like, vector; docs/solver.md
+                             lists them): with the products' own bytes, the byte model */
 } hspmv_solver_result;
 
 /* Not collective. method CG, tol 1e-8, maxit 1000, no preconditioner, no history. */

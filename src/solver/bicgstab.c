@@ -1,6 +1,7 @@
 /* bicgstab.c — BiCGStab (van der Vorst 1992) with optional right Jacobi
    preconditioning, A*M^-1*u = b, x = M^-1*u: two SpMVs and four
-   reductions per iteration. */
+   reductions per iteration; besides the products five fused passes
+   over the vectors. */
 #include <math.h>
 #include "solver.h"
 #include "util.h"
@@ -60,21 +61,16 @@ static int step(solver_ws *w, bicg *k, hspmv_real *x, int64_t it, hspmv_error *e
     int rc, fail;
     if (!(fabs(k->rho) > u * u * k->rh_norm * k->relres * w->bnorm)) return breakdown(w, it, "rho = r0'r", k->rho, err);
     if (k->fresh) hspmv_sv_copy(w, k->r, k->p);
-    else { /* p = r + beta*(p - omega*v) */
-        hspmv_sv_axpy(w, -k->omega, k->v, k->p);
-        hspmv_sv_xpby(w, k->r, (k->rho / k->rho_old) * (k->alpha / k->omega), k->p);
-    }
+    else /* p = r + beta*(p - omega*v) */
+        hspmv_sv_bicg_p(w, (k->rho / k->rho_old) * (k->alpha / k->omega), k->omega, k->r, k->v, k->p);
     k->fresh = 0;
     hspmv_sv_precond(w, k->p, k->ph);
     fail = hspmv_solver_spmv(w, k->ph, k->v);
-    s[0] = hspmv_sv_dot(w, k->rh, k->v);
-    s[1] = hspmv_sv_dot(w, k->v, k->v);
+    hspmv_sv_dot2(w, k->rh, k->v, k->v, k->v, s);
     if ((rc = hspmv_solver_sum(w, s, 2, fail, who, err))) return rc;
     if (!(fabs(s[0]) > u * u * k->rh_norm * sqrt(s[1]))) return breakdown(w, it, "r0'v", s[0], err);
     k->alpha = k->rho / s[0];
-    hspmv_sv_copy(w, k->r, k->s); /* s = r - alpha*v */
-    hspmv_sv_axpy(w, -k->alpha, k->v, k->s);
-    s[0] = hspmv_sv_dot(w, k->s, k->s);
+    hspmv_sv_waxpy_dot(w, -k->alpha, k->v, k->r, k->s, &s[0]); /* s = r - alpha*v, s's */
     if ((rc = hspmv_solver_sum(w, s, 1, 0, who, err))) return rc;
     if (sqrt(s[0]) / w->bnorm <= w->o.tol) { /* half step: x += alpha*M^-1 p, r = s */
         hspmv_sv_axpy(w, k->alpha, k->ph, x);
@@ -86,18 +82,13 @@ static int step(solver_ws *w, bicg *k, hspmv_real *x, int64_t it, hspmv_error *e
     }
     hspmv_sv_precond(w, k->s, k->sh);
     fail = hspmv_solver_spmv(w, k->sh, k->t);
-    s[0] = hspmv_sv_dot(w, k->t, k->s);
-    s[1] = hspmv_sv_dot(w, k->t, k->t);
+    hspmv_sv_dot2(w, k->t, k->s, k->t, k->t, s);
     if ((rc = hspmv_solver_sum(w, s, 2, fail, who, err))) return rc;
     if (!(s[1] > 0)) return breakdown(w, it, "t't", s[1], err);
     k->omega = s[0] / s[1];
     if (k->omega == 0 || !isfinite(k->omega)) return breakdown(w, it, "omega", k->omega, err);
-    hspmv_sv_axpy(w, k->alpha, k->ph, x);
-    hspmv_sv_axpy(w, k->omega, k->sh, x);
-    hspmv_sv_copy(w, k->s, k->r); /* r = s - omega*t */
-    hspmv_sv_axpy(w, -k->omega, k->t, k->r);
-    s[0] = hspmv_sv_dot(w, k->r, k->r);
-    s[1] = hspmv_sv_dot(w, k->rh, k->r);
+    /* x += alpha*M^-1 p + omega*M^-1 s, r = s - omega*t, r'r, r0'r */
+    hspmv_sv_bicg_xr(w, k->alpha, k->ph, k->omega, k->sh, x, k->s, k->t, k->rh, k->r, s);
     if ((rc = hspmv_solver_sum(w, s, 2, 0, who, err))) return rc;
     k->rho_old = k->rho;
     k->rho = s[1];
@@ -117,6 +108,9 @@ int hspmv_solver_bicgstab(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspm
     k.s = w->v[4]; k.t = w->v[5];
     k.ph = w->dinv ? w->v[6] : k.p;
     k.sh = w->dinv ? w->v[7] : k.s;
+    /* passes: p 4, r0'v v'v 2, s s's 3, t's t't 2, x r r'r r0'r 8; Jacobi: M^-1 p, M^-1 s 3 each */
+    w->res.spmv_per_iter = 2;
+    w->res.passes_rows = w->dinv ? 25 : 19;
     if (w->bnorm == 0) {
         hspmv_solver_zero_rhs(w, x);
         return HSPMV_OK;

@@ -1,5 +1,6 @@
 /* cg.c — (Jacobi-preconditioned) conjugate gradients on a distributed
-   matrix: one SpMV and two reductions per iteration. */
+   matrix: one SpMV and two reductions per iteration; besides the product
+   three passes over the vectors (p'q; x, r, z and r'r, r'z in one; p). */
 #include <math.h>
 #include "solver.h"
 #include "util.h"
@@ -47,6 +48,8 @@ int hspmv_solver_cg(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real
     if (rc) return rc;
     b = w->b; /* b itself, or b scaled with x (hspmv_solver_end scales x back) */
     hspmv_real *r = w->v[0], *z = w->dinv ? w->v[1] : w->v[0], *p = w->v[2], *q = w->v[3];
+    w->res.spmv_per_iter = 1; /* passes: p'q 2, x r (z) 6 (8), p 3 */
+    w->res.passes_rows = w->dinv ? 13 : 11;
     if (w->bnorm == 0) { /* A*0 = 0: the exact answer */
         hspmv_solver_zero_rhs(w, x);
         return HSPMV_OK;
@@ -84,11 +87,7 @@ int hspmv_solver_cg(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real
             break;
         }
         double alpha = rz / s[0];
-        hspmv_sv_axpy(w, alpha, p, x);
-        hspmv_sv_axpy(w, -alpha, q, r);
-        hspmv_sv_precond(w, r, z);
-        s[0] = hspmv_sv_dot(w, r, r);
-        s[1] = z == r ? s[0] : hspmv_sv_dot(w, r, z);
+        hspmv_sv_cg_step(w, alpha, p, q, x, r, z, s);
         if ((rc = hspmv_solver_sum(w, s, 2, 0, who, err))) return rc;
         relres = sqrt(s[0]) / w->bnorm;
         hspmv_solver_note(w, ++it, relres);

@@ -57,6 +57,10 @@ int hspmv_solver_cgls(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_re
     b = w->b; /* b itself, or b scaled with x (hspmv_solver_end scales x back) */
     k.r = w->v[0]; k.q = w->v[1]; k.s = w->c[0]; k.p = w->c[1];
     k.snorm0 = -1;
+    /* passes: q'q 1, r with r'r 3 (y-like); x 3, s's 1, p 3 (x-like) */
+    w->res.spmv_per_iter = 2;
+    w->res.passes_rows = 4;
+    w->res.passes_cols = 7;
     if (w->bnorm == 0) {
         hspmv_solver_zero_rhs(w, x);
         return HSPMV_OK;
@@ -86,10 +90,9 @@ int hspmv_solver_cgls(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_re
         }
         double alpha = k.gamma / t[0];
         hspmv_sv_axpy_n(w, w->nc, alpha, k.p, x);
-        hspmv_sv_axpy(w, -alpha, k.q, k.r);
+        hspmv_sv_axpy_dot_n(w, w->n, -alpha, k.q, k.r, &t[1]); /* r -= alpha*q and r'r in one sweep */
         fail = hspmv_solver_spmv_t(w, k.r, k.s);
         t[0] = hspmv_sv_dot_n(w, w->nc, k.s, k.s);
-        t[1] = hspmv_sv_dot(w, k.r, k.r);
         if ((rc = hspmv_solver_sum(w, t, 2, fail, who, err))) return rc;
         k.relres = sqrt(t[1]) / w->bnorm;
         k.normres = sqrt(t[0]) / k.snorm0;

@@ -57,6 +57,10 @@ int hspmv_solver_lsqr(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_re
     hspmv_real *u = w->v[0], *t = w->v[1], *v = w->c[0], *wv = w->c[1];
     int64_t m = w->n, n = w->nc, it = 0;
     double tol = w->o.tol, bnorm = w->bnorm, eps = hspmv_eps();
+    /* passes: u with ||u|| 3, u/beta 2 (y-like); v with ||v|| 3, v/alpha 2, x and w 5 (x-like) */
+    w->res.spmv_per_iter = 2;
+    w->res.passes_rows = 5;
+    w->res.passes_cols = 10;
     if (bnorm == 0) {
         hspmv_solver_zero_rhs(w, x);
         return HSPMV_OK;
@@ -83,14 +87,17 @@ int hspmv_solver_lsqr(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_re
     for (;;) {
         /* bidiagonalization: beta u = A v - alpha u, alpha v = A^T u - beta v */
         fail = hspmv_solver_spmv(w, v, t);
-        hspmv_sv_xpby_n(w, m, t, -alpha, u);
-        if ((rc = norm(w, u, 0, fail, &beta, err))) return rc;
+        double ss;
+        hspmv_sv_xpby_dot_n(w, m, t, -alpha, u, &ss); /* u = A v - alpha u and u'u in one sweep */
+        if ((rc = hspmv_solver_sum(w, &ss, 1, fail, who, err))) return rc;
+        beta = sqrt(ss);
         if (beta > 0) {
             hspmv_sv_scal_n(w, m, 1 / beta, u);
             anorm = sqrt(anorm * anorm + alpha * alpha + beta * beta);
             fail = hspmv_solver_spmv_t(w, u, w->c[2]);
-            hspmv_sv_xpby_n(w, n, w->c[2], -beta, v);
-            if ((rc = norm(w, v, 1, fail, &alpha, err))) return rc;
+            hspmv_sv_xpby_dot_n(w, n, w->c[2], -beta, v, &ss);
+            if ((rc = hspmv_solver_sum(w, &ss, 1, fail, who, err))) return rc;
+            alpha = sqrt(ss);
             if (alpha > 0) hspmv_sv_scal_n(w, n, 1 / alpha, v);
         }
         /* the rotation that removes beta from the lower bidiagonal */
@@ -101,8 +108,7 @@ int hspmv_solver_lsqr(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_re
         phibar = sn * phibar;
         tau = sn * phi;
         /* x += (phi/rho) w, w = v - (theta/rho) w */
-        hspmv_sv_axpy_n(w, n, phi / rho, wv, x);
-        hspmv_sv_xpby_n(w, n, v, -theta / rho, wv);
+        hspmv_sv_lsqr_xw(w, n, phi / rho, -theta / rho, v, wv, x);
         /* ||x|| estimated by a rotation on the right (the paper's estimate) */
         double delta = sn2 * rho, gambar = -cs2 * rho, rhs = phi - delta * z, zbar = rhs / gambar;
         xnorm = sqrt(xxnorm + zbar * zbar);

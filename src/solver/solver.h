@@ -6,7 +6,8 @@
 
 #include "hspmv.h"
 
-#define SOLVER_NVEC 8 /* work vectors of each kind at most */
+#define SOLVER_NVEC 10 /* work vectors of each kind at most */
+#define SV_PAR_MIN 20000 /* vector kernels: below this length threads cost more than they save */
 
 typedef struct solver_ws {
     hspmv_dist *D;
@@ -29,6 +30,11 @@ typedef struct solver_ws {
     double t0;
     int prod_rc;            /* this rank's first failed product: its status and message, */
     hspmv_error prod_err;   /*   agreed by the next hspmv_solver_sum */
+    double delay_s;         /* test only (HSPMV_TEST solver_delay, rank 0's): every reduction
+                               completes no sooner than this after it began */
+    MPI_Request req;        /* the reduction hspmv_solver_isum began, or MPI_REQUEST_NULL */
+    double req_t0, req_buf[8], req_out[8];
+    int req_k, req_fail;
 } solver_ws;
 
 /* Checks arguments (CG and BiCGStab: square; least squares: no diag),
@@ -65,6 +71,12 @@ int hspmv_solver_spmv_t(solver_ws *w, const hspmv_real *y, hspmv_real *x);
    flag is known or the reduction itself failed). */
 int hspmv_solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err);
 
+/* The same sum split in two: _isum begins it (MPI_Iallreduce of s[0..k)
+   and fail), _wait completes it into s with hspmv_solver_sum's status; the
+   work between the two overlaps the reduction. */
+int hspmv_solver_isum(solver_ws *w, const double *s, int k, int fail, const char *who, hspmv_error *err);
+int hspmv_solver_wait(solver_ws *w, double *s, const char *who, hspmv_error *err);
+
 /* Records relres of iteration it in the history and calls the monitor. */
 void hspmv_solver_note(solver_ws *w, int64_t it, double relres);
 
@@ -87,6 +99,8 @@ int hspmv_solver_cgls(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_re
                       const hspmv_solver_opts *o, hspmv_error *err);
 int hspmv_solver_lsqr(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
                       const hspmv_solver_opts *o, hspmv_error *err);
+int hspmv_solver_pipecg(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real *x,
+                        const hspmv_solver_opts *o, hspmv_error *err);
 
 /* Local (this rank's) vector kernels on len entries: dot products in
    double with a fixed order per thread count, updates. The short names
@@ -102,5 +116,37 @@ void hspmv_sv_scal_n(solver_ws *w, int64_t len, double a, hspmv_real *y);       
 #define hspmv_sv_copy(w, x, y) hspmv_sv_copy_n((w), (w)->n, (x), (y))
 /* z = dinv .* r, or a copy when there is no preconditioner (y-like) */
 void hspmv_sv_precond(solver_ws *w, const hspmv_real *r, hspmv_real *z);
+
+/* The fused passes (solver_fused.c): one sweep each, the threads' shares
+   as in the kernels above, dots in double. y-like vectors. */
+/* CG: x += a*p, r -= a*q, z = dinv .* r (z == r: none); s[0] = r'r, s[1] = r'z */
+void hspmv_sv_cg_step(solver_ws *w, double a, const hspmv_real *p, const hspmv_real *q, hspmv_real *x,
+                      hspmv_real *r, hspmv_real *z, double s[2]);
+/* pipelined CG's update (vecs as in pipecg.c), the next m = dinv .* w and
+   the next dots s = {r'u, w'u, r'r} */
+typedef struct pipe_vecs {
+    hspmv_real *r, *u, *w, *m, *n, *z, *q, *s, *p, *x; /* u == r, m == w, q == s: no preconditioner */
+} pipe_vecs;
+void hspmv_sv_pipe_step(solver_ws *w, const pipe_vecs *v, double alpha, double beta, double s[3]);
+/* m = dinv .* w (when m != w) and s = {r'u, w'u, r'r} */
+void hspmv_sv_pipe_dots(solver_ws *w, const pipe_vecs *v, double s[3]);
+/* s = {a'b, c'd} in one sweep */
+void hspmv_sv_dot2(solver_ws *w, const hspmv_real *a, const hspmv_real *b, const hspmv_real *c,
+                   const hspmv_real *d, double s[2]);
+/* z = y + a*x, *zz = z'z */
+void hspmv_sv_waxpy_dot(solver_ws *w, double a, const hspmv_real *x, const hspmv_real *y, hspmv_real *z, double *zz);
+/* BiCGStab: p = r + beta*(p - omega*v) */
+void hspmv_sv_bicg_p(solver_ws *w, double beta, double omega, const hspmv_real *r, const hspmv_real *v,
+                     hspmv_real *p);
+/* y += a*x, resp. y = x + b*y, on len entries; *yy = y'y */
+void hspmv_sv_axpy_dot_n(solver_ws *w, int64_t len, double a, const hspmv_real *x, hspmv_real *y, double *yy);
+void hspmv_sv_xpby_dot_n(solver_ws *w, int64_t len, const hspmv_real *x, double b, hspmv_real *y, double *yy);
+/* LSQR: x += a*wv, wv = v + b*wv (len entries) */
+void hspmv_sv_lsqr_xw(solver_ws *w, int64_t len, double a, double b, const hspmv_real *v, hspmv_real *wv,
+                      hspmv_real *x);
+/* BiCGStab: x += alpha*ph + omega*sh, r = s - omega*t; out = {r'r, rh'r} */
+void hspmv_sv_bicg_xr(solver_ws *w, double alpha, const hspmv_real *ph, double omega, const hspmv_real *sh,
+                      hspmv_real *x, const hspmv_real *s, const hspmv_real *t, const hspmv_real *rh, hspmv_real *r,
+                      double out[2]);
 
 #endif

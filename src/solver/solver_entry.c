@@ -29,6 +29,7 @@ int hspmv_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_s
     case HSPMV_SOLVER_BICGSTAB: rc = hspmv_solver_bicgstab(&w, D, b, x, o, err); break;
     case HSPMV_SOLVER_CGLS: rc = hspmv_solver_cgls(&w, D, b, x, o, err); break;
     case HSPMV_SOLVER_LSQR: rc = hspmv_solver_lsqr(&w, D, b, x, o, err); break;
+    case HSPMV_SOLVER_PIPECG: rc = hspmv_solver_pipecg(&w, D, b, x, o, err); break;
     default: /* not collective to find out: every rank sees its own o, and a bad one is refused at once */
         if (res) {
             hspmv_solver_result r0 = {0};
@@ -37,7 +38,7 @@ int hspmv_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_s
             *res = r0;
         }
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_solve: unknown method %d (HSPMV_SOLVER_CG, _BICGSTAB, "
-                         "_CGLS or _LSQR)", method);
+                         "_CGLS, _LSQR or _PIPECG)", method);
     }
     hspmv_solver_end(&w, res);
     return rc;

@@ -5,9 +5,6 @@
 #include <string.h>
 #include "solver.h"
 
-/* Below this length threads cost more than they save. */
-#define SV_PAR_MIN 20000
-
 static int par(const solver_ws *w, int64_t len)
 {
     return w->threads > 1 && len >= SV_PAR_MIN;
@@ -26,6 +23,7 @@ double hspmv_sv_dot_n(solver_ws *w, int64_t n, const hspmv_real *a, const hspmv_
 {
     double s = 0;
     if (!par(w, n)) {
+#pragma omp simd reduction(+ : s)
         for (int64_t i = 0; i < n; i++) s += (double)a[i] * b[i];
         return s;
     }
@@ -35,6 +33,7 @@ double hspmv_sv_dot_n(solver_ws *w, int64_t n, const hspmv_real *a, const hspmv_
         int64_t lo, hi;
         double t = 0;
         share(n, &lo, &hi);
+#pragma omp simd reduction(+ : t)
         for (int64_t i = lo; i < hi; i++) t += (double)a[i] * b[i];
         w->part[8 * omp_get_thread_num()] = t;
     }

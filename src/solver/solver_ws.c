@@ -8,6 +8,7 @@
 #include <string.h>
 #include "solver.h"
 #include "util.h"
+#include "settings.h"
 
 /* Every rank leaves with the status and message of the lowest failing rank. */
 static int agree(MPI_Comm comm, int rank, int rc, hspmv_error *err)
@@ -127,6 +128,12 @@ int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_r
     w->threads = in.owned.threads > 0 ? in.owned.threads : 1;
     w->n = in.nrows_local;
     w->nc = in.ncols_local;
+    w->req = MPI_REQUEST_NULL;
+    /* test only: rank 0's reduction delay, every rank's (ranks never wait differently) */
+    double delay_us = (double)hspmv_test_int(hspmv_test_spec(), "solver_delay", 0);
+    if (MPI_Bcast(&delay_us, 1, MPI_DOUBLE, 0, w->comm) != MPI_SUCCESS)
+        return hspmv_err(err, HSPMV_ERR_MPI, "%s: rank %d: MPI_Bcast failed", who, w->rank);
+    w->delay_s = delay_us * 1e-6;
     int rc = check_local(w, b, x, &in, who, err);
     if (!rc) rc = alloc_local(w, nrow, ncol, who, err);
     if ((rc = agree(w->comm, w->rank, rc, err))) return rc;
@@ -134,6 +141,7 @@ int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_r
     double s = hspmv_sv_dot(w, w->b, w->b);
     if ((rc = hspmv_solver_sum(w, &s, 1, 0, who, err))) return rc;
     w->bnorm = sqrt(s);
+    w->res.setup_s = MPI_Wtime() - w->t0;
     if (!isfinite(w->bnorm))
         return hspmv_err(err, HSPMV_ERR_ARG, "%s: ||b|| is not finite", who);
     return hspmv_ok(err);
@@ -141,6 +149,7 @@ int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_r
 
 void hspmv_solver_end(solver_ws *w, hspmv_solver_result *res)
 {
+    if (w->req != MPI_REQUEST_NULL) MPI_Wait(&w->req, MPI_STATUS_IGNORE); /* an error left one begun */
     if (w->x)
         for (int64_t i = 0; i < w->nc; i++) w->x[i] = (hspmv_real)((double)w->x[i] / w->scale);
     hspmv_free(w->bs);
@@ -202,13 +211,18 @@ int hspmv_solver_spmv_t(solver_ws *w, const hspmv_real *y, hspmv_real *x)
     return product(w, HSPMV_TRANSPOSE, y, x);
 }
 
-int hspmv_solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err)
+/* Test only: a reduction begun at t0 completes no sooner than t0 + delay_s
+   (a reduction's latency over many nodes, on one). */
+static void delayed(const solver_ws *w, double t0)
 {
-    double buf[8], out[8];
-    for (int i = 0; i < k; i++) buf[i] = s[i];
-    buf[k] = fail ? 1 : 0;
-    if (MPI_Allreduce(buf, out, k + 1, MPI_DOUBLE, MPI_SUM, w->comm) != MPI_SUCCESS)
-        return hspmv_err(err, HSPMV_ERR_MPI, "%s: rank %d: MPI_Allreduce failed", who, w->rank);
+    if (w->delay_s > 0)
+        while (MPI_Wtime() - t0 < w->delay_s) {
+        }
+}
+
+/* The reduced out[0..k] (out[k]: failed products): a failure's agreed status, else s = out. */
+static int summed(solver_ws *w, double *s, const double *out, int k, int fail, const char *who, hspmv_error *err)
+{
     if (out[k] != 0) { /* the failing product's own status and message, from the lowest such rank */
         hspmv_error e = {0, ""};
         int rc = fail && w->prod_rc ? w->prod_rc : fail ? HSPMV_ERR_MPI : HSPMV_OK;
@@ -219,6 +233,37 @@ int hspmv_solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, 
     }
     for (int i = 0; i < k; i++) s[i] = out[i];
     return HSPMV_OK;
+}
+
+int hspmv_solver_sum(solver_ws *w, double *s, int k, int fail, const char *who, hspmv_error *err)
+{
+    double buf[8], out[8], t0 = MPI_Wtime();
+    for (int i = 0; i < k; i++) buf[i] = s[i];
+    buf[k] = fail ? 1 : 0;
+    if (MPI_Allreduce(buf, out, k + 1, MPI_DOUBLE, MPI_SUM, w->comm) != MPI_SUCCESS)
+        return hspmv_err(err, HSPMV_ERR_MPI, "%s: rank %d: MPI_Allreduce failed", who, w->rank);
+    delayed(w, t0);
+    return summed(w, s, out, k, fail, who, err);
+}
+
+int hspmv_solver_isum(solver_ws *w, const double *s, int k, int fail, const char *who, hspmv_error *err)
+{
+    for (int i = 0; i < k; i++) w->req_buf[i] = s[i];
+    w->req_buf[k] = fail ? 1 : 0;
+    w->req_k = k;
+    w->req_fail = fail;
+    w->req_t0 = MPI_Wtime();
+    if (MPI_Iallreduce(w->req_buf, w->req_out, k + 1, MPI_DOUBLE, MPI_SUM, w->comm, &w->req) != MPI_SUCCESS)
+        return hspmv_err(err, HSPMV_ERR_MPI, "%s: rank %d: MPI_Iallreduce failed", who, w->rank);
+    return HSPMV_OK;
+}
+
+int hspmv_solver_wait(solver_ws *w, double *s, const char *who, hspmv_error *err)
+{
+    if (MPI_Wait(&w->req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return hspmv_err(err, HSPMV_ERR_MPI, "%s: rank %d: MPI_Wait on the reduction failed", who, w->rank);
+    delayed(w, w->req_t0);
+    return summed(w, s, w->req_out, w->req_k, w->req_fail, who, err);
 }
 
 void hspmv_solver_note(solver_ws *w, int64_t it, double relres)

@@ -43,6 +43,8 @@ static const test_key keys[] = {
     {"share_tail", 0, 64, NULL},             /* 64ths of the node block others may take */
     {"owned_share_tail", 0, 64, NULL},       /* 64ths of the owned block others may take */
     {"share_delay", 1, 0, NULL},             /* RANK:MICROSECONDS: that rank starts late */
+    /* solvers */
+    {"solver_delay", 0, 10000000, NULL},     /* microseconds before every solver reduction completes */
 };
 
 static const test_key *find_key(const char *k, size_t n)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh — the solver tests: tests/solver/test_* under mpirun at each rank
-# count (test_diag at 5 too), ./solve's exit status, output, reasons and
+# count (test_diag and test_fused at 5 too), ./solve's exit status, output, reasons and
 # --out file, solve --method lsqr/cgls against SciPy (lsqr_scipy.py; skipped
 # without NumPy and SciPy), and the out-of-tree build of
 # examples/minimal against `make install` + pkg-config (C and C++) and the
@@ -43,13 +43,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$out" "$tmp"' EXIT
 
 # 1. the test programs at each rank count; test_diag also at 5 ranks (its
-#    paths split 1728 rows five ways, one rank's rows in two blocks' columns)
+#    paths split 1728 rows five ways, one rank's rows in two blocks' columns),
+#    and test_fused (the methods against their unfused references, 1-5 ranks)
 extra=5
 case " $ranks " in *" 5 "*) extra="" ;; esac
 for p in $ranks $extra; do
     for bin in "$build"/tests/solver/test_*; do
         [ -x "$bin" ] || continue
-        case " $ranks " in *" $p "*) ;; *) [ "$(basename "$bin")" = test_diag ] || continue ;; esac
+        case " $ranks " in *" $p "*) ;; *) case $(basename "$bin") in test_diag|test_fused) ;; *) continue ;; esac ;; esac
         name=$(basename "$bin")
         start=$(date +%s)
         timeout "$tmo" $MPIRUN -n "$p" "$bin" > "$out" 2>&1
@@ -68,6 +69,20 @@ if timeout 120 $MPIRUN -n 3 "$solve" matrices/lap3d_12.mtx --partition metis > "
    grep -q '^  status: converged' "$out" && grep -q 'error vs x\* = 1' "$out" && grep -q 'spmv share' "$out" &&
    grep -q '^bench=solve .*status=0' "$out"; then pass "solve_lap3d_metis_3_ranks_converges"
 else fail "solve_lap3d_metis_3_ranks_converges"; cat "$out"; fi
+# pipecg: CG's iterations (within 5%) with Jacobi; the byte model and the
+# standalone product beside the solver's in both lines
+its_of() { sed -n 's/^bench=solve .* iterations=\([0-9]*\) .*/\1/p' "$1"; }
+if timeout 120 $MPIRUN -n 3 "$solve" matrices/lap3d_12.mtx --jacobi --reps 2 > "$tmp/cg.txt" 2>&1 &&
+   timeout 120 $MPIRUN -n 3 "$solve" matrices/lap3d_12.mtx --jacobi --reps 2 --method pipecg > "$out" 2>&1 &&
+   grep -q '^  method pipecg + jacobi' "$out" && grep -q '^  status: converged' "$out" &&
+   c=$(its_of "$tmp/cg.txt") && q=$(its_of "$out") && [ -n "$c" ] && [ -n "$q" ] &&
+   [ $(( (q - c) * (q - c) * 400 )) -le $(( c * c + 1600 )) ] &&
+   grep -q '^  byte model per iteration: 1 product(s) x .* 20+0 vector passes' "$out" &&
+   grep -q '^  byte model per iteration: 1 product(s) x .* 13+0 vector passes' "$tmp/cg.txt" &&
+   grep -q '^  product in the solver .* standalone on the same matrix and layout' "$out" &&
+   grep -q '^bench=solve .*method=pipecg .* reps=2 .*spmv_alone_ms=[0-9.e+-]* .*frac_model=[0-9.]*' "$out"; then
+    pass "solve_pipecg_jacobi_cg_iterations_and_byte_model"
+else fail "solve_pipecg_jacobi_cg_iterations_and_byte_model"; cat "$tmp/cg.txt" "$out"; fi
 timeout 120 $MPIRUN -n 2 "$solve" matrices/lap2d_64.mtx --maxit 3 > "$out" 2>&1
 rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$(grep -c '^solve: error: .*no convergence in 3 iterations' "$out")" = 1 ]; then
@@ -112,7 +127,7 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] &&
 else fail "solve_cg_on_rectangular_matrix_says_use_cgls_or_lsqr (exit $rc)"; cat "$out"; fi
 timeout 60 $MPIRUN -n 2 "$solve" "$tmp/rect.mtx" --method lsqr --jacobi > "$out" 2>&1
 rc=$?
-if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q 'jacobi is for cg and bicgstab' "$out"; then
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q 'jacobi is for cg, pipecg and bicgstab' "$out"; then
     pass "solve_lsqr_jacobi_refused"
 else fail "solve_lsqr_jacobi_refused (exit $rc)"; cat "$out"; fi
 # LSQR and CGLS against SciPy's lsqr (skipped without numpy/scipy): the
