@@ -145,6 +145,15 @@ enum { HSPMV_HALO_AUTO = 0, /* node where the MPI library gives shared-memory wi
        HSPMV_HALO_P2P };    /* every ghost entry by message from its owner (PETSc MPIAIJ style) */
 /* How hspmv_dist_read reads a Matrix Market file. */
 enum { HSPMV_READ_ROOT = 0, HSPMV_READ_PARALLEL };
+/* Locality reordering of a matrix's rows and columns (hspmv_opts.reorder;
+   docs/reordering.md). */
+enum { HSPMV_REORDER_NONE = 0, /* the caller's order */
+       HSPMV_REORDER_RCM,      /* reverse Cuthill-McKee (rectangular: rows and columns of the
+                                  bipartite graph's order) */
+       HSPMV_REORDER_ND,       /* METIS nested dissection (square; builds with METIS) */
+       HSPMV_REORDER_AUTO };   /* RCM where the caller's order is poor (fewer than 90% of the
+                                  entries within half an L2 cache of x from the diagonal) and
+                                  RCM raises that share by 0.25 or more; else the caller's order */
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
@@ -172,6 +181,11 @@ typedef struct hspmv_opts {
                               ranks sharing memory; k > 0 = pseudo-nodes of k consecutive ranks of
                               each node (runs one machine as several nodes: the off-node halo path
                               without a cluster). Rank 0's value is every rank's */
+    int reorder;           /* HSPMV_REORDER_NONE (default), _RCM, _ND or _AUTO: hspmv_local_create
+                              renumbers rows and columns for locality and keeps the caller's order
+                              at its interface (hspmv_local_spmv permutes x in and y out);
+                              hspmv_local_spmv_reordered is the product in its own order.
+                              Distributed matrices: not yet (HSPMV_ERR_UNSUPPORTED) */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
@@ -198,6 +212,15 @@ typedef struct hspmv_local_info {
     int xpf;                 /* PANELS: x prefetch distance in entries (else 0) */
     int stream_y;            /* CSRP: 1 when y = A*x goes out by streaming stores (a y larger
                                 than the cache is not read first) */
+    /* locality reordering (all 0 when hspmv_opts.reorder was NONE) */
+    int reorder_asked;       /* hspmv_opts.reorder */
+    int reorder;             /* the order in use: HSPMV_REORDER_NONE (the caller's), _RCM or _ND */
+    const char *reorder_name; /* "none", "rcm", "nd" */
+    int64_t bandwidth_before, bandwidth_after; /* max |i - j| over the entries, the caller's order and
+                                the one in use (rectangular: j against i*ncols/nrows) */
+    double local_before, local_after; /* share of the entries within reorder_window columns of it */
+    int64_t reorder_window;  /* half the columns of x one core's L2 cache holds */
+    double reorder_s;        /* seconds spent ordering, measuring and permuting at creation */
 } hspmv_local_info;
 
 /* Prepares A (which the caller keeps and may free afterwards). Not collective. */
@@ -226,6 +249,45 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info);
 
 /* Frees *L and sets it to NULL; accepts NULL. */
 void hspmv_local_destroy(hspmv_local **L);
+
+/* ---- locality reordering (docs/reordering.md) ------------------------------
+   Permutations are "new -> old": perm[k] is the caller's index of the row
+   (column) that comes k-th in the new order. */
+
+/* Which index a permutation or vector is of. */
+enum { HSPMV_ORDER_COLS = 0, /* x-like: ncols entries */
+       HSPMV_ORDER_ROWS = 1  /* y-like: nrows entries */ };
+
+/* Computes the order method (HSPMV_REORDER_*) of A into row_perm (nrows
+   entries) and col_perm (ncols); NONE, and AUTO where it keeps A's order,
+   give the identity. Square matrices get row_perm == col_perm. */
+int hspmv_csr_reorder(const hspmv_csr *A, int method, int64_t *row_perm, int64_t *col_perm, hspmv_error *err);
+
+/* B = A(row_perm, col_perm): row k of B is row row_perm[k] of A, column k of
+   B column col_perm[k] of A (columns ascending in each row). A permutation
+   that is not one (an entry out of range or repeated) is HSPMV_ERR_ARG
+   naming the entry. Free B with hspmv_csr_free. */
+int hspmv_csr_permute(const hspmv_csr *A, const int64_t *row_perm, const int64_t *col_perm, hspmv_csr *B,
+                      hspmv_error *err);
+
+/* The order L works in (which: HSPMV_ORDER_ROWS, nrows entries, or _COLS):
+   the identity unless it was reordered. */
+void hspmv_local_permutation(const hspmv_local *L, int which, int64_t *perm);
+
+/* y = A'x' in L's own order, A' = A(row_perm, col_perm): x' has the
+   columns in col_perm's order, y' the rows in row_perm's. No permutation
+   cost: the product for loops that keep their vectors in that order (move
+   them with hspmv_local_vec_in/_out once). hspmv_local_spmv is this with
+   x gathered in and y scattered out (about one random read and one random
+   write of a vector entry per row more); those two use vectors kept with L,
+   so user-order calls on one reordered L must not run beside each other. */
+void hspmv_local_spmv_reordered(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add);
+
+/* in: v'[k] = v[perm[k]] (the caller's vector into L's order); out:
+   v[perm[k]] = v'[k]. which: HSPMV_ORDER_COLS for x-like vectors,
+   _ROWS for y-like ones. In parallel with L's threads. */
+void hspmv_local_vec_in(const hspmv_local *L, int which, const hspmv_real *user, hspmv_real *internal);
+void hspmv_local_vec_out(const hspmv_local *L, int which, const hspmv_real *internal, hspmv_real *user);
 
 /* ---- memory --------------------------------------------------------------- */
 

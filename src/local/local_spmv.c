@@ -14,7 +14,8 @@ static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_re
     hspmv_local_spmv_rows(L, L->rows[c], L->rows[c + 1], x, y, add);
 }
 
-void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add)
+/* hspmv_local_spmv (local_reorder.c) is this where L keeps the caller's order. */
+void hspmv_local_spmv_reordered(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add)
 {
     int T = L->threads;
     if (L->nrows == 0) return;
@@ -44,7 +45,7 @@ void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hsp
 {
     int T = L->threads;
     if (nparts <= 1 || L->nrows == 0) {
-        if (part == 0) hspmv_local_spmv(L, x, y, add);
+        if (part == 0) hspmv_local_spmv_reordered(L, x, y, add);
         return;
     }
     if (T == 1) {

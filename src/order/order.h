@@ -63,4 +63,31 @@ int hspmv_order_apply(const hspmv_csr *A, const int64_t *rp, const int64_t *cp, 
 /* A random permutation of 0..n-1 from seed (Fisher-Yates over splitmix64). */
 void hspmv_order_random(int64_t *p, int64_t n, uint64_t seed);
 
+/* What hspmv_order_choose decided and measured. */
+typedef struct hspmv_order_choice {
+    int asked, used;          /* HSPMV_REORDER_*: used is NONE where auto kept the caller's order */
+    hspmv_order_stats before; /* of A as given */
+    hspmv_order_stats after;  /* of the order in use (== before when none) */
+    double seconds;           /* ordering, measuring and permuting */
+    int64_t *rp, *cp;         /* the order in use (new -> old), NULL when none; hspmv_free them */
+} hspmv_order_choice;
+
+/* `auto` reorders only where the caller's order is poor: fewer than
+   HSPMV_AUTO_LOCAL of the entries within the window, and RCM then raises
+   that fraction by at least HSPMV_AUTO_GAIN (else the caller's order stays,
+   and the RCM that was tried is counted in the seconds). */
+#define HSPMV_AUTO_LOCAL 0.9
+#define HSPMV_AUTO_GAIN 0.25
+
+/* Orders A by asked (HSPMV_REORDER_NONE, _RCM, _ND or _AUTO; test: the
+   HSPMV_TEST string for the window) into *C and, when an order is used,
+   B = A(rp, cp) (else B is zeroed). threads: for the parallel parts
+   (<= 0: all). HSPMV_OK, HSPMV_ERR_ARG (unknown method),
+   HSPMV_ERR_UNSUPPORTED (nd: rectangular, no METIS), HSPMV_ERR_NOMEM. */
+int hspmv_order_choose(const hspmv_csr *A, int asked, const char *test, int threads, hspmv_order_choice *C,
+                       hspmv_csr *B, hspmv_error *err);
+
+/* "none", "rcm", "nd", "auto" (NULL for an unknown value). */
+const char *hspmv_order_name(int method);
+
 #endif

@@ -22,8 +22,8 @@ int hspmv_order_check(const int64_t *p, int64_t n, const char *what, hspmv_error
             int64_t at = 0;
             while (p[at] != v) at++;
             hspmv_free(seen);
-            return hspmv_err(err, HSPMV_ERR_ARG, "%s[%lld] = %lld repeats %s[%lld]: not a permutation", what,
-                             (long long)k, (long long)v, what, (long long)at);
+            return hspmv_err(err, HSPMV_ERR_ARG, "%s[%lld] = %lld repeats entry %lld: not a permutation", what,
+                             (long long)k, (long long)v, (long long)at);
         }
         seen[v] = 1;
     }
