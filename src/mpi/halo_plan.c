@@ -276,7 +276,11 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     D->ncols_local = ce - cb;
     D->format = o->format;
     D->csrl_threshold = o->csrl_threshold;
-    if (hspmv_dist_keep_diagonal(D, S) != HSPMV_OK || hspmv_dist_split_blocks(S, cb, ce, &Ao, &Ag, &g, &D->nghost) != HSPMV_OK)
+    if (o->reorder != HSPMV_REORDER_NONE) /* docs/reordering.md: one rank's matrix only, so far */
+        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "reorder %d: locality reordering is not done for distributed "
+                       "matrices yet (hspmv_local_create has it); use reorder none", o->reorder);
+    else if (hspmv_dist_keep_diagonal(D, S) != HSPMV_OK ||
+             hspmv_dist_split_blocks(S, cb, ce, &Ao, &Ag, &g, &D->nghost) != HSPMV_OK)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory splitting %lld local rows into blocks", me,
                        (long long)S->nrows);
     hspmv_csr_free(S);
