@@ -138,11 +138,11 @@ static int reorder_on;
 static void time_round(run *r, const hspmv_real *x, hspmv_real *y, long warmup, long calls)
 {
     for (long k = 0; k < warmup; k++)
-        if (reorder_on) hspmv_local_spmv_reordered(r->L, r->xi, r->yi, 0);
+        if (reorder_on) hspmv_local_spmm(r->L, HSPMV_REORDERED, 1, r->xi, r->yi, 0, NULL);
         else product(r->L, x, y);
     for (long k = 0; k < calls; k++) {
         double t0 = bu_now();
-        if (reorder_on) hspmv_local_spmv_reordered(r->L, r->xi, r->yi, 0);
+        if (reorder_on) hspmv_local_spmm(r->L, HSPMV_REORDERED, 1, r->xi, r->yi, 0, NULL);
         else product(r->L, x, y);
         r->t[r->nt++] = bu_now() - t0;
     }
@@ -278,7 +278,7 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
         for (int f = 0; f < nfmt; f++) {
             hspmv_local_touch(runs[f].L, runs[f].xi, A->ncols);
             hspmv_local_touch(runs[f].L, runs[f].yi, A->nrows);
-            hspmv_local_vec_in(runs[f].L, HSPMV_ORDER_COLS, x, runs[f].xi);
+            hspmv_local_vec_order(runs[f].L, 0, x, runs[f].xi, NULL);
         }
     printf("  memory on huge pages: %.0f MiB\n", bs_huge_mib());
 
@@ -298,8 +298,8 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
     for (int f = 0; f < nfmt; f++) {
         run *r = &runs[f];
         if (reorder_on) { /* the product in the matrix's order, moved out, checked too */
-            hspmv_local_spmv_reordered(r->L, r->xi, r->yi, 0);
-            hspmv_local_vec_out(r->L, HSPMV_ORDER_ROWS, r->yi, y);
+            hspmv_local_spmm(r->L, HSPMV_REORDERED, 1, r->xi, r->yi, 0, NULL);
+            hspmv_local_vec_order(r->L, HSPMV_ORDER_ROWS | HSPMV_ORDER_OUT, r->yi, y, NULL);
             hspmv_check ci;
             hspmv_ref_check(A, x, y, 2.0, &ci);
             if (ci.violations) {

@@ -184,7 +184,7 @@ typedef struct hspmv_opts {
     int reorder;           /* HSPMV_REORDER_NONE (default), _RCM, _ND or _AUTO: hspmv_local_create
                               renumbers rows and columns for locality and keeps the caller's order
                               at its interface (hspmv_local_spmv permutes x in and y out);
-                              hspmv_local_spmv_reordered is the product in its own order.
+                              hspmv_local_spmm with HSPMV_REORDERED is the product in its own order.
                               Distributed matrices: not yet (HSPMV_ERR_UNSUPPORTED) */
 } hspmv_opts;
 
@@ -221,6 +221,9 @@ typedef struct hspmv_local_info {
     double local_before, local_after; /* share of the entries within reorder_window columns of it */
     int64_t reorder_window;  /* half the columns of x one core's L2 cache holds */
     double reorder_s;        /* seconds spent ordering, measuring and permuting at creation */
+    const int64_t *row_perm, *col_perm; /* the order in use, new -> old (row_perm[k]: the caller's
+                                row that comes k-th), valid until hspmv_local_destroy; NULL where L
+                                works in the caller's order */
 } hspmv_local_info;
 
 /* Prepares A (which the caller keeps and may free afterwards). Not collective. */
@@ -235,6 +238,8 @@ void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, 
                              j*n, n the vector's length: PETSc's and NumPy's Fortran-ordered dense
                              blocks); without it row by row, the k values of one row together
                              (X[i*k + j]), which is what makes the block product cheap */
+#define HSPMV_REORDERED 4 /* hspmv_local_spmm only: X and Y in the order of a reordered matrix
+                             (hspmv_opts.reorder), no permutation in the call */
 
 /* Y = op(A) X (add == 0) or Y += op(A) X for a block of k >= 1 vectors,
    op(A) = A, or A^T with HSPMV_TRANSPOSE. The matrix is read once for all k
@@ -250,44 +255,26 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info);
 /* Frees *L and sets it to NULL; accepts NULL. */
 void hspmv_local_destroy(hspmv_local **L);
 
-/* ---- locality reordering (docs/reordering.md) ------------------------------
-   Permutations are "new -> old": perm[k] is the caller's index of the row
-   (column) that comes k-th in the new order. */
+/* ---- locality reordering (hspmv_opts.reorder, docs/reordering.md) ---------
+   A reordered L works on A' = A(row_perm, col_perm): row k of A' is row
+   row_perm[k] of A, column k column col_perm[k] (hspmv_local_info gives
+   both). hspmv_local_spmv and _spmm keep the caller's order: x gathered in,
+   y scattered out in every call (about one random read and one random
+   write of a vector entry per row more), through vectors kept with L, so
+   two such calls must not run beside each other on one reordered L. A loop
+   that wants the speed moves its vectors once (hspmv_local_vec_order) and
+   calls hspmv_local_spmm with HSPMV_REORDERED. */
 
-/* Which index a permutation or vector is of. */
-enum { HSPMV_ORDER_COLS = 0, /* x-like: ncols entries */
-       HSPMV_ORDER_ROWS = 1  /* y-like: nrows entries */ };
+/* Flags of hspmv_local_vec_order. */
+#define HSPMV_ORDER_ROWS 1 /* a y-like vector (nrows entries); without it x-like (ncols) */
+#define HSPMV_ORDER_OUT 2  /* L's order -> the caller's: dst[perm[k]] = src[k]; without it
+                              the caller's -> L's: dst[k] = src[perm[k]] */
 
-/* Computes the order method (HSPMV_REORDER_*) of A into row_perm (nrows
-   entries) and col_perm (ncols); NONE, and AUTO where it keeps A's order,
-   give the identity. Square matrices get row_perm == col_perm. */
-int hspmv_csr_reorder(const hspmv_csr *A, int method, int64_t *row_perm, int64_t *col_perm, hspmv_error *err);
-
-/* B = A(row_perm, col_perm): row k of B is row row_perm[k] of A, column k of
-   B column col_perm[k] of A (columns ascending in each row). A permutation
-   that is not one (an entry out of range or repeated) is HSPMV_ERR_ARG
-   naming the entry. Free B with hspmv_csr_free. */
-int hspmv_csr_permute(const hspmv_csr *A, const int64_t *row_perm, const int64_t *col_perm, hspmv_csr *B,
-                      hspmv_error *err);
-
-/* The order L works in (which: HSPMV_ORDER_ROWS, nrows entries, or _COLS):
-   the identity unless it was reordered. */
-void hspmv_local_permutation(const hspmv_local *L, int which, int64_t *perm);
-
-/* y = A'x' in L's own order, A' = A(row_perm, col_perm): x' has the
-   columns in col_perm's order, y' the rows in row_perm's. No permutation
-   cost: the product for loops that keep their vectors in that order (move
-   them with hspmv_local_vec_in/_out once). hspmv_local_spmv is this with
-   x gathered in and y scattered out (about one random read and one random
-   write of a vector entry per row more); those two use vectors kept with L,
-   so user-order calls on one reordered L must not run beside each other. */
-void hspmv_local_spmv_reordered(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add);
-
-/* in: v'[k] = v[perm[k]] (the caller's vector into L's order); out:
-   v[perm[k]] = v'[k]. which: HSPMV_ORDER_COLS for x-like vectors,
-   _ROWS for y-like ones. In parallel with L's threads. */
-void hspmv_local_vec_in(const hspmv_local *L, int which, const hspmv_real *user, hspmv_real *internal);
-void hspmv_local_vec_out(const hspmv_local *L, int which, const hspmv_real *internal, hspmv_real *user);
+/* Moves one vector between the caller's order and L's (a copy where L is
+   not reordered), in parallel with L's threads; src and dst must not
+   overlap. HSPMV_ERR_ARG for unknown flags or NULL vectors. */
+int hspmv_local_vec_order(const hspmv_local *L, int flags, const hspmv_real *src, hspmv_real *dst,
+                          hspmv_error *err);
 
 /* ---- memory --------------------------------------------------------------- */
 

@@ -56,7 +56,7 @@ static int shuffled(const hspmv_csr *A, hspmv_csr *S, uint64_t seed)
     int64_t *p = malloc(((size_t)A->nrows + 1) * sizeof(int64_t)), *q = malloc(((size_t)A->ncols + 1) * sizeof(int64_t));
     hspmv_order_random(p, A->nrows, seed);
     hspmv_order_random(q, A->ncols, A->nrows == A->ncols ? seed : seed + 1);
-    int rc = hspmv_csr_permute(A, p, q, S, NULL);
+    int rc = hspmv_order_permute(A, p, q, S, NULL);
     free(p);
     free(q);
     return rc;
@@ -85,14 +85,17 @@ static int check_user_order(hspmv_local *L, const hspmv_csr *A, const char *what
     bad += !tl_matches_ref(&B, x, y, what);
     hspmv_csr_free(&B);
     /* the reordered operator, vectors moved once */
-    hspmv_local_vec_in(L, HSPMV_ORDER_COLS, x, xi);
+    hspmv_local_info in;
+    hspmv_local_get_info(L, &in);
+    bad += hspmv_local_vec_order(L, 0, x, xi, NULL) != HSPMV_OK;
     tl_fill_nan(yi, m);
-    hspmv_local_spmv_reordered(L, xi, yi, 0);
+    bad += hspmv_local_spmm(L, HSPMV_REORDERED, 1, xi, yi, 0, NULL) != HSPMV_OK;
     tl_fill_nan(y2, m);
-    hspmv_local_vec_out(L, HSPMV_ORDER_ROWS, yi, y2);
+    bad += hspmv_local_vec_order(L, HSPMV_ORDER_ROWS | HSPMV_ORDER_OUT, yi, y2, NULL) != HSPMV_OK;
     bad += !tl_matches_ref(A, x, y2, what);
-    hspmv_local_permutation(L, HSPMV_ORDER_ROWS, rp);
-    hspmv_local_permutation(L, HSPMV_ORDER_COLS, cp);
+    bad += (in.row_perm == NULL) != !hspmv_local_is_reordered(L) || (in.col_perm == NULL) != (in.row_perm == NULL);
+    for (int64_t k = 0; k < m; k++) rp[k] = in.row_perm ? in.row_perm[k] : k;
+    for (int64_t k = 0; k < n; k++) cp[k] = in.col_perm ? in.col_perm[k] : k;
     bad += hspmv_order_check(rp, m, "rows", NULL) != HSPMV_OK;
     bad += hspmv_order_check(cp, n, "cols", NULL) != HSPMV_OK;
     for (int64_t k = 0; k < n; k++) bad += xi[k] != x[cp[k]]; /* vec_in is the permutation's gather */
@@ -318,21 +321,34 @@ static void reorder_bad_input(void)
     CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_ERR_ARG && strstr(e.msg, "reorder 9") && !L, "%s", e.msg);
     o.reorder = -1;
     CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_ERR_ARG && !L, "%s", e.msg);
-    CHECK(hspmv_csr_reorder(&A, 9, rp, cp, &e) == HSPMV_ERR_ARG && strstr(e.msg, "unknown method"), "%s", e.msg);
-    CHECK(hspmv_csr_reorder(&A, HSPMV_REORDER_RCM, rp, cp, &e) == HSPMV_OK, "%s", e.msg);
+    {
+        hspmv_order_choice C;
+        CHECK(hspmv_order_choose(&A, 9, "", 1, &C, &B, &e) == HSPMV_ERR_ARG && strstr(e.msg, "unknown method"), "%s",
+              e.msg);
+    }
+    CHECK(hspmv_order_rcm(&A, rp, cp, &e) == HSPMV_OK, "%s", e.msg);
     CHECK(hspmv_order_check(rp, 50, "rp", &e) == HSPMV_OK && hspmv_order_check(cp, 50, "cp", &e) == HSPMV_OK, "%s", e.msg);
-    CHECK(hspmv_csr_reorder(&A, HSPMV_REORDER_NONE, rp, cp, &e) == HSPMV_OK && hspmv_order_is_identity(rp, 50) &&
-              hspmv_order_is_identity(cp, 50), "none: identity");
-    CHECK(hspmv_csr_permute(&A, rp, cp, &B, &e) == HSPMV_OK, "%s", e.msg);
+    CHECK(hspmv_order_permute(&A, rp, cp, &B, &e) == HSPMV_OK, "%s", e.msg);
     hspmv_csr_free(&B);
-    rp[7] = rp[3]; /* not a bijection */
-    CHECK(hspmv_csr_permute(&A, rp, cp, &B, &e) == HSPMV_ERR_ARG && strstr(e.msg, "row_perm[7] = 3 repeats entry 3") &&
+    for (int64_t k = 0; k < 50; k++) rp[k] = k;
+    rp[7] = 3; /* not a bijection */
+    CHECK(hspmv_order_permute(&A, rp, cp, &B, &e) == HSPMV_ERR_ARG && strstr(e.msg, "row_perm[7] = 3 repeats entry 3") &&
               !B.rowptr, "%s", e.msg);
     rp[7] = 7;
     cp[49] = 50; /* out of range */
-    CHECK(hspmv_csr_permute(&A, rp, cp, &B, &e) == HSPMV_ERR_ARG && strstr(e.msg, "col_perm[49] = 50 is outside [0, 50)"),
+    CHECK(hspmv_order_permute(&A, rp, cp, &B, &e) == HSPMV_ERR_ARG && strstr(e.msg, "col_perm[49] = 50 is outside [0, 50)"),
           "%s", e.msg);
-    CHECK(hspmv_csr_permute(&A, NULL, cp, &B, &e) == HSPMV_ERR_ARG, "%s", e.msg);
+    CHECK(hspmv_order_permute(&A, NULL, cp, &B, &e) == HSPMV_ERR_ARG, "%s", e.msg);
+    /* the vector calls refuse unknown flags and NULL vectors */
+    hspmv_real v[50] = {0}, w[50] = {0};
+    hspmv_opts_default(&o);
+    o.reorder = HSPMV_REORDER_RCM;
+    CHECK(hspmv_local_create(&A, &o, &L, &e) == HSPMV_OK, "%s", e.msg);
+    CHECK(hspmv_local_vec_order(L, 8, v, w, &e) == HSPMV_ERR_ARG && strstr(e.msg, "unknown flags 8"), "%s", e.msg);
+    CHECK(hspmv_local_vec_order(L, 0, NULL, w, &e) == HSPMV_ERR_ARG && strstr(e.msg, "NULL"), "%s", e.msg);
+    CHECK(hspmv_local_vec_order(NULL, 0, v, w, &e) == HSPMV_ERR_ARG, "%s", e.msg);
+    CHECK(hspmv_local_spmm(L, 16, 1, v, w, 0, &e) == HSPMV_ERR_ARG, "%s", e.msg);
+    hspmv_local_destroy(&L);
     hspmv_csr_free(&A);
 }
 

@@ -32,6 +32,8 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
         info->local_after = C->after.local_frac;
         info->reorder_window = C->before.window;
         info->reorder_s = C->seconds;
+        info->row_perm = C->rp;
+        info->col_perm = C->cp;
     } else info->reorder_name = "none";
     switch (L->format) {
     case HSPMV_FORMAT_CSR:

@@ -62,14 +62,6 @@ int hspmv_local_create_reordered(const hspmv_csr *A, const hspmv_opts *o, const 
     return hspmv_ok(err);
 }
 
-void hspmv_local_permutation(const hspmv_local *L, int which, int64_t *perm)
-{
-    int64_t n = which == HSPMV_ORDER_ROWS ? L->nrows : L->ncols;
-    const int64_t *p = !hspmv_local_is_reordered(L) ? NULL : which == HSPMV_ORDER_ROWS ? L->ord->choice.rp
-                                                                                      : L->ord->choice.cp;
-    for (int64_t k = 0; k < n; k++) perm[k] = p ? p[k] : k;
-}
-
 /* dst[k] = src[p[k]] (in) or dst[p[k]] = src[k] (out; add: +=), k < n. */
 static void permute(const hspmv_local *L, const int64_t *p, int64_t n, const hspmv_real *src, hspmv_real *dst,
                     int out, int add)
@@ -92,18 +84,19 @@ static void permute(const hspmv_local *L, const int64_t *p, int64_t n, const hsp
         for (int64_t k = 0; k < n; k++) dst[p[k]] = src[k];
 }
 
-void hspmv_local_vec_in(const hspmv_local *L, int which, const hspmv_real *user, hspmv_real *internal)
+int hspmv_local_vec_order(const hspmv_local *L, int flags, const hspmv_real *src, hspmv_real *dst,
+                          hspmv_error *err)
 {
-    int rows = which == HSPMV_ORDER_ROWS;
+    int rows = (flags & HSPMV_ORDER_ROWS) != 0;
+    int64_t n;
+    if (!L) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_vec_order: L is NULL");
+    n = rows ? L->nrows : L->ncols;
+    if (flags & ~(HSPMV_ORDER_ROWS | HSPMV_ORDER_OUT))
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_vec_order: unknown flags %d", flags);
+    if (n > 0 && (!src || !dst)) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_vec_order: a NULL vector");
     const int64_t *p = hspmv_local_is_reordered(L) ? (rows ? L->ord->choice.rp : L->ord->choice.cp) : NULL;
-    permute(L, p, rows ? L->nrows : L->ncols, user, internal, 0, 0);
-}
-
-void hspmv_local_vec_out(const hspmv_local *L, int which, const hspmv_real *internal, hspmv_real *user)
-{
-    int rows = which == HSPMV_ORDER_ROWS;
-    const int64_t *p = hspmv_local_is_reordered(L) ? (rows ? L->ord->choice.rp : L->ord->choice.cp) : NULL;
-    permute(L, p, rows ? L->nrows : L->ncols, internal, user, 1, 0);
+    permute(L, p, n, src, dst, (flags & HSPMV_ORDER_OUT) != 0, 0);
+    return hspmv_ok(err);
 }
 
 void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add)

@@ -19,6 +19,10 @@ int hspmv_local_create_reordered(const hspmv_csr *A, const hspmv_opts *o, const 
 
 void hspmv_local_order_free(hspmv_local_order **ord);
 
+/* y' = A'x' in L's own order (the product of every format; local_spmv.c):
+   hspmv_local_spmm with HSPMV_REORDERED and k = 1. */
+void hspmv_local_spmv_reordered(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add);
+
 /* 1 when L works in an order other than the caller's. */
 int hspmv_local_is_reordered(const hspmv_local *L);
 

@@ -155,10 +155,11 @@ void hspmv_local_spmm_part(const hspmv_local *L, int part, int nparts, int k, co
 int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspmv_real *Y, int add,
                      hspmv_error *err)
 {
-    if (!L || k < 1 || (flags & ~(HSPMV_TRANSPOSE | HSPMV_COL_MAJOR)) || !X || !Y)
+    if (!L || k < 1 || (flags & ~(HSPMV_TRANSPOSE | HSPMV_COL_MAJOR | HSPMV_REORDERED)) || !X || !Y)
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_spmm: bad arguments (k = %d, flags = %d)", k, flags);
-    if (hspmv_local_is_reordered(L)) return hspmv_local_spmm_user(L, flags, k, X, Y, add, err);
-    return hspmv_local_spmm_inner(L, flags, k, X, Y, add, err);
+    if (hspmv_local_is_reordered(L) && !(flags & HSPMV_REORDERED))
+        return hspmv_local_spmm_user(L, flags, k, X, Y, add, err);
+    return hspmv_local_spmm_inner(L, flags & ~HSPMV_REORDERED, k, X, Y, add, err);
 }
 
 int hspmv_local_spmm_inner(hspmv_local *L, int flags, int k, const hspmv_real *X, hspmv_real *Y, int add,

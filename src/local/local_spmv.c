@@ -7,6 +7,7 @@
 #include <string.h>
 #include "local.h"
 #include "local_part.h"
+#include "local_reorder.h"
 
 /* Chunk c of y = A*x (add: y += A*x): its rows (whole tile rows in blocked COO). */
 static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_real *y, int add)

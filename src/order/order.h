@@ -87,6 +87,11 @@ typedef struct hspmv_order_choice {
 int hspmv_order_choose(const hspmv_csr *A, int asked, const char *test, int threads, hspmv_order_choice *C,
                        hspmv_csr *B, hspmv_error *err);
 
+/* B = A(row_perm, col_perm) after checking A (hspmv_csr_validate) and that
+   both are permutations (HSPMV_ERR_ARG naming the entry, B zeroed). */
+int hspmv_order_permute(const hspmv_csr *A, const int64_t *row_perm, const int64_t *col_perm, hspmv_csr *B,
+                        hspmv_error *err);
+
 /* "none", "rcm", "nd", "auto" (NULL for an unknown value). */
 const char *hspmv_order_name(int method);
 

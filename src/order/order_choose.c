@@ -1,7 +1,7 @@
 /* order_choose.c — reorder = none | rcm | nd | auto: computes the order
    asked for, or for auto decides by the locality measure whether RCM is
-   worth it, and makes the permuted matrix; the public hspmv_csr_reorder and
-   hspmv_csr_permute. */
+   worth it, and makes the permuted matrix; a caller's permutation checked
+   and applied. */
 #include <string.h>
 #include <time.h>
 #include "order.h"
@@ -67,29 +67,15 @@ int hspmv_order_choose(const hspmv_csr *A, int asked, const char *test, int thre
     return hspmv_ok(err);
 }
 
-int hspmv_csr_reorder(const hspmv_csr *A, int method, int64_t *row_perm, int64_t *col_perm, hspmv_error *err)
-{
-    hspmv_order_choice C;
-    hspmv_csr B;
-    int rc;
-    if (!A || !row_perm || !col_perm) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_csr_reorder: NULL argument");
-    if ((rc = hspmv_csr_validate(A, err))) return rc;
-    if ((rc = hspmv_order_choose(A, method, hspmv_test_spec(), 0, &C, &B, err))) return rc;
-    for (int64_t k = 0; k < A->nrows; k++) row_perm[k] = C.rp ? C.rp[k] : k;
-    for (int64_t k = 0; k < A->ncols; k++) col_perm[k] = C.cp ? C.cp[k] : k;
-    drop(&C, &B);
-    return hspmv_ok(err);
-}
-
-int hspmv_csr_permute(const hspmv_csr *A, const int64_t *row_perm, const int64_t *col_perm, hspmv_csr *B,
-                      hspmv_error *err)
+int hspmv_order_permute(const hspmv_csr *A, const int64_t *row_perm, const int64_t *col_perm, hspmv_csr *B,
+                        hspmv_error *err)
 {
     int rc;
-    if (!B) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_csr_permute: B is NULL");
+    if (!B) return hspmv_err(err, HSPMV_ERR_ARG, "B is NULL");
     memset(B, 0, sizeof(*B));
-    if (!A) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_csr_permute: A is NULL");
+    if (!A) return hspmv_err(err, HSPMV_ERR_ARG, "A is NULL");
     if ((rc = hspmv_csr_validate(A, err))) return rc;
-    if ((rc = hspmv_order_check(row_perm, A->nrows, "hspmv_csr_permute: row_perm", err))) return rc;
-    if ((rc = hspmv_order_check(col_perm, A->ncols, "hspmv_csr_permute: col_perm", err))) return rc;
+    if ((rc = hspmv_order_check(row_perm, A->nrows, "row_perm", err))) return rc;
+    if ((rc = hspmv_order_check(col_perm, A->ncols, "col_perm", err))) return rc;
     return hspmv_order_apply(A, row_perm, col_perm, B, err);
 }
