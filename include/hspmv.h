@@ -185,7 +185,11 @@ typedef struct hspmv_opts {
                               renumbers rows and columns for locality and keeps the caller's order
                               at its interface (hspmv_local_spmv permutes x in and y out);
                               hspmv_local_spmm with HSPMV_REORDERED is the product in its own order.
-                              Distributed matrices: not yet (HSPMV_ERR_UNSUPPORTED) */
+                              Distributed matrices made on rank 0 (hspmv_dist_create_root,
+                              hspmv_dist_read's root read; square): with the nonzero or row split a
+                              global RCM first, with METIS each rank's rows ordered by their own
+                              block; the renumbering is kept like METIS's (hspmv_dist_scatter/_gather).
+                              Other creations: HSPMV_ERR_UNSUPPORTED */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
@@ -488,6 +492,11 @@ typedef struct hspmv_dist_info {
     int64_t read_bytes;           /* text bytes this rank parsed (PETSc binary: file bytes it read) */
     double peak_read_bytes;       /* this rank's peak resident memory once its rows were in place
                                      (before the blocks were prepared); 0 if unknown */
+    /* locality reordering (opts.reorder; global, 0 when none was asked for) */
+    int reorder;                  /* the order in use: HSPMV_REORDER_NONE, _RCM or _ND */
+    int64_t bandwidth_before, bandwidth_after; /* max |i - j| in the file's order and in the distributed one */
+    double local_before, local_after; /* share of the entries within reorder_window columns of the diagonal */
+    double reorder_s;             /* rank 0's seconds ordering, measuring and permuting (in partition_s) */
 } hspmv_dist_info;
 
 /* Not collective. Fills *info (global fields were agreed at creation). */
