@@ -111,6 +111,19 @@ if [ "$same" = 1 ] && [ "$moved" = 1 ] && [ "$upper" = 0 ] && [ "$symh" = 1 ] &&
     else fail "$t ($n of 2 rcm lines, $wide too wide)" "$out"; fi
 else fail "$t (same values: $same, moved: $moved, upper: $upper, symmetric header: $symh)" "$out"; fi
 
+# ---- item: benchmark-mpi --reorder at 3 ranks ----------------------------------
+# The shuffled lap3d 12 ordered on rank 0 before the split, in both halo
+# modes: the order, a narrower band and the product checked (violations=0).
+t=benchmark_mpi_reorder_rcm_at_3_ranks
+ok=0
+for h in node p2p; do
+    if timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" "$tmp/s.mtx" --reorder rcm --halo $h --reps 3 > "$out" 2>&1 &&
+       grep -q '^bench=mpi .*violations=0 .*reorder=rcm reorder_asked=rcm bandwidth_before=1[0-9][0-9][0-9] bandwidth_after=[1-2]\{0,1\}[0-9][0-9] ' "$out"; then
+        ok=$((ok + 1))
+    fi
+done
+if [ "$ok" = 2 ]; then pass "$t"; else fail "$t ($ok of 2 halo modes)" "$out"; fi
+
 # ---- item: --vectors with --transpose times Y = A^T X, rectangular too ------
 # A 90 x 61 matrix: the block's rows are A's columns (rows=61 cols=90 in
 # benchmark-omp's lines, the product's matrix), every vector checked; in
