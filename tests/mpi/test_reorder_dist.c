@@ -106,10 +106,15 @@ static void dist_reorder_matches_ref_every_split(void)
             CHECK(rc == HSPMV_OK, "%s: %s", what, e.msg);
             if (rc) continue;
             hspmv_dist_get_info(D, &in);
-            CHECK(in.reorder == (methods[m] == HSPMV_REORDER_ND ? HSPMV_REORDER_ND : HSPMV_REORDER_RCM) &&
-                      in.permuted == 1, "%s: order used %d, permuted %d", what, in.reorder, in.permuted);
-            CHECK(in.bandwidth_before > 300 && in.bandwidth_after < in.bandwidth_before && in.local_after > in.local_before,
-                  "%s: bandwidth %lld -> %lld", what, (long long)in.bandwidth_before, (long long)in.bandwidth_after);
+            /* METIS's parts at many ranks are small enough to lie within the window: auto keeps them */
+            int want = methods[m] == HSPMV_REORDER_ND ? HSPMV_REORDER_ND : HSPMV_REORDER_RCM;
+            int may_keep = parts[pi] == HSPMV_PART_METIS && methods[m] == HSPMV_REORDER_AUTO;
+            CHECK((in.reorder == want || (may_keep && in.reorder == HSPMV_REORDER_NONE)) && in.permuted == 1,
+                  "%s: order used %d, permuted %d", what, in.reorder, in.permuted);
+            if (in.reorder != HSPMV_REORDER_NONE)
+                CHECK(in.bandwidth_before > 300 && in.bandwidth_after < in.bandwidth_before &&
+                          in.local_after > in.local_before, "%s: bandwidth %lld -> %lld", what,
+                      (long long)in.bandwidth_before, (long long)in.bandwidth_after);
             CHECK(same_everywhere((double)in.bandwidth_after) && same_everywhere(in.local_after) &&
                       same_everywhere(in.reorder), "%s: ranks disagree on the order", what);
             CHECK(product_matches(D, &A, what), "%s: product", what);
@@ -148,7 +153,7 @@ static void dist_reorder_cg_as_without(void)
         }
         CHECK(hspmv_dist_scatter(D, HSPMV_VEC_ROWS, b, bl, &e) == HSPMV_OK, "%s", e.msg);
         hspmv_solver_opts_default(&so);
-        so.tol = 1e-6;
+        so.tol = sizeof(hspmv_real) == 8 ? 1e-6 : 1e-4; /* 1e-5 is about single precision's floor */
         CHECK(hspmv_solve(D, bl, xl, &so, &res, &e) == HSPMV_OK, "reorder %d: %s", r, e.msg);
         its[r] = res.iterations;
         CHECK(hspmv_dist_gather(D, HSPMV_VEC_COLS, xl, xs[r], &e) == HSPMV_OK, "%s", e.msg);
@@ -165,7 +170,7 @@ static void dist_reorder_cg_as_without(void)
             worst = fmax(worst, fabs((double)(xs[0][i] - xs[1][i])));
             norm = fmax(norm, fabs((double)xs[0][i]));
         }
-        CHECK(worst <= 1e-4 * norm, "answers differ by %g (max |x| %g)", worst, norm);
+        CHECK(worst <= (sizeof(hspmv_real) == 8 ? 1e-4 : 1e-2) * norm, "answers differ by %g (max |x| %g)", worst, norm);
     }
     free(xs[0]);
     free(xs[1]);
