@@ -188,8 +188,8 @@ typedef struct hspmv_opts {
                               Distributed matrices made on rank 0 (hspmv_dist_create_root,
                               hspmv_dist_read's root read; square): with the nonzero or row split a
                               global RCM first, with METIS each rank's rows ordered by their own
-                              block; the renumbering is kept like METIS's (hspmv_dist_scatter/_gather).
-                              Other creations: HSPMV_ERR_UNSUPPORTED */
+                              block; the renumbering is kept like METIS's (hspmv_dist_scatter/_gather);
+                              rank 0's value is every rank's. Other creations: HSPMV_ERR_UNSUPPORTED */
 } hspmv_opts;
 
 void hspmv_opts_default(hspmv_opts *o);
