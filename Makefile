@@ -57,7 +57,7 @@ LDFLAGS += $(SAN_FLAGS)
 ifneq ($(CI),)
   CFLAGS += -Werror
 endif
-CPPFLAGS += -Iinclude -I$(BUILD)/include -Isrc/util -Isrc/io -Isrc/csr -Isrc/kernels -Isrc/format -Isrc/local
+CPPFLAGS += -Iinclude -I$(BUILD)/include -Isrc/util -Isrc/io -Isrc/csr -Isrc/kernels -Isrc/format -Isrc/local -Isrc/order
 # Code outside the MPI layers never sees MPI; mpi.mk compiles those layers
 # with $(MPICC) and $(MPI_CPPFLAGS), which drops this define.
 CPPFLAGS += -DHSPMV_NO_MPI
@@ -67,6 +67,13 @@ ifneq ($(NO_ZLIB),)
   CPPFLAGS += -DHSPMV_NO_ZLIB
   LDLIBS   := $(filter-out -lz,$(LDLIBS))
 endif
+# src/order's nested dissection (reorder nd) calls METIS: linked into every
+# program unless NO_METIS=1 (or NO_MPI=1: the cross builds have no METIS)
+ifneq ($(NO_METIS)$(NO_MPI),)
+  CPPFLAGS += -DHSPMV_NO_METIS
+else
+  LDLIBS   += -lmetis
+endif
 
 # Library sources by layer. Each format's SIMD kernel is written once
 # (src/kernels/spmv_<fmt>_simd.c, over the wrappers of simd.h) and compiled
@@ -74,7 +81,7 @@ endif
 # only: spmv_<fmt>_simd_<isa>.o (not spmv_<fmt>_<isa>.o: build folders from
 # before hold dependency files naming the old per-set sources under that
 # name). The sets are chosen at run time (one binary runs on any x86-64).
-LIB_DIRS := src/util src/io src/csr src/format src/kernels src/local
+LIB_DIRS := src/util src/io src/csr src/format src/kernels src/local src/order
 LIB_SRC  := $(filter-out %_simd.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 SIMD_SRC := $(wildcard src/kernels/*_simd.c)
 SIMD_ISAS := $(if $(filter x86_64,$(ARCH)),avx2 avx512,$(if $(filter aarch64,$(ARCH)),neon))

@@ -332,6 +332,21 @@ const char *bu_parse_kernel(const char *opt, const char *s)
     bu_fail("%s takes auto, avx512, avx2, neon or scalar, not '%s'", opt, clip(s, c, sizeof(c)));
 }
 
+static const char *const reorder_names[] = {"none", "rcm", "nd", "auto"}; /* HSPMV_REORDER_* order */
+
+int bu_parse_reorder(const char *opt, const char *s)
+{
+    char c[48];
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(s, reorder_names[k])) return k;
+    bu_fail("%s takes none, rcm, nd or auto, not '%s'", opt, clip(s, c, sizeof(c)));
+}
+
+const char *bu_reorder_name(int reorder)
+{
+    return reorder >= 0 && reorder < 4 ? reorder_names[reorder] : "?";
+}
+
 long bu_parse_long(const char *prog, const char *opt, const char *s)
 {
     bu_set_prog(prog);

@@ -175,6 +175,10 @@ int bu_parse_threads(const char *opt, const char *s);
    neon, scalar); whether this CPU runs it is the library's to say. */
 const char *bu_parse_kernel(const char *opt, const char *s);
 
+/* --reorder none|rcm|nd|auto: the HSPMV_REORDER_* value; and its name. */
+int bu_parse_reorder(const char *opt, const char *s);
+const char *bu_reorder_name(int reorder);
+
 /* A positive integer up to LONG_MAX (kept for benchmark-light). */
 long bu_parse_long(const char *prog, const char *opt, const char *s);
 

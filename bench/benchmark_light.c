@@ -7,6 +7,8 @@
 #include <string.h>
 #include "bench_util.h"
 #include "hspmv_gpu.h"
+#include "order.h"
+#include "settings.h"
 
 static const char *prog = "benchmark-light";
 
@@ -18,6 +20,8 @@ static void usage(FILE *f)
         "  Times y = A*x on the GPU: CUDA events, median/min/max of --reps timed products\n"
         "  (default 50) after --warmup (default 5), each kernel checked against the CPU\n"
         "  long-double reference (docs/design.md bound).\n"
+        "  --reorder none|rcm|nd|auto: the matrix ordered for locality on the CPU before it is\n"
+        "  uploaded (docs/reordering.md); the product timed and checked in that order.\n"
         "options:\n"
         "  --kernel LIST   comma list of: auto naive stream light light2 light4 light8\n"
         "                  light16 light32 cusparse cusparse-alg2, or 'all'\n"
@@ -206,7 +210,8 @@ int main(int argc, char **argv)
     const char *path = NULL, *klist = "naive,light,auto,cusparse";
     gen_spec g = {NULL, 0, 8, 32, 2.1, 42};
     long reps = 50, warmup = 5, copy_mb = 1024, device = 0, long_min = 0;
-    int check = 1, parts = 0, hint_list[8], nhint = 0, npanel = 0;
+    int check = 1, parts = 0, hint_list[8], nhint = 0, npanel = 0, reorder = HSPMV_REORDER_NONE;
+    hspmv_order_choice oc = {0};
     long panel_list[8];
     const char *hints_arg = NULL, *panels_arg = NULL;
     hspmv_error e = {0, ""};
@@ -226,6 +231,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--hints")) hints_arg = bu_value(argc, argv, &i);
         else if (!strcmp(a, "--panels")) panels_arg = bu_value(argc, argv, &i);
         else if (!strcmp(a, "--parts")) parts = 1;
+        else if (!strcmp(a, "--reorder")) reorder = bu_parse_reorder(a, bu_value(argc, argv, &i));
         else if (!strcmp(a, "--check")) check = strcmp(bu_value(argc, argv, &i), "none") != 0;
         else if (!strcmp(a, "--gen")) {
             g.kind = bu_value(argc, argv, &i);
@@ -316,6 +322,18 @@ int main(int argc, char **argv)
         bu_step_end();
     }
     t_read = bu_now() - t0;
+    if (reorder != HSPMV_REORDER_NONE) { /* the same orderings as on the CPU, before the upload */
+        hspmv_csr B;
+        die_if(hspmv_order_choose(&A, reorder, hspmv_test_spec(), 0, &oc, &B, &e), &e);
+        if (oc.rp) {
+            hspmv_csr_free(&A);
+            A = B;
+        }
+        printf("reorder=%s (asked %s): bandwidth %lld -> %lld, entries within %lld columns of the diagonal %.1f%% -> "
+               "%.1f%%, ordered in %.3f s\n", hspmv_order_name(oc.used), hspmv_order_name(reorder),
+               (long long)oc.before.bandwidth, (long long)oc.after.bandwidth, (long long)oc.before.window,
+               100 * oc.before.local_frac, 100 * oc.after.local_frac, oc.seconds);
+    }
 
     hspmv_gpu_csr *dA = NULL;
     hspmv_gpu_stats st;
@@ -428,14 +446,16 @@ int main(int argc, char **argv)
         printf("bench=light matrix=%s precision=%s kernel=%s hints=%d panel_cols=%lld panel_kernel=%s picked=%s rows=%lld nnz=%lld mean_row=%.3f "
                "max_row=%lld long_rows=%lld reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f gflops=%.3f gbs=%.2f "
                "copy_gbs=%.1f copy_frac=%.4f vs_cusparse=%.4f upload_s=%.4f max_rel=%.3e avg_rel=%.3e "
-               "violations=%lld checked=%d",
+               "violations=%lld checked=%d reorder=%s bandwidth_before=%lld bandwidth_after=%lld reorder_s=%.4f",
                name, prec, hspmv_gpu_kernel_name(k), r->hints, (long long)r->panel_cols,
                r->panel_cols > 0 ? hspmv_gpu_kernel_name(r->panel_kernel) : "-",
                hspmv_gpu_kernel_name(k == HSPMV_GPU_AUTO || k == HSPMV_GPU_AUTO_SHORT ? st.auto_kernel : k == HSPMV_GPU_LIGHT ? st.light_kernel : k),
                (long long)A.nrows, (long long)A.nnz, st.mean_row, (long long)st.max_row,
                (long long)(k == HSPMV_GPU_AUTO ? st.long_rows : 0), reps, r->med, r->min, r->max,
                flops / (r->med * 1e-3) / 1e9, gbs, copy_gbs, gbs / copy_gbs, sp_ms > 0 ? sp_ms / r->med : 0.0,
-               st.upload_seconds, r->chk.max_rel, r->chk.avg_rel, (long long)r->chk.violations, r->checked);
+               st.upload_seconds, r->chk.max_rel, r->chk.avg_rel, (long long)r->chk.violations, r->checked,
+               hspmv_order_name(oc.used), (long long)oc.before.bandwidth,
+               (long long)oc.after.bandwidth, oc.seconds);
         bu_meta_kv(stdout, 1, 1);
         printf("\n");
     }

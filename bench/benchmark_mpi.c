@@ -33,6 +33,7 @@ static void usage(FILE *f)
             "         [--warmup N] [--halo node|p2p|node,p2p] [--node-ranks K] [--caller-x] [--passes N]\n"
             "         [--triad MIB]\n"
             "         [--vectors K] [--json] [--verbose] [--progress auto|on|off] [--transpose]\n"
+            "         [--reorder none|rcm|nd|auto]\n"
             "       mpirun -n P benchmark-mpi --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Rank 0 reads the matrix and sends each rank its rows (a PETSc binary file, told by its class\n"
             "  id: every rank reads its own rows with MPI-IO); y = A*x is timed with the halo\n"
@@ -66,6 +67,10 @@ static void usage(FILE *f)
             "  (hspmv_dist_spmm; the first call, which makes the transposed matrix, is among the\n"
             "  warm-up calls and timed alone as first_ms), checked against rank 0's A^T (not with\n"
             "  --gen, nor --read parallel of a Matrix Market file).\n"
+            "  --reorder: rank 0 orders the matrix for locality before it is split (a global\n"
+            "  order, then the split; with --partition metis each rank's rows by their own\n"
+            "  block; docs/reordering.md); the products run in that order, x and y move once.\n"
+            "  Square matrices read by rank 0 only (not --gen, --read parallel, PETSc files).\n"
             "  --gpu: one rank per GPU (make CUDA=1); see benchmark-mpi --gpu --help.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
     bu_format_usage(f, "  ");
@@ -231,6 +236,7 @@ static void parse_args(int argc, char **argv, args *a)
         else if (!strcmp(s, "--verbose")) a->verbose = 1;
         else if (!strcmp(s, "--progress")) bu_progress_set(bu_parse_progress(s, bu_value(argc, argv, &i)));
         else if (!strcmp(s, "--transpose")) transpose = 1;
+        else if (!strcmp(s, "--reorder")) a->o.reorder = bu_parse_reorder(s, bu_value(argc, argv, &i));
         else if (!mg_parse(argc, argv, &i, &a->gen)) mp_other_arg(s, &a->path);
     }
     /* --transpose checks A^T x against the whole matrix on rank 0: said now, not after the setup */
@@ -754,6 +760,12 @@ static void print_line(const args *a, const input *inp, const summary *s)
            in->owned_in_node, (long long)s->chk.overflows, transpose);
     printf(a->json ? ",\"vectors\":%d,\"first_ms\":%.3f,\"first_mb\":%.1f" : " vectors=%d first_ms=%.3f first_mb=%.1f",
            va->k, va->first_s * 1e3, va->first_mb);
+    printf(a->json ? ",\"reorder\":\"%s\",\"reorder_asked\":\"%s\",\"bandwidth_before\":%lld,\"bandwidth_after\":%lld,"
+                     "\"local_before\":%.4f,\"local_after\":%.4f,\"reorder_s\":%.4f"
+                   : " reorder=%s reorder_asked=%s bandwidth_before=%lld bandwidth_after=%lld local_before=%.4f "
+                     "local_after=%.4f reorder_s=%.4f",
+           bu_reorder_name(in->reorder), bu_reorder_name(a->o.reorder), (long long)in->bandwidth_before,
+           (long long)in->bandwidth_after, in->local_before, in->local_after, in->reorder_s);
     if (a->json) bu_meta_json(stdout, 0, 0);
     else bu_meta_kv(stdout, 0, 0);
     if (a->json && a->verbose) {

@@ -27,6 +27,7 @@ static void usage(FILE *f)
             "         [--format %s|all[,...]] [--threshold T]\n"
             "         [--kernel K] [--progress auto|on|off]\n"
             "         [--bw | --no-bw] [--bw-mib M] [--csv FILE] [--transpose] [--vectors K[,K...]]\n"
+            "         [--reorder none|rcm|nd|auto]\n"
             "  Prepares the matrix in each format asked for (default all: every format below\n"
             "  but auto, then the automatic choice; a format that\n"
             "  cannot hold the matrix is skipped) and times y = A*x with `threads` OpenMP threads\n"
@@ -56,6 +57,11 @@ static void usage(FILE *f)
             "  (a list: each K in interleaved rounds; products/s = K / time, and the\n"
             "  k=1 rate beside it; no triad probe or CSV: --bw, --bw-mib and --csv are refused);\n"
             "  with --transpose Y = A^T X. --reps N times exactly N calls.\n"
+            "  --reorder: prepare each format in a locality order (docs/reordering.md): rcm\n"
+            "  (reverse Cuthill-McKee), nd (METIS nested dissection), auto (rcm where the\n"
+            "  order is poor and rcm helps); median_ms times the product in that order\n"
+            "  (vectors moved once), user_ms the call in the file's order (x gathered in,\n"
+            "  y scattered out in every call), timed in the same rounds.\n"
             "  Exit status 1 when a result is off the reference bound (FAIL), the product overflows\n"
             "  (OVFL: the matrix's values, not the kernel) or input is bad.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
@@ -75,6 +81,10 @@ typedef struct run {
     double med, mn, mx;
     hspmv_check chk;
     double ysum, ychk;
+    hspmv_real *xi, *yi; /* --reorder: x and y in the matrix's order */
+    double *tu;          /* --reorder: per-call seconds of the user-order call */
+    int ntu;
+    double umed;
 } run;
 
 #define fmt_word(f) bu_format_name(f)
@@ -130,14 +140,28 @@ static void product(hspmv_local *L, const hspmv_real *x, hspmv_real *y)
     else hspmv_local_spmv(L, x, y, 0);
 }
 
-/* Times one round of run r: warmup calls, then `calls` timed calls. */
+/* --reorder: the products are timed in the matrix's order (reorder_on). */
+static int reorder_on;
+
+/* Times one round of run r: warmup calls, then `calls` timed calls; with
+   --reorder the product in the matrix's order, then the user-order call. */
 static void time_round(run *r, const hspmv_real *x, hspmv_real *y, long warmup, long calls)
 {
+    for (long k = 0; k < warmup; k++)
+        if (reorder_on) hspmv_local_spmm(r->L, HSPMV_REORDERED, 1, r->xi, r->yi, 0, NULL);
+        else product(r->L, x, y);
+    for (long k = 0; k < calls; k++) {
+        double t0 = bu_now();
+        if (reorder_on) hspmv_local_spmm(r->L, HSPMV_REORDERED, 1, r->xi, r->yi, 0, NULL);
+        else product(r->L, x, y);
+        r->t[r->nt++] = bu_now() - t0;
+    }
+    if (!reorder_on) return;
     for (long k = 0; k < warmup; k++) product(r->L, x, y);
     for (long k = 0; k < calls; k++) {
         double t0 = bu_now();
         product(r->L, x, y);
-        r->t[r->nt++] = bu_now() - t0;
+        r->tu[r->ntu++] = bu_now() - t0;
     }
 }
 
@@ -166,6 +190,7 @@ typedef struct cfg {
     int bw, nfmt, fmts[MAXRUN];
     double threshold;
     bb_cfg block;      /* --vectors: block.nk > 0 */
+    int reorder;       /* --reorder: HSPMV_REORDER_* */
 } cfg;
 
 /* Prepares every format of c with `threads` threads, probes the bandwidth,
@@ -199,6 +224,7 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
         o.csrl_threshold = c->threshold;
         o.kernel = c->kernel;
         o.threads = threads;
+        o.reorder = c->reorder;
         r->asked = c->fmts[f];
         char step[64];
         snprintf(step, sizeof(step), "preparing %s with %d threads", fmt_word(r->asked), threads);
@@ -231,7 +257,10 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
             bu_die(prog, &e);
         }
         r->t = malloc((size_t)reps * sizeof(double));
-        if (!r->t) {
+        r->tu = malloc((size_t)reps * sizeof(double));
+        r->xi = reorder_on ? hspmv_malloc((size_t)(A->ncols + 1) * sizeof(hspmv_real)) : NULL;
+        r->yi = reorder_on ? hspmv_malloc((size_t)(A->nrows + 1) * sizeof(hspmv_real)) : NULL;
+        if (!r->t || !r->tu || (reorder_on && (!r->xi || !r->yi))) {
             e.code = HSPMV_ERR_NOMEM;
             snprintf(e.msg, sizeof(e.msg), "out of memory");
             bu_die(prog, &e);
@@ -249,7 +278,19 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
                c->fmts[f] == HSPMV_FORMAT_AUTO ? r->info.format_name : "", r->info.seg_ratio,
                (long long)r->info.nseg, r->info.isa, r->info.threads, r->build_s,
                A->nnz > 0 ? r->info.bytes / (double)A->nnz : 0.0, format_note(&r->info));
+        if (reorder_on)
+            printf("    reorder=%s (asked %s): bandwidth %lld -> %lld, entries within %lld columns of the diagonal "
+                   "%.1f%% -> %.1f%%, ordered in %.3f s\n", r->info.reorder_name, bu_reorder_name(c->reorder),
+                   (long long)r->info.bandwidth_before, (long long)r->info.bandwidth_after,
+                   (long long)r->info.reorder_window, 100 * r->info.local_before, 100 * r->info.local_after,
+                   r->info.reorder_s);
     }
+    if (reorder_on) /* x in each matrix's order (filled now, after the first touch) */
+        for (int f = 0; f < nfmt; f++) {
+            hspmv_local_touch(runs[f].L, runs[f].xi, A->ncols);
+            hspmv_local_touch(runs[f].L, runs[f].yi, A->nrows);
+            hspmv_local_vec_order(runs[f].L, 0, x, runs[f].xi, NULL);
+        }
     printf("  memory on huge pages: %.0f MiB\n", bs_huge_mib());
 
     /* bandwidth probe, SpMV rounds cycling through the formats, probe again */
@@ -269,6 +310,20 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
     int bad = 0, best = -1, fixed = -1, autoi = -1, reported = 0;
     for (int f = 0; f < nfmt; f++) {
         run *r = &runs[f];
+        if (reorder_on) { /* the product in the matrix's order, moved out, checked too */
+            hspmv_local_spmm(r->L, HSPMV_REORDERED, 1, r->xi, r->yi, 0, NULL);
+            hspmv_local_vec_order(r->L, HSPMV_ORDER_ROWS | HSPMV_ORDER_OUT, r->yi, y, NULL);
+            hspmv_check ci;
+            hspmv_ref_check(A, x, y, 2.0, &ci);
+            if (ci.violations) {
+                char what[600];
+                snprintf(what, sizeof(what), "%s (%s, %d threads, in the reordered operator's order)", path,
+                         fmt_word(r->asked), r->info.threads);
+                bu_check_report(what, &ci);
+                bad = 1;
+            }
+            bu_stats(r->tu, r->ntu, &r->umed, &r->mn, &r->mx);
+        }
         product(r->L, x, y);
         hspmv_ref_check(A, x, y, 2.0, &r->chk);
         bu_ysums(y, A->nrows, &r->ysum, &r->ychk);
@@ -315,13 +370,17 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
                "cols=%lld nnz=%lld nseg=%lld seg_ratio=%.4f threshold=%g reps=%d median_ms=%.6f "
                "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f bytes=%.0f triad_gbs=%.3f "
                "frac_triad=%.4f in_cache=%d llc_bytes=%zu build_s=%.3f max_rel=%.3e avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g "
-               "ychk=%.10g",
+               "ychk=%.10g reorder=%s reorder_asked=%s bandwidth_before=%lld bandwidth_after=%lld "
+               "local_before=%.4f local_after=%.4f reorder_window=%lld reorder_s=%.4f user_ms=%.6f",
                path, sizeof(hspmv_real) == 8 ? "double" : "single", transpose, r->info.threads,
                r->info.format_name, fmt_word(r->asked), r->info.isa, (long long)A->nrows,
                (long long)A->ncols, (long long)A->nnz, (long long)r->info.nseg, r->info.seg_ratio,
                c->threshold, r->nt, r->med * 1e3, r->mn * 1e3, r->mx * 1e3, gflops, gbs, r->info.bytes,
                triad, triad > 0 ? gbs / triad : 0.0, r->info.bytes <= llc, llc, r->build_s, r->chk.max_rel, r->chk.avg_rel,
-               (long long)r->chk.violations, (long long)r->chk.overflows, r->ysum, r->ychk);
+               (long long)r->chk.violations, (long long)r->chk.overflows, r->ysum, r->ychk, r->info.reorder_name,
+               bu_reorder_name(c->reorder), (long long)r->info.bandwidth_before, (long long)r->info.bandwidth_after,
+               r->info.local_before, r->info.local_after, (long long)r->info.reorder_window, r->info.reorder_s,
+               (reorder_on ? r->umed : r->med) * 1e3);
         bu_meta_kv(stdout, 1, 0);
         printf("\n");
         if (cf) { /* the schema of BU_CSV_HEADER; no triad: empty, not 0 */
@@ -355,6 +414,9 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
     for (int f = 0; f < nfmt; f++) {
         hspmv_local_destroy(&runs[f].L);
         free(runs[f].t);
+        free(runs[f].tu);
+        hspmv_free(runs[f].xi);
+        hspmv_free(runs[f].yi);
     }
     hspmv_free(x);
     hspmv_free(y);
@@ -405,6 +467,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--progress")) bu_progress_set(bu_parse_progress(a, bu_value(argc, argv, &i)));
         else if (!strcmp(a, "--transpose")) transpose = 1;
         else if (!strcmp(a, "--vectors")) bb_parse_vectors(a, bu_value(argc, argv, &i), &c.block);
+        else if (!strcmp(a, "--reorder")) c.reorder = bu_parse_reorder(a, bu_value(argc, argv, &i));
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -414,6 +477,9 @@ int main(int argc, char **argv)
         else bu_fail("unexpected argument '%.40s' after the thread counts", a);
     }
     if (!c.path) bu_fail("no matrix given (usage: %s matrix.mtx[.gz] [threads] [options]; see --help)", prog);
+    if (c.reorder && (c.block.nk || transpose))
+        bu_fail("--reorder times y = A*x only: not with %s", c.block.nk ? "--vectors" : "--transpose");
+    reorder_on = c.reorder != HSPMV_REORDER_NONE;
     if (c.block.nk && c.csv) bu_fail("--csv does not apply to --vectors (the key=value lines hold its results)");
     if (c.block.nk && bw_given) bu_fail("--bw and --bw-mib do not apply to --vectors (it runs no triad probe)");
     if (c.csv) c.cf = bu_csv_open(&c.csv_out, "--csv", c.csv, c.path); /* found now, not after the timings */

@@ -12,6 +12,7 @@
 #include "bench_out.h"
 #include "bench_util.h"
 #include "gen_rows.h"
+#include "order.h"
 
 static void usage(FILE *f)
 {
@@ -39,6 +40,9 @@ static void usage(FILE *f)
         "  default: benchmark-mpi and solve --gen make the same rows on any number of\n"
         "  ranks) or all rows from one stream (stream: the draws before rows had seeds,\n"
         "  kept for the bundled random_3000_k8 and powerlaw_2000_k6)\n"
+        "  --shuffle SEED: renumber rows and columns by one random permutation drawn\n"
+        "  from SEED (a badly ordered mesh for --reorder; a symmetric kind stays\n"
+        "  symmetric, --symmetric still writes the lower triangle)\n"
         "  -o FILE (default stdout): written under a temporary name beside FILE and renamed over\n"
         "  it when complete (a device or a pipe is written in place); gzip when FILE ends in .gz\n"
         "  --values stencil|random: stencil (default) writes the few values above;\n"
@@ -114,7 +118,8 @@ int main(int argc, char **argv)
     bu_version(argc, argv, "genmat"); /* --version: prints it and exits 0 */
     gen_spec s;
     const char *path = NULL;
-    int dof_given = 0, k_given = 0;
+    int dof_given = 0, k_given = 0, shuffle = 0;
+    uint64_t shuffle_seed = 0;
     gen_default(&s);
     bu_set_prog("genmat");
     for (int i = 1; i < argc; i++) {
@@ -128,6 +133,10 @@ int main(int argc, char **argv)
             s.alpha = bu_parse_real_above(a, bu_value(argc, argv, &i), 2, 1000); /* above 2: a finite mean */
         } else if (!strcmp(a, "--seed")) s.seed = (uint64_t)bu_parse_int(a, bu_value(argc, argv, &i), 0, INT64_MAX);
         else if (!strcmp(a, "--symmetric")) s.sym = 1;
+        else if (!strcmp(a, "--shuffle")) {
+            shuffle_seed = (uint64_t)bu_parse_int(a, bu_value(argc, argv, &i), 0, INT64_MAX);
+            shuffle = 1;
+        }
         else if (!strcmp(a, "--values")) {
             v = bu_value(argc, argv, &i);
             if (!strcmp(v, "random")) s.realv = 1;
@@ -193,11 +202,28 @@ int main(int argc, char **argv)
     char size_line[80];
     snprintf(size_line, sizeof(size_line), "\n%lld %lld %lld\n", (long long)rows, (long long)rows, (long long)nnz);
     put_str(size_line);
+    int64_t *newof = NULL; /* --shuffle: the new number of each row and column */
+    if (shuffle) {
+        int64_t *p = malloc((size_t)rows * sizeof(int64_t));
+        newof = malloc((size_t)rows * sizeof(int64_t));
+        if (!p || !newof) bu_fail_status(1, "out of memory for the --shuffle permutation of %lld rows", (long long)rows);
+        hspmv_order_random(p, rows, shuffle_seed);
+        hspmv_order_invert(p, rows, newof);
+        free(p);
+    }
     gen_prepare(&s);
     for (int64_t i = 0; i < rows; i++) {
         if ((m = gen_row(&s, i, &b, 1)) < 0) bu_fail_status(1, "out of memory for row %lld", (long long)i + 1);
-        for (int64_t t = 0; t < m; t++) entry(i, b.cols[t], b.vals[t]);
+        for (int64_t t = 0; t < m; t++) {
+            int64_t r = newof ? newof[i] : i, c = newof ? newof[b.cols[t]] : b.cols[t];
+            if (s.sym && c > r) { /* the lower triangle stays lower: the entry's mirror image */
+                int64_t z = r;
+                r = c, c = z;
+            }
+            entry(r, c, b.vals[t]);
+        }
     }
+    free(newof);
     flush();
     gen_buf_free(&b);
     gen_release(&s);

@@ -152,6 +152,15 @@ enum { HSPMV_HALO_AUTO = 0, /* node where the MPI library gives shared-memory wi
        HSPMV_HALO_P2P };    /* every ghost entry by message from its owner (PETSc MPIAIJ style) */
 /* How hspmv_dist_read reads a Matrix Market file. */
 enum { HSPMV_READ_ROOT = 0, HSPMV_READ_PARALLEL };
+/* Locality reordering of a matrix's rows and columns (hspmv_opts.reorder;
+   docs/reordering.md). */
+enum { HSPMV_REORDER_NONE = 0, /* the caller's order */
+       HSPMV_REORDER_RCM,      /* reverse Cuthill-McKee (rectangular: rows and columns of the
+                                  bipartite graph's order) */
+       HSPMV_REORDER_ND,       /* METIS nested dissection (square; builds with METIS) */
+       HSPMV_REORDER_AUTO };   /* RCM where the caller's order is poor (fewer than 90% of the
+                                  entries within half an L2 cache of x from the diagonal) and
+                                  RCM raises that share by 0.25 or more; else the caller's order */
 
 /* Run-time knobs; hspmv_opts_default fills the defaults shown. */
 typedef struct hspmv_opts {
@@ -180,6 +189,15 @@ typedef struct hspmv_opts {
                               ranks sharing memory; k > 0 = pseudo-nodes of k consecutive ranks of
                               each node (runs one machine as several nodes: the off-node halo path
                               without a cluster). Rank 0's value is every rank's */
+    int reorder;           /* HSPMV_REORDER_NONE (default), _RCM, _ND or _AUTO: hspmv_local_create
+                              renumbers rows and columns for locality and keeps the caller's order
+                              at its interface (hspmv_local_spmv permutes x in and y out);
+                              hspmv_local_spmm with HSPMV_REORDERED is the product in its own order.
+                              Distributed matrices made on rank 0 (hspmv_dist_create_root,
+                              hspmv_dist_read's root read; square): with the nonzero or row split a
+                              global RCM first, with METIS each rank's rows ordered by their own
+                              block; the renumbering is kept like METIS's (hspmv_dist_scatter/_gather);
+                              rank 0's value is every rank's. Other creations: HSPMV_ERR_UNSUPPORTED */
 } hspmv_opts;
 
 /* Fills *o with the defaults above; o NULL: nothing. */
@@ -207,6 +225,18 @@ typedef struct hspmv_local_info {
     int xpf;                 /* PANELS: x prefetch distance in entries (else 0) */
     int stream_y;            /* CSRP: 1 when y = A*x goes out by streaming stores (a y larger
                                 than the cache is not read first) */
+    /* locality reordering (all 0 when hspmv_opts.reorder was NONE) */
+    int reorder_asked;       /* hspmv_opts.reorder */
+    int reorder;             /* the order in use: HSPMV_REORDER_NONE (the caller's), _RCM or _ND */
+    const char *reorder_name; /* "none", "rcm", "nd" */
+    int64_t bandwidth_before, bandwidth_after; /* max |i - j| over the entries, the caller's order and
+                                the one in use (rectangular: j against i*ncols/nrows) */
+    double local_before, local_after; /* share of the entries within reorder_window columns of it */
+    int64_t reorder_window;  /* half the columns of x one core's L2 cache holds */
+    double reorder_s;        /* seconds spent ordering, measuring and permuting at creation */
+    const int64_t *row_perm, *col_perm; /* the order in use, new -> old (row_perm[k]: the caller's
+                                row that comes k-th), valid until hspmv_local_destroy; NULL where L
+                                works in the caller's order */
 } hspmv_local_info;
 
 /* Prepares A (which the caller keeps and may free afterwards). Not collective. */
@@ -223,6 +253,8 @@ void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, 
                              j*n, n the vector's length: PETSc's and NumPy's Fortran-ordered dense
                              blocks); without it row by row, the k values of one row together
                              (X[i*k + j]), which is what makes the block product cheap */
+#define HSPMV_REORDERED 4 /* hspmv_local_spmm only: X and Y in the order of a reordered matrix
+                             (hspmv_opts.reorder), no permutation in the call */
 
 /* Y = op(A) X (add == 0) or Y += op(A) X for a block of k >= 1 vectors,
    op(A) = A, or A^T with HSPMV_TRANSPOSE. The matrix is read once for all k
@@ -238,6 +270,27 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info);
 
 /* Frees *L and sets it to NULL; accepts NULL. */
 void hspmv_local_destroy(hspmv_local **L);
+
+/* ---- locality reordering (hspmv_opts.reorder, docs/reordering.md) ---------
+   A reordered L works on A' = A(row_perm, col_perm): row k of A' is row
+   row_perm[k] of A, column k column col_perm[k] (hspmv_local_info gives
+   both). hspmv_local_spmv and _spmm keep the caller's order: x gathered in,
+   y scattered out in every call (about one random read and one random
+   write of a vector entry per row more), through vectors kept with L, so
+   two such calls must not run beside each other on one reordered L. A loop
+   that wants the speed moves its vectors once (hspmv_local_vec_order) and
+   calls hspmv_local_spmm with HSPMV_REORDERED. */
+
+/* Flags of hspmv_local_vec_order. */
+#define HSPMV_ORDER_ROWS 1 /* a y-like vector (nrows entries); without it x-like (ncols) */
+#define HSPMV_ORDER_OUT 2  /* L's order -> the caller's: dst[perm[k]] = src[k]; without it
+                              the caller's -> L's: dst[k] = src[perm[k]] */
+
+/* Moves one vector between the caller's order and L's (a copy where L is
+   not reordered), in parallel with L's threads; src and dst must not
+   overlap. HSPMV_ERR_ARG for unknown flags or NULL vectors. */
+int hspmv_local_vec_order(const hspmv_local *L, int flags, const hspmv_real *src, hspmv_real *dst,
+                          hspmv_error *err);
 
 /* ---- memory --------------------------------------------------------------- */
 
@@ -461,6 +514,11 @@ typedef struct hspmv_dist_info {
     int64_t read_bytes;           /* text bytes this rank parsed (PETSc binary: file bytes it read) */
     double peak_read_bytes;       /* this rank's peak resident memory once its rows were in place
                                      (before the blocks were prepared); 0 if unknown */
+    /* locality reordering (opts.reorder; global, 0 when none was asked for) */
+    int reorder;                  /* the order in use: HSPMV_REORDER_NONE, _RCM or _ND */
+    int64_t bandwidth_before, bandwidth_after; /* max |i - j| in the file's order and in the distributed one */
+    double local_before, local_after; /* share of the entries within reorder_window columns of the diagonal */
+    double reorder_s;             /* rank 0's seconds ordering, measuring and permuting (in partition_s) */
 } hspmv_dist_info;
 
 /* Not collective. Fills *info (global fields were agreed at creation); D

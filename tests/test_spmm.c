@@ -251,7 +251,7 @@ static void test_rejects(void)
     fprintf(stderr, "    (a rejection is expected next)\n");
     CHECK(check_block(&A, &B, k, 0, 0, X, Y0, Y, xy, y, "moved") == 1, "the moved entry is caught");
     CHECK(hspmv_local_spmm(L, 0, 0, X, Y, 0, NULL) == HSPMV_ERR_ARG, "k = 0 refused");
-    CHECK(hspmv_local_spmm(L, 4, 2, X, Y, 0, NULL) == HSPMV_ERR_ARG, "unknown flag refused");
+    CHECK(hspmv_local_spmm(L, 8, 2, X, Y, 0, NULL) == HSPMV_ERR_ARG, "unknown flag refused");
     hspmv_local_destroy(&L);
     hspmv_csr_free(&A);
     hspmv_csr_free(&B);

@@ -63,6 +63,7 @@ struct hspmv_local {
     int asked_format;            /* hspmv_opts.format at creation (the transposed copy's too) */
     double csrl_threshold;       /* hspmv_opts.csrl_threshold at creation */
     struct hspmv_local *T;       /* the transposed copy, made by the first transposed product; NULL before */
+    struct hspmv_local_order *ord; /* hspmv_opts.reorder's order (local_reorder.h); NULL: reorder none */
 };
 
 /* Makes L->T, A^T prepared like L (local_transpose.c), unless it is there.

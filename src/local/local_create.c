@@ -10,6 +10,7 @@
 #include "rowptr.h"
 #include "util.h"
 #include "csr.h"
+#include "local_reorder.h"
 
 static int check_input(const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
 {
@@ -24,6 +25,9 @@ static int check_input(const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err
                          o->csrl_threshold);
     if (o->threads < 0)
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: %d threads", o->threads);
+    if (!hspmv_order_name(o->reorder))
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: unknown reorder %d (none, rcm, nd or auto)",
+                         o->reorder);
     if (o->threads > hspmv_max_threads() || (o->threads == 0 && hspmv_omp_max() > hspmv_max_threads()))
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_create: %d threads%s, more than the %d allowed "
                          "(8 per processor, at least 256)", o->threads ? o->threads : hspmv_omp_max(),
@@ -261,6 +265,7 @@ int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *opts, const ch
         A0.rowptr = no_rows;
         A = &A0;
     }
+    if (o.reorder != HSPMV_REORDER_NONE) return hspmv_local_create_reordered(A, &o, test, out, err);
     L = hspmv_calloc(1, sizeof(*L));
     if (!L) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory");
     if ((rc = find_kernels(o.kernel ? o.kernel : "auto", &L->ks, err)) != HSPMV_OK) goto fail;
@@ -332,6 +337,7 @@ void hspmv_local_destroy(hspmv_local **pL)
     hspmv_local *L = pL ? *pL : NULL;
     if (!L) return;
     hspmv_local_destroy(&L->T);
+    hspmv_local_order_free(&L->ord);
     hspmv_csr_free(&L->csr);
     hspmv_csrl_free(&L->csrl);
     hspmv_bcoo_free(&L->bcoo);

@@ -2,6 +2,7 @@
    and the bytes a product moves by the format's stated model. */
 #include <string.h>
 #include "local.h"
+#include "local_reorder.h"
 
 void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
 {
@@ -24,6 +25,20 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
     info->npanels = L->format == HSPMV_FORMAT_PANELS ? L->panels.npanels : 1;
     info->stream_y = L->format == HSPMV_FORMAT_CSRP && L->csrp.stream_y;
     info->xpf = L->format == HSPMV_FORMAT_PANELS ? L->panels.xpf : L->format == HSPMV_FORMAT_BCOO ? L->bcoo.xpf : 0;
+    if (L->ord) { /* reorder asked for */
+        const hspmv_order_choice *C = &L->ord->choice;
+        info->reorder_asked = C->asked;
+        info->reorder = C->used;
+        info->reorder_name = hspmv_order_name(C->used);
+        info->bandwidth_before = C->before.bandwidth;
+        info->bandwidth_after = C->after.bandwidth;
+        info->local_before = C->before.local_frac;
+        info->local_after = C->after.local_frac;
+        info->reorder_window = C->before.window;
+        info->reorder_s = C->seconds;
+        info->row_perm = C->rp;
+        info->col_perm = C->cp;
+    } else info->reorder_name = "none";
     switch (L->format) {
     case HSPMV_FORMAT_CSR:
         info->bytes = (double)L->nnz * (r + 4) + (double)(L->nrows + 1) * 8 + xy;

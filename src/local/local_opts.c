@@ -13,4 +13,5 @@ void hspmv_opts_default(hspmv_opts *o)
     o->halo = HSPMV_HALO_AUTO;
     o->read = HSPMV_READ_ROOT;
     o->node_ranks = 0;
+    o->reorder = HSPMV_REORDER_NONE;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "local.h"
+#include "local_reorder.h"
 #include "local_part.h"
 #include "kernels_spmm.h"
 #include "util.h"
@@ -110,7 +111,7 @@ static int spmm_by_columns(const hspmv_local *L, int k, const hspmv_real *X, hsp
     for (int j = 0; j < k; j++) {
 #pragma omp parallel for num_threads(L->threads) schedule(static)
         for (int64_t i = 0; i < n; i++) x[i] = X[i * k + j];
-        hspmv_local_spmv(L, x, y, 0);
+        hspmv_local_spmv_reordered(L, x, y, 0);
 #pragma omp parallel for num_threads(L->threads) schedule(static)
         for (int64_t i = 0; i < m; i++) Y[i * k + j] = add ? Y[i * k + j] + y[i] : y[i];
     }
@@ -132,7 +133,7 @@ static int spmm_columns_in_place(const hspmv_local *L, int k, const hspmv_real *
                                  hspmv_error *err)
 {
     for (int j = 0; j < k; j++)
-        hspmv_local_spmv(L, X + (size_t)j * (size_t)L->ncols, Y + (size_t)j * (size_t)L->nrows, add);
+        hspmv_local_spmv_reordered(L, X + (size_t)j * (size_t)L->ncols, Y + (size_t)j * (size_t)L->nrows, add);
     return hspmv_ok(err);
 }
 
@@ -154,15 +155,23 @@ void hspmv_local_spmm_part(const hspmv_local *L, int part, int nparts, int k, co
 int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspmv_real *Y, int add,
                      hspmv_error *err)
 {
-    if (!L || k < 1 || (flags & ~(HSPMV_TRANSPOSE | HSPMV_COL_MAJOR)) || !X || !Y)
+    if (!L || k < 1 || (flags & ~(HSPMV_TRANSPOSE | HSPMV_COL_MAJOR | HSPMV_REORDERED)) || !X || !Y)
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_spmm: bad arguments (k = %d, flags = %d)", k, flags);
+    if (hspmv_local_is_reordered(L) && !(flags & HSPMV_REORDERED))
+        return hspmv_local_spmm_user(L, flags, k, X, Y, add, err);
+    return hspmv_local_spmm_inner(L, flags & ~HSPMV_REORDERED, k, X, Y, add, err);
+}
+
+int hspmv_local_spmm_inner(hspmv_local *L, int flags, int k, const hspmv_real *X, hspmv_real *Y, int add,
+                           hspmv_error *err)
+{
     if (flags & HSPMV_TRANSPOSE) {
         int rc = hspmv_local_transposed(L, err);
         if (rc) return rc;
         L = L->T;
     }
     if (k == 1) {
-        hspmv_local_spmv(L, X, Y, add);
+        hspmv_local_spmv_reordered(L, X, Y, add);
         return hspmv_ok(err);
     }
     if (flags & HSPMV_COL_MAJOR) {

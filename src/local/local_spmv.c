@@ -7,6 +7,7 @@
 #include <string.h>
 #include "local.h"
 #include "local_part.h"
+#include "local_reorder.h"
 
 /* Chunk c of y = A*x (add: y += A*x): its rows (whole tile rows in blocked COO). */
 static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_real *y, int add)
@@ -14,7 +15,8 @@ static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_re
     hspmv_local_spmv_rows(L, L->rows[c], L->rows[c + 1], x, y, add);
 }
 
-void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add)
+/* hspmv_local_spmv (local_reorder.c) is this where L keeps the caller's order. */
+void hspmv_local_spmv_reordered(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, int add)
 {
     if (!L || L->nrows == 0 || !y || (!x && L->ncols > 0)) return; /* documented: a no-op */
     int T = L->threads;
@@ -44,7 +46,7 @@ void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hsp
 {
     int T = L->threads;
     if (nparts <= 1 || L->nrows == 0) {
-        if (part == 0) hspmv_local_spmv(L, x, y, add);
+        if (part == 0) hspmv_local_spmv_reordered(L, x, y, add);
         return;
     }
     if (T == 1) {

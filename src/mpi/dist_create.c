@@ -7,6 +7,7 @@
 #include "dist.h"
 #include "util.h"
 #include "csr.h"
+#include "dist_reorder.h"
 
 enum { TAG_ROWPTR = 1, TAG_COLIND, TAG_VAL, TAG_PERM };
 
@@ -95,6 +96,8 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
                            (long long)A->nrows, (long long)A->ncols);
         else rc = hspmv_csr_validate(A, err);
         if (!rc) rc = root_partition(D, A, o->partition, &perm, &iperm, err);
+        if (!rc) rc = hspmv_dist_reorder_root(A, o->reorder, o->partition, D->test, P, D->row_start, &perm, &iperm,
+                                              &D->info, err);
         if (!rc) {
             int64_t maxr = 0, maxz = 0;
             for (int p = 0; p < P; p++) {
@@ -127,7 +130,8 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     D->info.partition_s = t1 - t0;
     if (MPI_Bcast(hdr, 4, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
         MPI_Bcast(D->row_start, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
-        MPI_Bcast(nnzs, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS)
+        MPI_Bcast(nnzs, P + 1, MPI_INT64_T, 0, D->comm) != MPI_SUCCESS ||
+        hspmv_dist_bcast_reorder(&D->info, D->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Bcast of the partition failed", me);
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
     D->nrows = hdr[0];
@@ -183,7 +187,9 @@ int hspmv_dist_create_root(MPI_Comm comm, const hspmv_csr *A, const hspmv_opts *
     t0 = MPI_Wtime();
     D->info.distribute_s = t0 - t1;
     D->info.peak_read_bytes = hspmv_peak_rss();
-    rc = hspmv_dist_build(D, &S, o, err);
+    hspmv_opts ob = *o;
+    ob.reorder = HSPMV_REORDER_NONE; /* done above: the blocks are made in the new order */
+    rc = hspmv_dist_build(D, &S, &ob, err);
     D->info.prepare_s = MPI_Wtime() - t0;
 out:
     hspmv_csr_free(&S);

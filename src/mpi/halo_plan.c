@@ -281,7 +281,12 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     D->ncols_local = ce - cb;
     D->format = o->format;
     D->csrl_threshold = o->csrl_threshold;
-    if (hspmv_dist_keep_diagonal(D, S) != HSPMV_OK || hspmv_dist_split_blocks(S, cb, ce, &Ao, &Ag, &g, &D->nghost) != HSPMV_OK)
+    if (o->reorder != HSPMV_REORDER_NONE) /* docs/reordering.md: one rank's matrix only, so far */
+        rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "reorder %d: a distributed matrix is reordered only when rank 0 "
+                       "holds it whole (hspmv_dist_create_root, hspmv_dist_read with the root read of a Matrix "
+                       "Market file); use reorder none here", o->reorder);
+    else if (hspmv_dist_keep_diagonal(D, S) != HSPMV_OK ||
+             hspmv_dist_split_blocks(S, cb, ce, &Ao, &Ag, &g, &D->nghost) != HSPMV_OK)
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory splitting %lld local rows into blocks", me,
                        (long long)S->nrows);
     hspmv_csr_free(S);

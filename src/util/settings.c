@@ -32,6 +32,7 @@ static const test_key keys[] = {
     {"stream_y", 0, 1, NULL},                /* CSRP streaming stores of y */
     {"spmm_stream", 0, 1, NULL},             /* block product: streaming stores of Y */
     {"spmm_blocks", 1, 4096, NULL},          /* block product: row blocks per thread */
+    {"reorder_window", 1, (long)1 << 40, NULL}, /* reorder auto: the locality window in columns */
     /* distributed plan choices forced */
     {"dist_pieces", 1, 16, NULL},            /* parts of the owned block between message tests */
     {"node_slots", 0, 64, NULL},             /* vectors in a node's shared window */

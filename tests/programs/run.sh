@@ -115,6 +115,43 @@ if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx 2 --vectors 1,3,8 -
     if [ "$n" = 6 ]; then pass "$t"; else fail "$t ($n of 6 checked lines)" "$out"; fi
 else fail "$t (exit $?)" "$out"; fi
 
+# ---- item: genmat --shuffle renumbers, benchmark-omp --reorder restores ------
+# The shuffled lap3d 12 holds the same entries (values sorted alike, same
+# count), the symmetric one a lower triangle under a symmetric header;
+# --reorder rcm brings the bandwidth down (144 is the grid's) with every
+# product checked in both orders (violations=0), and auto keeps a matrix
+# whose entries all lie within its window (reorder=none).
+t=genmat_shuffle_and_benchmark_omp_reorder
+"$bin/genmat" lap3d 12 -o "$tmp/g.mtx" && "$bin/genmat" lap3d 12 --shuffle 5 -o "$tmp/s.mtx" &&
+    "$bin/genmat" lap3d 12 --symmetric --shuffle 5 -o "$tmp/ss.mtx"
+same=$( { tail -n +4 "$tmp/g.mtx" | awk '{ print $3 }' | sort | md5sum; tail -n +4 "$tmp/s.mtx" | awk '{ print $3 }' | sort | md5sum; } | uniq | wc -l)
+moved=$(cmp -s "$tmp/g.mtx" "$tmp/s.mtx" && echo 0 || echo 1)
+upper=$(tail -n +4 "$tmp/ss.mtx" | awk '$2 > $1' | wc -l)
+symh=$(head -1 "$tmp/ss.mtx" | grep -c symmetric)
+if [ "$same" = 1 ] && [ "$moved" = 1 ] && [ "$upper" = 0 ] && [ "$symh" = 1 ] &&
+   timeout "$tmo" "$bin/benchmark-omp" "$tmp/s.mtx" 2 --format auto,csr --reorder rcm --reps 5 --no-bw > "$out" 2>&1; then
+    n=$(grep -c '^bench=omp .*violations=0 .*reorder=rcm reorder_asked=rcm bandwidth_before=1[0-9][0-9][0-9] bandwidth_after=[0-9]* ' "$out")
+    wide=$(grep '^bench=omp ' "$out" | sed 's/.*bandwidth_after=\([0-9]*\).*/\1/' | awk '$1 > 300' | wc -l)
+    if [ "$n" = 2 ] && [ "$wide" = 0 ] &&
+       timeout "$tmo" "$bin/benchmark-omp" "$tmp/g.mtx" 2 --format csr --reorder auto --reps 5 --no-bw > "$out" 2>&1 &&
+       grep -q '^bench=omp .*violations=0 .*reorder=none reorder_asked=auto .*local_before=1.0000' "$out"; then
+        pass "$t"
+    else fail "$t ($n of 2 rcm lines, $wide too wide)" "$out"; fi
+else fail "$t (same values: $same, moved: $moved, upper: $upper, symmetric header: $symh)" "$out"; fi
+
+# ---- item: benchmark-mpi --reorder at 3 ranks ----------------------------------
+# The shuffled lap3d 12 ordered on rank 0 before the split, in both halo
+# modes: the order, a narrower band and the product checked (violations=0).
+t=benchmark_mpi_reorder_rcm_at_3_ranks
+ok=0
+for h in node p2p; do
+    if timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" "$tmp/s.mtx" --reorder rcm --halo $h --reps 3 > "$out" 2>&1 &&
+       grep -q '^bench=mpi .*violations=0 .*reorder=rcm reorder_asked=rcm bandwidth_before=1[0-9][0-9][0-9] bandwidth_after=[1-2]\{0,1\}[0-9][0-9] ' "$out"; then
+        ok=$((ok + 1))
+    fi
+done
+if [ "$ok" = 2 ]; then pass "$t"; else fail "$t ($ok of 2 halo modes)" "$out"; fi
+
 # ---- item: --vectors with --transpose times Y = A^T X, rectangular too ------
 # A 90 x 61 matrix: the block's rows are A's columns (rows=61 cols=90 in
 # benchmark-omp's lines, the product's matrix), every vector checked; in
