@@ -39,18 +39,12 @@ static void usage(FILE *f)
             "  with the same threads over 3 arrays of M MiB (default: together 4x the\n"
             "  last-level cache the process's CPUs reach, each at least 16 MiB; see\n"
             "  docs/tuning.md) before and after the SpMV timings; every GB/s is\n"
-            "  also given as a fraction of its median (in-cache instead where the product's
-"
-            "  bytes fit in the last-level cache). --csv appends one row per format (the
-"
-            "  CSV schema of docs/programs.md) to a copy of the file, renamed over it when the run
-"
-            "  ends (exit status 2 when it cannot be written). --progress: lines on stderr for the
-"
-            "  read and each format's preparation (auto: on a terminal after 2 s, elsewhere every
-"
-            "  5 s; on: every 2 s and when each step ends; off).
-"
+            "  also given as a fraction of its median (in-cache instead where the product's\n"
+            "  bytes fit in the last-level cache). --csv appends one row per format (the\n"
+            "  CSV schema of docs/programs.md) to a copy of the file, renamed over it when the run\n"
+            "  ends (exit status 2 when it cannot be written). --progress: lines on stderr for the\n"
+            "  read and each format's preparation (auto: on a terminal after 2 s, elsewhere every\n"
+            "  5 s; on: every 2 s and when each step ends; off).\n"
             "  --transpose: times y = A^T x instead (hspmv_local_spmm; its transposed copy\n"
             "  is made before the timings and counted in the preparation time).\n"
             "  --vectors: time the block product Y = A X of K row-major vectors instead\n"
