@@ -172,7 +172,17 @@ typedef struct hspmv_opts {
                               ranks sharing memory; k > 0 = pseudo-nodes of k consecutive ranks of
                               each node (runs one machine as several nodes: the off-node halo path
                               without a cluster). Rank 0's value is every rank's */
+    int symmetric;         /* HSPMV_SYMMETRIC_AUTO (default): a square matrix found symmetric in pattern
+                              and values (a_ji == a_ij), or skew-symmetric (a_ji == -a_ij, no diagonal),
+                              is kept as its diagonal and lower triangle (about half the bytes; docs/
+                              formats.md "One triangle") when format is AUTO and the threads' private
+                              parts of y stay small; _NO: never; _YES: one triangle whatever format
+                              asks for, HSPMV_ERR_UNSUPPORTED on a matrix that is neither. Local
+                              matrices only: the blocks of a distributed matrix keep both triangles */
 } hspmv_opts;
+
+/* hspmv_opts.symmetric. */
+enum { HSPMV_SYMMETRIC_AUTO = 0, HSPMV_SYMMETRIC_NO, HSPMV_SYMMETRIC_YES };
 
 void hspmv_opts_default(hspmv_opts *o);
 
@@ -198,6 +208,10 @@ typedef struct hspmv_local_info {
     int xpf;                 /* PANELS: x prefetch distance in entries (else 0) */
     int stream_y;            /* CSRP: 1 when y = A*x goes out by streaming stores (a y larger
                                 than the cache is not read first) */
+    int symmetric;           /* 1: one triangle of a symmetric matrix, -1: of a skew-symmetric one
+                                (format then CSR16: 16-bit offsets, or CSR: 32-bit columns), 0: both */
+    int64_t sym_halo;        /* one triangle: rows of y the threads keep private (summed after) */
+    double sym_check_s;      /* seconds the symmetry check took at creation (0 when not made) */
 } hspmv_local_info;
 
 /* Prepares A (which the caller keeps and may free afterwards). Not collective. */

@@ -20,6 +20,17 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
     info->npanels = L->format == HSPMV_FORMAT_PANELS ? L->panels.npanels : 1;
     info->stream_y = L->format == HSPMV_FORMAT_CSRP && L->csrp.stream_y;
     info->xpf = L->format == HSPMV_FORMAT_PANELS ? L->panels.xpf : L->format == HSPMV_FORMAT_BCOO ? L->bcoo.xpf : 0;
+    info->symmetric = L->symmetric;
+    info->sym_halo = L->sym_halo;
+    info->sym_check_s = L->sym_check_s;
+    if (L->symmetric) {
+        info->bytes = hspmv_sym_bytes(&L->sym, L->sym_halo);
+        info->bytes_formula = L->sym.idx16 ? "lower*(real+2) + rows*real + (rows+1)*(4|8) + cols*real + "
+                                             "2*rows*real + 3*private*real"
+                                           : "lower*(real+4) + rows*real + (rows+1)*(4|8) + cols*real + "
+                                             "2*rows*real + 3*private*real";
+        return;
+    }
     switch (L->format) {
     case HSPMV_FORMAT_CSR:
         info->bytes = (double)L->nnz * (r + 4) + (double)(L->nrows + 1) * 8 + xy;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "local.h"
+#include "local_sym.h"
 #include "local_part.h"
 #include "kernels_spmm.h"
 #include "util.h"
@@ -156,6 +157,7 @@ int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspm
 {
     if (!L || k < 1 || (flags & ~(HSPMV_TRANSPOSE | HSPMV_COL_MAJOR)) || !X || !Y)
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_local_spmm: bad arguments (k = %d, flags = %d)", k, flags);
+    if (L->symmetric) return hspmv_local_sym_spmm(L, flags, k, X, Y, add, err);
     if (flags & HSPMV_TRANSPOSE) {
         int rc = hspmv_local_transposed(L, err);
         if (rc) return rc;

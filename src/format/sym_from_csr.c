@@ -1,0 +1,147 @@
+/* sym_from_csr.c — finding a CSR symmetric or skew-symmetric, and keeping
+   its diagonal and strictly lower triangle (sym.h). */
+#include <string.h>
+#include "sym.h"
+#include "util.h"
+#ifdef _OPENMP
+#include <omp.h>
+#define MY_THREAD omp_get_thread_num()
+#define TEAM omp_get_num_threads()
+#else
+#define MY_THREAD 0
+#define TEAM 1
+#endif
+
+/* Position of column c in row r of A, or -1 (columns ascending). */
+static int64_t find_col(const hspmv_csr *A, int64_t r, int32_t c)
+{
+    int64_t lo = A->rowptr[r], hi = A->rowptr[r + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (A->colind[mid] < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < A->rowptr[r + 1] && A->colind[lo] == c ? lo : -1;
+}
+
+int hspmv_sym_check(const hspmv_csr *A, int threads, int *fits16)
+{
+    int64_t n = A->nrows, below = 0, above = 0;
+    int plus = 1, skew = 1, near = 1; /* still possible; all lower i-j <= MAXDIST */
+    if (fits16) *fits16 = 0;
+    if (A->nrows != A->ncols) return HSPMV_SYM_NONE;
+    if (threads < 1) threads = 1;
+#pragma omp parallel for num_threads(threads) schedule(static, 4096) reduction(+ : below, above) \
+    reduction(&& : plus, skew, near)
+    for (int64_t i = 0; i < n; i++) {
+        int p = 1, s = 1, f = 1;
+        if (!plus && !skew) continue; /* this thread's copies: it has found both fail */
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1] && (p || s); k++) {
+            int32_t j = A->colind[k];
+            if (j > i) {
+                above++;
+                continue;
+            }
+            if (j == i) {
+                s &= A->val[k] == 0;
+                continue;
+            }
+            below++;
+            f &= i - j <= HSPMV_SYM_MAXDIST;
+            int64_t m = find_col(A, j, (int32_t)i);
+            if (m < 0) p = s = 0;
+            else {
+                p &= A->val[m] == A->val[k];
+                s &= A->val[m] == -A->val[k];
+            }
+        }
+        plus = plus && p;
+        skew = skew && s;
+        near = near && f;
+    }
+    if (below != above) plus = skew = 0;
+    if (fits16) *fits16 = near;
+    return plus ? HSPMV_SYM_PLUS : skew ? HSPMV_SYM_SKEW : HSPMV_SYM_NONE;
+}
+
+void hspmv_sym_count(const hspmv_csr *A, int threads, int64_t *lrp)
+{
+    int64_t n = A->nrows;
+    lrp[0] = 0;
+#pragma omp parallel for num_threads(threads < 1 ? 1 : threads) schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = A->rowptr[i], e = A->rowptr[i + 1];
+        while (k < e && A->colind[k] < i) k++;
+        lrp[i + 1] = k - A->rowptr[i] + 1;
+    }
+    for (int64_t i = 0; i < n; i++) lrp[i + 1] += lrp[i];
+}
+
+/* Rows [r0, r1) of S from A (lrp: the counts of hspmv_sym_count). */
+static void fill_rows(const hspmv_csr *A, const int64_t *lrp, hspmv_sym *S, int64_t r0, int64_t r1)
+{
+    for (int64_t i = r0; i < r1; i++) {
+        int64_t o = lrp[i] - i, k = A->rowptr[i], e = A->rowptr[i + 1]; /* o: lower entries before row i */
+        hspmv_real d = 0;
+        for (; k < e && A->colind[k] < i; k++, o++) {
+            if (S->idx16) S->off[o] = (uint16_t)(65536 - (i - A->colind[k]));
+            else S->ci[o] = A->colind[k];
+            S->val[o] = A->val[k];
+        }
+        if (k < e && A->colind[k] == i) d = A->val[k];
+        S->diag[i] = d;
+        if (S->rp32) S->rp32[i + 1] = (uint32_t)o;
+        else S->rp[i + 1] = o;
+    }
+}
+
+int hspmv_sym_from_csr(const hspmv_csr *A, int sign, int idx16, const int64_t *lrp, int nchunks,
+                       const int64_t *start, hspmv_sym *S, hspmv_error *err)
+{
+    int64_t n = A->nrows, nnz = lrp[n] - n;
+    memset(S, 0, sizeof(*S));
+    S->nrows = n;
+    S->nnz = nnz;
+    S->sign = sign;
+    S->idx16 = idx16;
+    if ((uint64_t)nnz <= UINT32_MAX) S->rp32 = hspmv_alloc_pages((size_t)n + 1, sizeof(uint32_t));
+    else S->rp = hspmv_alloc_pages((size_t)n + 1, sizeof(int64_t));
+    if (idx16) S->off = hspmv_alloc_pages((size_t)(nnz ? nnz : 1), sizeof(uint16_t));
+    else S->ci = hspmv_alloc_pages((size_t)(nnz ? nnz : 1), sizeof(int32_t));
+    S->val = hspmv_alloc_pages((size_t)(nnz ? nnz : 1), sizeof(hspmv_real));
+    S->diag = hspmv_alloc_pages((size_t)(n ? n : 1), sizeof(hspmv_real));
+    if (!(S->rp32 || S->rp) || !(S->off || S->ci) || !S->val || !S->diag) {
+        hspmv_sym_free(S);
+        return hspmv_err(err, HSPMV_ERR_NOMEM, "one-triangle storage: out of memory for %lld entries",
+                         (long long)nnz);
+    }
+    if (S->rp32) S->rp32[0] = 0;
+    else S->rp[0] = 0;
+#pragma omp parallel num_threads(nchunks)
+    for (int c = MY_THREAD; c < nchunks; c += TEAM)
+        fill_rows(A, lrp, S, start[c], start[c + 1]);
+    return hspmv_ok(err);
+}
+
+double hspmv_sym_model(int64_t nrows, int64_t nnz, int idx16, int64_t halo)
+{
+    double r = sizeof(hspmv_real), n = (double)nrows;
+    return (double)nnz * (r + (idx16 ? 2 : 4)) + n * r + (n + 1) * ((uint64_t)nnz <= UINT32_MAX ? 4 : 8) +
+           3 * n * r + 3 * (double)halo * r;
+}
+
+double hspmv_sym_bytes(const hspmv_sym *S, int64_t halo)
+{
+    return hspmv_sym_model(S->nrows, S->nnz, S->idx16, halo);
+}
+
+void hspmv_sym_free(hspmv_sym *S)
+{
+    hspmv_free(S->rp32);
+    hspmv_free(S->rp);
+    hspmv_free(S->off);
+    hspmv_free(S->ci);
+    hspmv_free(S->val);
+    hspmv_free(S->diag);
+    memset(S, 0, sizeof(*S));
+}
