@@ -42,6 +42,7 @@ static int make_sym(hspmv_csr *A, int64_t n, int64_t band, double p, int64_t alw
         for (int64_t d = p > 0 ? band : always; d >= 1 && m + 2 < cap; d--) {
             int64_t j = i - d;
             double u = tl_uniform(&s, 0, 1);
+            if (p == 0 && d != always) break; /* only the one distance */
             if (j < 0 || (j >= hole0 && j < hole1) || !(u < p || d == always)) continue;
             C.row[m] = (int32_t)i, C.col[m] = (int32_t)j, C.val[m++] = tl_uniform(&s, -1, 1);
         }
@@ -91,21 +92,27 @@ static int check_product(const hspmv_csr *A, hspmv_local *L, const char *what)
 }
 
 /* A through one triangle with every kernel set, thread count and index
-   width; expects sign in info.symmetric. */
-static void check_all(const hspmv_csr *A, int sign, const char *name)
+   kind (row patterns, 16- and 32-bit); expects sign in info.symmetric, and
+   row patterns to fit when pat (else they must be refused). */
+static void check_all(const hspmv_csr *A, int sign, int pat, const char *name)
 {
-    static const int fmts[] = {HSPMV_FORMAT_CSR16, HSPMV_FORMAT_CSR};
+    static const int fmts[] = {HSPMV_FORMAT_CSRP, HSPMV_FORMAT_CSR16, HSPMV_FORMAT_CSR};
+    static const char *fnames[] = {"patterns", "csr16", "csr"};
     for (int s = 0; s < nsets; s++)
         for (int t = 0; t < NTHR; t++)
-            for (int f = 0; f < 2; f++) {
+            for (int f = 0; f < 3; f++) {
                 hspmv_opts o = opts(fmts[f], HSPMV_SYMMETRIC_YES, sets[s]->isa, thread_counts[t]);
                 hspmv_local *L = NULL;
                 hspmv_error e;
                 hspmv_local_info info;
                 char what[160];
-                snprintf(what, sizeof(what), "%s %s %s %d threads", name, sets[s]->isa, f ? "csr" : "csr16",
-                         thread_counts[t]);
+                snprintf(what, sizeof(what), "%s %s %s %d threads", name, sets[s]->isa, fnames[f], thread_counts[t]);
                 int rc = hspmv_local_create(A, &o, &L, &e);
+                if (f == 0 && !pat) {
+                    CHECK(rc == HSPMV_ERR_UNSUPPORTED && !L, "%s: patterns taken (%d)", what, rc);
+                    hspmv_local_destroy(&L);
+                    continue;
+                }
                 CHECK(rc == HSPMV_OK, "%s: %s", what, e.msg);
                 if (rc) continue;
                 hspmv_local_get_info(L, &info);
@@ -121,11 +128,11 @@ static void test_symmetric_kernels(void)
     hspmv_csr A;
     /* rows of 0..40 lower entries: every SIMD tail and the scalar short rows */
     CHECK(make_sym(&A, 600, 40, 0.5, 0, 1, 0, -1, -1, 1) == 0, "make");
-    check_all(&A, 1, "banded 600");
+    check_all(&A, 1, 0, "banded 600");
     hspmv_csr_free(&A);
     /* a full band: every row its 24 lower neighbours */
     CHECK(make_sym(&A, 500, 24, 1.0, 0, 1, 0, -1, -1, 2) == 0, "make");
-    check_all(&A, 1, "full band 500");
+    check_all(&A, 1, 1, "full band 500");
     hspmv_csr_free(&A);
 }
 
@@ -133,7 +140,10 @@ static void test_skew_kernels(void)
 {
     hspmv_csr A;
     CHECK(make_sym(&A, 400, 30, 0.6, 0, -1, 0, -1, -1, 3) == 0, "make");
-    check_all(&A, -1, "skew 400");
+    check_all(&A, -1, 0, "skew 400");
+    hspmv_csr_free(&A);
+    CHECK(make_sym(&A, 300, 17, 1.0, 0, -1, 0, 40, 60, 3) == 0, "make");
+    check_all(&A, -1, 1, "skew full band 300, empty rows 40..59");
     hspmv_csr_free(&A);
 }
 
@@ -143,7 +153,7 @@ static void test_wide_private_rows(void)
 {
     hspmv_csr A;
     CHECK(make_sym(&A, 320, 300, 0.05, 160, 1, 0, -1, -1, 4) == 0, "make");
-    check_all(&A, 1, "wide 320");
+    check_all(&A, 1, 0, "wide 320");
     hspmv_csr_free(&A);
 }
 
@@ -151,16 +161,16 @@ static void test_edges(void)
 {
     hspmv_csr A;
     CHECK(make_sym(&A, 300, 8, 0.7, 0, 1, 0, 100, 180, 5) == 0, "make");
-    check_all(&A, 1, "empty rows 100..179");
+    check_all(&A, 1, 1, "empty rows 100..179");
     hspmv_csr_free(&A);
     CHECK(make_sym(&A, 257, 0, 0, 0, 1, 0, -1, -1, 6) == 0, "make");
-    check_all(&A, 1, "diagonal only");
+    check_all(&A, 1, 1, "diagonal only");
     hspmv_csr_free(&A);
     CHECK(make_sym(&A, 1, 0, 0, 0, 1, 0, -1, -1, 7) == 0, "make");
-    check_all(&A, 1, "1x1");
+    check_all(&A, 1, 1, "1x1");
     hspmv_csr_free(&A);
     CHECK(make_sym(&A, 50, 5, 0.8, 0, 1, 1, -1, -1, 8) == 0, "make");
-    check_all(&A, 1, "no diagonal");
+    check_all(&A, 1, 1, "no diagonal");
     hspmv_csr_free(&A);
 }
 
@@ -174,13 +184,16 @@ static void test_offset_limit(void)
         hspmv_error e;
         CHECK(make_sym(&A, 70000, d, 0, d, 1, 0, -1, -1, 9) == 0, "make");
         hspmv_opts o = opts(HSPMV_FORMAT_AUTO, HSPMV_SYMMETRIC_YES, "auto", 3);
-        CHECK(hspmv_local_create(&A, &o, &L, &e) == 0, "%s", e.msg);
-        if (L) {
+        for (int f = 0; f < 2; f++) { /* auto: row patterns (two here), then 16-bit offsets where they fit */
+            CHECK(hspmv_local_create(&A, &o, &L, &e) == 0, "%s", e.msg);
+            if (!L) continue;
             hspmv_local_get_info(L, &info);
-            CHECK(info.format == (d == 65535 ? HSPMV_FORMAT_CSR16 : HSPMV_FORMAT_CSR), "distance %lld: %s",
-                  (long long)d, info.format_name);
+            CHECK(f ? info.format == (d == 65535 ? HSPMV_FORMAT_CSR16 : HSPMV_FORMAT_CSR)
+                    : info.format == HSPMV_FORMAT_CSRP, "distance %lld: %s", (long long)d, info.format_name);
             CHECK(check_product(&A, L, "offset limit") == 0, "distance %lld", (long long)d);
             hspmv_local_destroy(&L);
+            if (d == 65536) break;
+            o.format = HSPMV_FORMAT_CSR16;
         }
         o.format = HSPMV_FORMAT_CSR16;
         int rc = hspmv_local_create(&A, &o, &L, &e);
@@ -329,7 +342,6 @@ static void test_bytes(void)
     CHECK(make_sym(&A, 5000, 30, 1.0, 0, 1, 0, -1, -1, 17) == 0, "make");
     hspmv_opts o = opts(HSPMV_FORMAT_AUTO, HSPMV_SYMMETRIC_AUTO, "auto", 4), o2 = o;
     o2.symmetric = HSPMV_SYMMETRIC_NO;
-    o2.format = HSPMV_FORMAT_CSR;
     hspmv_local *L = NULL, *F = NULL;
     hspmv_local_info a, b;
     hspmv_error e;

@@ -28,28 +28,62 @@ hspmv_sym_kernel hspmv_k_sym_neon;
 #endif
 
 /* Each kernel file writes its row loop once as an always-inline function of
-   two constants, w32 (32-bit pointers) and i16 (16-bit offsets), and
-   instantiates it for the four cases, so neither is a per-row test. */
+   two constants, w32 (32-bit pointers) and kind (sym.h's index), and
+   instantiates it for the five cases, so neither is a per-row test. */
 #define HSPMV_SYM_RP(i) (w32 ? (int64_t)S->rp32[i] : S->rp[i])
-#define HSPMV_SYM_COL(i, k) (i16 ? (i) - 65536 + (int64_t)S->off[k] : (int64_t)S->ci[k])
 #define HSPMV_SYM_DISPATCH(body)                                                                   \
     do {                                                                                           \
         if (r1 <= r0) return;                                                                      \
-        if (S->rp32 && S->idx16) body(r0, r1, split, S, x, y, yh, lo, add, 1, 1);                  \
-        else if (S->rp32) body(r0, r1, split, S, x, y, yh, lo, add, 1, 0);                         \
-        else if (S->idx16) body(r0, r1, split, S, x, y, yh, lo, add, 0, 1);                        \
-        else body(r0, r1, split, S, x, y, yh, lo, add, 0, 0);                                      \
+        if (S->index == HSPMV_SYM_PAT) body(r0, r1, split, S, x, y, yh, lo, add, 0, HSPMV_SYM_PAT); \
+        else if (S->rp32 && S->index == HSPMV_SYM_IDX16)                                           \
+            body(r0, r1, split, S, x, y, yh, lo, add, 1, HSPMV_SYM_IDX16);                         \
+        else if (S->rp32) body(r0, r1, split, S, x, y, yh, lo, add, 1, HSPMV_SYM_IDX32);           \
+        else if (S->index == HSPMV_SYM_IDX16)                                                      \
+            body(r0, r1, split, S, x, y, yh, lo, add, 0, HSPMV_SYM_IDX16);                         \
+        else body(r0, r1, split, S, x, y, yh, lo, add, 0, HSPMV_SYM_IDX32);                        \
     } while (0)
 
-/* Row i with every mirrored add going where it belongs (the scalar loop;
-   SIMD kernels take it for short rows and rows that reach below split). */
+/* The column of entry k of row i, whose entries start at kb (PAT: its
+   pattern's offsets po). */
+static inline __attribute__((always_inline)) int64_t
+hspmv_sym_col(const hspmv_sym *S, const int kind, int64_t i, int64_t kb, int64_t k, const int32_t *po)
+{
+    if (kind == HSPMV_SYM_PAT) return i + po[k - kb];
+    if (kind == HSPMV_SYM_IDX16) return i - 65536 + (int64_t)S->off[k];
+    return S->ci[k];
+}
+
+/* Where row r0's entries start in val. */
+static inline __attribute__((always_inline)) int64_t
+hspmv_sym_start(const hspmv_sym *S, int64_t r0, const int w32, const int kind)
+{
+    if (kind != HSPMV_SYM_PAT) return HSPMV_SYM_RP(r0);
+    int64_t k = S->sp[r0 / HSPMV_SYM_SLICE];
+    for (int64_t i = r0 - r0 % HSPMV_SYM_SLICE; i < r0; i++) k += S->pptr[S->pid[i] + 1] - S->pptr[S->pid[i]];
+    return k;
+}
+
+/* Where row i's entries end (they start at k); PAT: *po its offsets. */
+static inline __attribute__((always_inline)) int64_t
+hspmv_sym_end(const hspmv_sym *S, int64_t i, int64_t k, const int32_t **po, const int w32, const int kind)
+{
+    if (kind != HSPMV_SYM_PAT) return HSPMV_SYM_RP(i + 1);
+    int p = S->pid[i];
+    *po = S->pofs + S->pptr[p];
+    return k + S->pptr[p + 1] - S->pptr[p];
+}
+
+/* Entries [k, e) of row i (which starts at kb; PAT: offsets po) with every
+   mirrored add going where it belongs; returns diag[i]*x[i] plus their
+   sum. The scalar loop; SIMD kernels call it for short rows, rows that
+   reach below split and each row's last entries (once per row). */
 static inline __attribute__((always_inline)) hspmv_real
-hspmv_sym_row_scalar(const hspmv_sym *S, int64_t i, int64_t k, int64_t e, int64_t split, const hspmv_real *x,
-                     hspmv_real *y, hspmv_real *yh, int64_t lo, const int i16)
+hspmv_sym_row_scalar(const hspmv_sym *S, int64_t i, int64_t kb, int64_t k, int64_t e, const int32_t *po,
+                     int64_t split, const hspmv_real *x, hspmv_real *y, hspmv_real *yh, int64_t lo, const int kind)
 {
     hspmv_real s = S->diag[i] * x[i], t = S->sign > 0 ? x[i] : -x[i];
     for (; k < e; k++) {
-        int64_t j = HSPMV_SYM_COL(i, k);
+        int64_t j = hspmv_sym_col(S, kind, i, kb, k, po);
         hspmv_real a = S->val[k];
         s += a * x[j];
         if (j >= split) y[j] += a * t;

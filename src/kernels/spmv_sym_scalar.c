@@ -3,13 +3,14 @@
 
 static inline __attribute__((always_inline)) void
 rows(int64_t r0, int64_t r1, int64_t split, const hspmv_sym *S, const hspmv_real *x, hspmv_real *y,
-     hspmv_real *yh, int64_t lo, int add, const int w32, const int i16)
+     hspmv_real *yh, int64_t lo, int add, const int w32, const int kind)
 {
-    int64_t e = HSPMV_SYM_RP(r0);
+    int64_t e = hspmv_sym_start(S, r0, w32, kind);
     for (int64_t i = r0; i < r1; i++) {
         int64_t k = e;
-        e = HSPMV_SYM_RP(i + 1);
-        hspmv_real s = hspmv_sym_row_scalar(S, i, k, e, split, x, y, yh, lo, i16);
+        const int32_t *po = NULL;
+        e = hspmv_sym_end(S, i, k, &po, w32, kind);
+        hspmv_real s = hspmv_sym_row_scalar(S, i, k, k, e, po, split, x, y, yh, lo, kind);
         y[i] = add ? y[i] + s : s;
     }
 }

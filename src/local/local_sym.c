@@ -55,35 +55,56 @@ static int alloc_halos(hspmv_local *L)
     return !bad;
 }
 
-/* Index width from o->format; UNSUPPORTED for the formats one triangle does not take. */
-static int pick_index(const hspmv_opts *o, int fits16, int *idx16, hspmv_error *err)
+/* AUTO takes row patterns where rows repeat them at least this often (as CSRP_REUSE). */
+#define PAT_REUSE 8
+
+/* The index kind from o->format: AUTO row patterns where they repeat
+   (PAT_REUSE), else 16-bit offsets where they fit, else 32-bit columns;
+   CSRP, CSR16, CSR ask for one; UNSUPPORTED for the others and for one
+   that cannot hold A. *P gets the patterns when PAT is taken. */
+static int pick_index(const hspmv_csr *A, const hspmv_opts *o, int fits16, hspmv_sym *P, int *index,
+                      hspmv_error *err)
 {
-    if (o->format == HSPMV_FORMAT_AUTO || o->format == HSPMV_FORMAT_CSR16) {
-        if (!fits16 && o->format == HSPMV_FORMAT_CSR16)
+    int f = o->format;
+    if (f == HSPMV_FORMAT_AUTO || f == HSPMV_FORMAT_CSRP) {
+        int rc = hspmv_sym_patterns(A, P);
+        if (rc < 0) return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory for row patterns");
+        if (rc > 0 && (f == HSPMV_FORMAT_CSRP || A->nrows >= PAT_REUSE * (int64_t)P->npat)) {
+            *index = HSPMV_SYM_PAT;
+            return HSPMV_OK;
+        }
+        hspmv_sym_free(P);
+        if (f == HSPMV_FORMAT_CSRP)
+            return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "hspmv_local_create: symmetric yes with format CSRP, "
+                             "but the lower triangle has more than %d row patterns or %d offsets in them",
+                             HSPMV_SYM_MAXPAT, HSPMV_SYM_MAXOFS);
+    }
+    if (f == HSPMV_FORMAT_AUTO || f == HSPMV_FORMAT_CSR16) {
+        if (!fits16 && f == HSPMV_FORMAT_CSR16)
             return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "hspmv_local_create: symmetric yes with format CSR16, "
                              "but an entry lies more than %d columns below its row", HSPMV_SYM_MAXDIST);
-        *idx16 = fits16;
+        *index = fits16 ? HSPMV_SYM_IDX16 : HSPMV_SYM_IDX32;
         return HSPMV_OK;
     }
-    if (o->format == HSPMV_FORMAT_CSR) {
-        *idx16 = 0;
+    if (f == HSPMV_FORMAT_CSR) {
+        *index = HSPMV_SYM_IDX32;
         return HSPMV_OK;
     }
     return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "hspmv_local_create: symmetric yes keeps one triangle with "
-                     "CSR or CSR16 indices (format auto, csr or csr16), not format %d", o->format);
+                     "row patterns, 16- or 32-bit indices (format auto, csrp, csr16 or csr), not format %d", f);
 }
 
 /* AUTO keeps one triangle when its model moves fewer bytes than the least
    any full storage can: its values alone, x and y once. */
-static int pays(const hspmv_local *L, int64_t lower, int idx16, int64_t halo)
+static int pays(const hspmv_local *L, int64_t lower, int index, int64_t halo)
 {
     double r = sizeof(hspmv_real);
-    return hspmv_sym_model(L->nrows, lower, idx16, halo) < (double)L->nnz * r + (double)(L->ncols + L->nrows) * r;
+    return hspmv_sym_model(L->nrows, lower, index, halo) < (double)L->nnz * r + (double)(L->ncols + L->nrows) * r;
 }
 
 int hspmv_local_sym_prepare(hspmv_local *L, const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
 {
-    int ask = o->symmetric, kind, fits16 = 0, idx16 = 0, rc;
+    int ask = o->symmetric, kind, fits16 = 0, index = 0, rc;
     int64_t *lrp = NULL, halo;
     double t0;
     if (ask < HSPMV_SYMMETRIC_AUTO || ask > HSPMV_SYMMETRIC_YES)
@@ -103,7 +124,7 @@ int hspmv_local_sym_prepare(hspmv_local *L, const hspmv_csr *A, const hspmv_opts
         return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "hspmv_local_create: symmetric yes asked for, but the "
                          "matrix is neither symmetric nor skew-symmetric in pattern and values");
     }
-    if ((rc = pick_index(o, fits16, &idx16, err)) != HSPMV_OK) return rc;
+    if ((rc = pick_index(A, o, fits16, &L->sym, &index, err)) != HSPMV_OK) return rc;
     lrp = hspmv_alloc_array((size_t)A->nrows + 1, sizeof(int64_t));
     L->hlo = hspmv_calloc((size_t)L->threads, sizeof(int64_t));
     L->hbuf = hspmv_calloc((size_t)L->threads, sizeof(hspmv_real *));
@@ -114,12 +135,12 @@ int hspmv_local_sym_prepare(hspmv_local *L, const hspmv_csr *A, const hspmv_opts
     hspmv_sym_count(A, L->threads, lrp);
     hspmv_local_split(lrp, A->nrows, L->threads, L->rows); /* balanced by the triangle's entries */
     halo = find_halos(L, A);
-    if (ask == HSPMV_SYMMETRIC_AUTO && !pays(L, lrp[A->nrows] - A->nrows, idx16, halo)) {
+    if (ask == HSPMV_SYMMETRIC_AUTO && !pays(L, lrp[A->nrows] - A->nrows, index, halo)) {
         hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows); /* back to the full split */
         rc = HSPMV_OK;
         goto out;
     }
-    if ((rc = hspmv_sym_from_csr(A, kind, idx16, lrp, L->threads, L->rows, &L->sym, err)) != HSPMV_OK) goto out;
+    if ((rc = hspmv_sym_from_csr(A, kind, index, lrp, L->threads, L->rows, &L->sym, err)) != HSPMV_OK) goto out;
     if (!alloc_halos(L)) {
         rc = hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_create: out of memory for %lld private rows of y",
                        (long long)halo);
@@ -127,7 +148,8 @@ int hspmv_local_sym_prepare(hspmv_local *L, const hspmv_csr *A, const hspmv_opts
     }
     L->symmetric = kind;
     L->sym_halo = halo;
-    L->format = idx16 ? HSPMV_FORMAT_CSR16 : HSPMV_FORMAT_CSR;
+    L->format = index == HSPMV_SYM_PAT ? HSPMV_FORMAT_CSRP : index == HSPMV_SYM_IDX16 ? HSPMV_FORMAT_CSR16
+                                                                                 : HSPMV_FORMAT_CSR;
     L->pieces = 1;
     rc = HSPMV_OK;
 out:
