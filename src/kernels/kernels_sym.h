@@ -82,12 +82,21 @@ hspmv_sym_row_scalar(const hspmv_sym *S, int64_t i, int64_t kb, int64_t k, int64
                      int64_t split, const hspmv_real *x, hspmv_real *y, hspmv_real *yh, int64_t lo, const int kind)
 {
     hspmv_real s = S->diag[i] * x[i], t = S->sign > 0 ? x[i] : -x[i];
-    for (; k < e; k++) {
+    if (k < e && hspmv_sym_col(S, kind, i, kb, k, po) < split) { /* the row reaches the private rows */
+        for (; k < e; k++) {
+            int64_t j = hspmv_sym_col(S, kind, i, kb, k, po);
+            hspmv_real a = S->val[k];
+            s += a * x[j];
+            if (j >= split) y[j] += a * t;
+            else yh[j - lo] += a * t;
+        }
+        return s;
+    }
+    for (; k < e; k++) { /* columns ascending: all at or above split */
         int64_t j = hspmv_sym_col(S, kind, i, kb, k, po);
         hspmv_real a = S->val[k];
         s += a * x[j];
-        if (j >= split) y[j] += a * t;
-        else yh[j - lo] += a * t;
+        y[j] += a * t;
     }
     return s;
 }
