@@ -28,7 +28,7 @@ wait
 echo "gen done t=$((SECONDS-T0))"
 run() { # matrix, formats, extra options; appends the key=value lines
   [ $((SECONDS-T0)) -lt $BUDGET ] || { echo "$1 $2: skipped (past BUDGET=$BUDGET s)"; return; }
-  timeout 150 ./benchmark-omp $D/$1.mtx 16 --reps 40 --format $2 --no-bw "${@:3}" 2>&1 |
+  timeout 100 ./benchmark-omp $D/$1.mtx 16 --reps 40 --format $2 --no-bw "${@:3}" 2>&1 |
     grep -E "^bench=omp|prepared|^  (auto|csr|format)" >> $OUT/sym-$1.txt
   echo "$1 $2 $* t=$((SECONDS-T0))"
 }
@@ -38,8 +38,6 @@ for p in $(seq $PASSES); do
   run fems csr16,csrdu,auto
   run l3s csrp,csr16,auto
 done
-run r4r auto --symmetric no
-run r4r auto --symmetric auto
 run r4r auto --symmetric no
 run r4r auto --symmetric auto
 echo "total t=$((SECONDS-T0))"
