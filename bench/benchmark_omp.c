@@ -34,9 +34,10 @@ static void usage(FILE *f)
             "  (default 50, in 5 rounds that cycle through the formats, each round after\n"
             "  --warmup calls, default 2). --threshold: CSRL when nzseg/nnz < T (0.3).\n"
             "  --kernel: auto, avx512, avx2, neon or scalar. --symmetric (hspmv_opts.symmetric):\n"
-            "  auto (default) keeps one triangle of a symmetric or skew-symmetric matrix for\n"
-            "  format auto (the other formats keep both, so one run compares them), no never,\n"
-            "  yes for every format asked for (auto, csrp, csr16, csr; the others are skipped).\n"
+            "  no (default) keeps both triangles; auto keeps one triangle of a symmetric or\n"
+            "  skew-symmetric matrix for format auto (the other formats keep both, so one run\n"
+            "  compares them); yes for every format asked for (auto, csrp, csr16, csr; the\n"
+            "  others are skipped).\n"
             "  --bw (default): a STREAM triad\n"
             "  with the same threads over 3 arrays of M MiB (default: together 4x the\n"
             "  last-level cache the process's CPUs reach, each at least 16 MiB; see\n"
@@ -377,7 +378,8 @@ static int parse_threads(const char *s, int *list)
 int main(int argc, char **argv)
 {
     bu_version(argc, argv, "benchmark-omp"); /* --version: prints it and exits 0 */
-    cfg c = {.kernel = "auto", .reps = 50, .warmup = 2, .bw = 1, .threshold = 0.3};
+    cfg c = {.kernel = "auto", .reps = 50, .warmup = 2, .bw = 1, .threshold = 0.3,
+             .symmetric = HSPMV_SYMMETRIC_NO};
     int nthr = 0, thr[MAXTHR], bad = 0;
     hspmv_error e = {0, ""};
     hspmv_csr A;

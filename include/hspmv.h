@@ -172,16 +172,19 @@ typedef struct hspmv_opts {
                               ranks sharing memory; k > 0 = pseudo-nodes of k consecutive ranks of
                               each node (runs one machine as several nodes: the off-node halo path
                               without a cluster). Rank 0's value is every rank's */
-    int symmetric;         /* HSPMV_SYMMETRIC_AUTO (default): a square matrix found symmetric in pattern
-                              and values (a_ji == a_ij), or skew-symmetric (a_ji == -a_ij, no diagonal),
-                              is kept as its diagonal and lower triangle (about half the bytes; docs/
-                              formats.md "One triangle") when format is AUTO and the threads' private
-                              parts of y stay small; _NO: never; _YES: one triangle whatever format
-                              asks for, HSPMV_ERR_UNSUPPORTED on a matrix that is neither. Local
-                              matrices only: the blocks of a distributed matrix keep both triangles */
+    int symmetric;         /* HSPMV_SYMMETRIC_NO (default): both triangles. _AUTO: a square matrix found
+                              symmetric in pattern and values (a_ji == a_ij), or skew-symmetric
+                              (a_ji == -a_ij, no diagonal), is kept as its diagonal and lower triangle
+                              (about half the matrix's bytes; docs/formats.md "One triangle") when
+                              format is AUTO and its model moves fewer bytes; _YES: one triangle with
+                              the index format asks for (AUTO, CSRP: row patterns, CSR16, CSR),
+                              HSPMV_ERR_UNSUPPORTED on a matrix that is neither or another format.
+                              Not the default: its product was measured slower than full storage at
+                              16 threads (docs/results/2026-12-02-symmetric.md). Local matrices only:
+                              the blocks of a distributed matrix keep both triangles */
 } hspmv_opts;
 
-/* hspmv_opts.symmetric. */
+/* hspmv_opts.symmetric (AUTO is 0 for callers that zero the struct; hspmv_opts_default sets NO). */
 enum { HSPMV_SYMMETRIC_AUTO = 0, HSPMV_SYMMETRIC_NO, HSPMV_SYMMETRIC_YES };
 
 void hspmv_opts_default(hspmv_opts *o);

@@ -34,9 +34,9 @@ run() { # matrix, formats, extra options; appends the key=value lines
 }
 for p in $(seq $PASSES); do
   echo "pass $p" | tee -a $OUT/sym-l27s.txt $OUT/sym-fems.txt $OUT/sym-l3s.txt $OUT/sym-r4r.txt > /dev/null
-  run l27s csrp,csr16,auto
-  run fems csr16,csrdu,auto
-  run l3s csrp,csr16,auto
+  run l27s csrp,csr16,auto --symmetric auto
+  run fems csr16,csrdu,auto --symmetric auto
+  run l3s csrp,csr16,auto --symmetric auto
 done
 run r4r auto --symmetric no
 run r4r auto --symmetric auto

@@ -10,6 +10,7 @@ _FORMATS = ("auto", "csr", "csrl", "bcoo", "csr16", "csrvi", "csrp", "csrdu", "p
 _PARTITIONS = ("nnz", "rows", "metis")
 _HALOS = ("auto", "node", "p2p")
 _READS = ("root", "parallel")
+_SYMMETRIC = ("auto", "no", "yes")
 _cores = {}
 
 
@@ -40,7 +41,7 @@ def _choice(value, names, what):
 
 
 def opts(format="auto", kernel="auto", threads=None, csrl_threshold=None, partition="nnz", halo="auto",
-         read="root", node_ranks=0):
+         read="root", node_ranks=0, symmetric="no"):
     """The tuple the C core turns into hspmv_opts."""
     if threads is None:
         threads = 0
@@ -51,7 +52,7 @@ def opts(format="auto", kernel="auto", threads=None, csrl_threshold=None, partit
     return (_choice(format, _FORMATS, "format"), str(kernel), int(threads),
             -1.0 if csrl_threshold is None else float(csrl_threshold),
             _choice(partition, _PARTITIONS, "partition"), _choice(halo, _HALOS, "halo"),
-            _choice(read, _READS, "read"), int(node_ranks))
+            _choice(read, _READS, "read"), int(node_ranks), _choice(symmetric, _SYMMETRIC, "symmetric"))
 
 
 def _mask_now():

@@ -72,15 +72,19 @@ class _Transposed:
 class Matrix:
     """A sparse matrix prepared for repeated products on one process.
 
-    Matrix(A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None)
+    Matrix(A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None, symmetric="no")
     A is any scipy.sparse matrix or array (CSR is used in place when its
     arrays allow, see docs/python.md); dtype float64 (libhspmv) or float32
     (libhspmv_single), by default A's own when it is one of them.
-    threads: OpenMP threads of each product (None: OMP_NUM_THREADS / all)."""
+    threads: OpenMP threads of each product (None: OMP_NUM_THREADS / all).
+    symmetric: "no" (default) keeps both triangles; "auto" keeps one triangle
+    of a symmetric or skew-symmetric A (format "auto"; info["symmetric"] says
+    1 or -1); "yes" always (an error when A is neither); docs/python.md."""
 
-    def __init__(self, A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None):
+    def __init__(self, A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None,
+                 symmetric="no"):
         dt = _dtype_of(A, dtype)
-        o = _backend.opts(format, kernel, threads, csrl_threshold)
+        o = _backend.opts(format, kernel, threads, csrl_threshold, symmetric=symmetric)
         indptr, indices, data, self.copied = csr_arrays(A, dt, np.int32)
         self._init(_backend.core(dt).local_create(A.shape[0], A.shape[1], indptr, indices, data, o), dt)
 
@@ -92,10 +96,10 @@ class Matrix:
 
     @classmethod
     def read(cls, path, threads=None, dtype=np.float64, format="auto", kernel="auto", csrl_threshold=None,
-             read_threads=0):
+             read_threads=0, symmetric="no"):
         """Reads a Matrix Market (plain or gzip) or PETSc binary file (told by
         its content) with hspmv_csr_read and prepares it."""
-        o = _backend.opts(format, kernel, threads, csrl_threshold)
+        o = _backend.opts(format, kernel, threads, csrl_threshold, symmetric=symmetric)
         self = cls.__new__(cls)
         self.copied = ()
         self._init(_backend.core(dtype).local_read(path, int(read_threads), o), dtype)

@@ -214,14 +214,14 @@ static int exact_array(PyObject *o, int t, npy_intp n, const char *what)
 }
 
 /* hspmv_opts from the Python layer's tuple (format, kernel, threads,
-   csrl_threshold, partition, halo, read, node_ranks). */
+   csrl_threshold, partition, halo, read, node_ranks, symmetric). */
 static int parse_opts(PyObject *t, hspmv_opts *o)
 {
     hspmv_opts_default(o);
     double csrl;
     const char *kernel;
-    if (!PyArg_ParseTuple(t, "isidiiii", &o->format, &kernel, &o->threads, &csrl, &o->partition, &o->halo,
-                          &o->read, &o->node_ranks))
+    if (!PyArg_ParseTuple(t, "isidiiiii", &o->format, &kernel, &o->threads, &csrl, &o->partition, &o->halo,
+                          &o->read, &o->node_ranks, &o->symmetric))
         return -1;
     o->kernel = kernel; /* lives as long as the tuple, which outlives the call */
     if (csrl >= 0) o->csrl_threshold = csrl;

@@ -15,7 +15,7 @@ void hspmv_opts_default(hspmv_opts *o)
     o->halo = HSPMV_HALO_AUTO;
     o->read = HSPMV_READ_ROOT;
     o->node_ranks = 0;
-    o->symmetric = HSPMV_SYMMETRIC_AUTO;
+    o->symmetric = HSPMV_SYMMETRIC_NO; /* one triangle measured slower at 16 threads (include/hspmv.h) */
 }
 
 int hspmv_max_threads(void)
