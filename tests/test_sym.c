@@ -8,6 +8,7 @@
    with a symmetric header (and one with an entry above the diagonal,
    refused); the block and transposed products. Names kernels only through
    the registry, so the same file runs under qemu-aarch64. */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +235,7 @@ static void test_auto(void)
     memcpy(G.val, A.val, sizeof(hspmv_real) * (size_t)A.nnz);
     for (int64_t k = A.rowptr[1000]; k < A.rowptr[1001]; k++)
         if (A.colind[k] < 1000) {
-            G.val[k] *= 1 + 1e-12;
+            G.val[k] *= 1 + 8 * (sizeof(hspmv_real) == 4 ? FLT_EPSILON : DBL_EPSILON); /* a few ulps */
             break;
         }
     CHECK(auto_takes(&G, HSPMV_FORMAT_AUTO, HSPMV_SYMMETRIC_AUTO) == 0, "nearly symmetric: left");

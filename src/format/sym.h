@@ -11,7 +11,13 @@
                        most 256 row patterns, len = pptr[p+1] - pptr[p]);
                        no row pointers: row i's values follow row i-1's, and
                        sp[i / HSPMV_SYM_SLICE] is where the slice of
-                       HSPMV_SYM_SLICE rows holding i starts in val.
+                       HSPMV_SYM_SLICE rows holding i starts in val. A
+                       group of HSPMV_SYM_G rows starting at a multiple of
+                       G, inside the matrix, whose rows share one pattern
+                       (hspmv_sym_uniform) keeps its values interleaved:
+                       entry l of row i0+r at val[start + l*G + r], so that
+                       kernels multiply G rows at once with plain vector
+                       loads of x, val and y (as CSRP's uniform slices).
    Row pointers (IDX32, IDX16) are 32-bit (rp32) when the triangle has at
    most UINT32_MAX entries, else 64-bit (rp); exactly one is non-NULL.
 
@@ -35,6 +41,12 @@
 #define HSPMV_SYM_MAXPAT 256
 #define HSPMV_SYM_MAXOFS 65536
 #define HSPMV_SYM_SLICE 64
+/* Rows of an interleaved group (the widest SIMD width; divides HSPMV_SYM_SLICE). */
+#ifdef HSPMV_SINGLE
+#define HSPMV_SYM_G 16
+#else
+#define HSPMV_SYM_G 8
+#endif
 
 /* hspmv_sym.index. */
 enum { HSPMV_SYM_IDX32 = 0, HSPMV_SYM_IDX16, HSPMV_SYM_PAT };
@@ -56,6 +68,15 @@ typedef struct hspmv_sym {
     hspmv_real *val;   /* nnz entries */
     hspmv_real *diag;  /* nrows entries */
 } hspmv_sym;
+
+/* PAT: 1 when rows [i, i+G) (i a multiple of G) lie in the matrix and share one pattern. */
+static inline int hspmv_sym_uniform(const hspmv_sym *S, int64_t i)
+{
+    if (i + HSPMV_SYM_G > S->nrows) return 0;
+    for (int r = 1; r < HSPMV_SYM_G; r++)
+        if (S->pid[i + r] != S->pid[i]) return 0;
+    return 1;
+}
 
 /* What hspmv_sym_check finds. */
 enum { HSPMV_SYM_NONE = 0, HSPMV_SYM_PLUS = 1, HSPMV_SYM_SKEW = -1 };
@@ -81,7 +102,8 @@ int hspmv_sym_patterns(const hspmv_csr *A, hspmv_sym *P);
    arrays allocated here, rows [start[c], start[c+1]) filled by thread c
    of nchunks (first touch where they are multiplied); index as asked
    (IDX16: A must fit; PAT: S holds the patterns of hspmv_sym_patterns,
-   which S keeps). start must split by the triangle's rows: lrp
+   which S keeps, and every start[c] but the last is a multiple of
+   HSPMV_SYM_G). start must split by the triangle's rows: lrp
    (hspmv_sym_count) gives the pointers to split on. HSPMV_ERR_NOMEM. */
 int hspmv_sym_from_csr(const hspmv_csr *A, int sign, int index, const int64_t *lrp, int nchunks,
                        const int64_t *start, hspmv_sym *S, hspmv_error *err);

@@ -100,6 +100,28 @@ static void fill_rows(const hspmv_csr *A, const int64_t *lrp, hspmv_sym *S, int6
     }
 }
 
+/* PAT: rows [r0, r1) (r0 a multiple of G) by groups, uniform ones interleaved. */
+static void fill_pat_rows(const hspmv_csr *A, const int64_t *lrp, hspmv_sym *S, int64_t r0, int64_t r1)
+{
+    const int G = HSPMV_SYM_G;
+    for (int64_t i0 = r0; i0 < r1; i0 += G) {
+        int64_t e = i0 + G < r1 ? i0 + G : r1;
+        if (e - i0 < G || !hspmv_sym_uniform(S, i0)) {
+            fill_rows(A, lrp, S, i0, e);
+            continue;
+        }
+        int64_t o = lrp[i0] - i0;
+        for (int r = 0; r < G; r++) {
+            int64_t i = i0 + r, k = A->rowptr[i], e2 = A->rowptr[i + 1];
+            hspmv_real d = 0;
+            for (int64_t l = 0; k < e2 && A->colind[k] < i; k++, l++) S->val[o + l * G + r] = A->val[k];
+            if (k < e2 && A->colind[k] == i) d = A->val[k];
+            S->diag[i] = d;
+            if (i % HSPMV_SYM_SLICE == 0) S->sp[i / HSPMV_SYM_SLICE] = lrp[i] - i;
+        }
+    }
+}
+
 /* Row i's lower offsets (column - row) into ofs; returns how many. */
 static int64_t row_offsets(const hspmv_csr *A, int64_t i, int32_t *ofs, int64_t max)
 {
@@ -190,8 +212,10 @@ int hspmv_sym_from_csr(const hspmv_csr *A, int sign, int index, const int64_t *l
     else if (S->rp32) S->rp32[0] = 0;
     else S->rp[0] = 0;
 #pragma omp parallel num_threads(nchunks)
-    for (int c = MY_THREAD; c < nchunks; c += TEAM)
-        fill_rows(A, lrp, S, start[c], start[c + 1]);
+    for (int c = MY_THREAD; c < nchunks; c += TEAM) {
+        if (index == HSPMV_SYM_PAT) fill_pat_rows(A, lrp, S, start[c], start[c + 1]);
+        else fill_rows(A, lrp, S, start[c], start[c + 1]);
+    }
     return hspmv_ok(err);
 }
 

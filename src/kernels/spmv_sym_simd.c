@@ -37,10 +37,59 @@ cols(const hspmv_sym *S, int64_t i, int64_t kb, int64_t k, const int32_t *po, co
     return iload32(S->ci + k);
 }
 
+/* PAT: an interleaved group of G rows, Q = G/W vectors a column: x, the
+   values and the mirrored rows of y by plain vector loads; the offsets
+   nearer than G (their mirrored rows partly in the group) lane by lane
+   after the group's y is stored. A group reaching below split: scalar. */
+static void group(const hspmv_sym *S, int64_t i, int64_t k, const int32_t *po, int len, int64_t split,
+                  const hspmv_real *x, hspmv_real *y, hspmv_real *yh, int64_t lo, int add)
+{
+    enum { G = HSPMV_SYM_G, Q = HSPMV_SYM_G / W };
+    vreal acc[Q], xs[Q];
+    int l = 0;
+    if (len > 0 && i + po[0] < split) {
+        hspmv_sym_group_scalar(S, i, k, po, len, split, x, y, yh, lo, add);
+        return;
+    }
+    for (int q = 0; q < Q; q++) {
+        vreal xv = vload(x + i + q * W);
+        acc[q] = vmul(vload(S->diag + i + q * W), xv);
+        xs[q] = S->sign > 0 ? xv : vmul(vset1(-1), xv);
+    }
+    for (; l < len && po[l] <= -G; l++) { /* mirrored rows all before the group */
+        const hspmv_real *v = S->val + k + (int64_t)l * G;
+        hspmv_real *yp = y + i + po[l];
+        for (int q = 0; q < Q; q++) {
+            vreal vv = vload(v + q * W);
+            acc[q] = vfma(vv, vload(x + i + po[l] + q * W), acc[q]);
+            vstore(yp + q * W, vfma(vv, xs[q], vload(yp + q * W)));
+        }
+    }
+    for (int l2 = l; l2 < len; l2++) { /* near offsets: the row sums */
+        const hspmv_real *v = S->val + k + (int64_t)l2 * G;
+        for (int q = 0; q < Q; q++) acc[q] = vfma(vload(v + q * W), vload(x + i + po[l2] + q * W), acc[q]);
+    }
+    for (int q = 0; q < Q; q++) vstore(y + i + q * W, add ? vadd(vload(y + i + q * W), acc[q]) : acc[q]);
+    for (; l < len; l++) { /* near offsets: the mirrored adds, into rows now stored */
+        const hspmv_real *v = S->val + k + (int64_t)l * G;
+        for (int r = 0; r < G; r++) y[i + r + po[l]] += v[r] * (S->sign > 0 ? x[i + r] : -x[i + r]);
+    }
+}
+
+static void pat_rows(int64_t r0, int64_t r1, int64_t split, const hspmv_sym *S, const hspmv_real *x, hspmv_real *y,
+                     hspmv_real *yh, int64_t lo, int add)
+{
+    HSPMV_SYM_PAT_ROWS(group);
+}
+
 static inline __attribute__((always_inline)) void
 rows(int64_t r0, int64_t r1, int64_t split, const hspmv_sym *S, const hspmv_real *x, hspmv_real *y,
      hspmv_real *yh, int64_t lo, int add, const int w32, const int kind)
 {
+    if (kind == HSPMV_SYM_PAT) {
+        pat_rows(r0, r1, split, S, x, y, yh, lo, add);
+        return;
+    }
     int64_t e = hspmv_sym_start(S, r0, w32, kind);
     for (int64_t i = r0; i < r1; i++) {
         int64_t kb = e, k = e;

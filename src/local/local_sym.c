@@ -134,6 +134,8 @@ int hspmv_local_sym_prepare(hspmv_local *L, const hspmv_csr *A, const hspmv_opts
     }
     hspmv_sym_count(A, L->threads, lrp);
     hspmv_local_split(lrp, A->nrows, L->threads, L->rows); /* balanced by the triangle's entries */
+    if (index == HSPMV_SYM_PAT) /* whole groups of interleaved rows a thread */
+        for (int c = 1; c < L->threads; c++) L->rows[c] -= L->rows[c] % HSPMV_SYM_G;
     halo = find_halos(L, A);
     if (ask == HSPMV_SYMMETRIC_AUTO && !pays(L, lrp[A->nrows] - A->nrows, index, halo)) {
         hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows); /* back to the full split */
