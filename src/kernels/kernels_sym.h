@@ -21,49 +21,6 @@ hspmv_sym_kernel hspmv_k_sym_scalar;
 #if defined(__x86_64__) || defined(_M_X64)
 hspmv_sym_kernel hspmv_k_sym_avx2;
 hspmv_sym_kernel hspmv_k_sym_avx512;
-/* PAT: the interleaved group of rows [i, i+G) (values from k, entry l of
-   row i+r at k + l*G + r; pattern po of len offsets), scalar. */
-static inline __attribute__((always_inline)) void
-hspmv_sym_group_scalar(const hspmv_sym *S, int64_t i, int64_t k, const int32_t *po, int len, int64_t split,
-                       const hspmv_real *x, hspmv_real *y, hspmv_real *yh, int64_t lo, int add)
-{
-    for (int r = 0; r < HSPMV_SYM_G; r++) {
-        int64_t row = i + r;
-        hspmv_real s = S->diag[row] * x[row], t = S->sign > 0 ? x[row] : -x[row];
-        for (int l = 0; l < len; l++) {
-            int64_t j = row + po[l];
-            hspmv_real a = S->val[k + (int64_t)l * HSPMV_SYM_G + r];
-            s += a * x[j];
-            if (j >= split) y[j] += a * t;
-            else yh[j - lo] += a * t;
-        }
-        y[row] = add ? y[row] + s : s;
-    }
-}
-
-/* PAT's row loop: interleaved groups through group(...), the other rows
-   through hspmv_sym_row_scalar. r0 and r1 are multiples of G or nrows
-   (the thread chunks), so no group straddles them. */
-#define HSPMV_SYM_PAT_ROWS(group)                                                                  \
-    do {                                                                                           \
-        int64_t k = hspmv_sym_start(S, r0, 0, HSPMV_SYM_PAT);                                      \
-        for (int64_t i = r0; i < r1;) {                                                            \
-            int p = S->pid[i], len = S->pptr[p + 1] - S->pptr[p];                                  \
-            const int32_t *po = S->pofs + S->pptr[p];                                              \
-            if (i % HSPMV_SYM_G == 0 && hspmv_sym_uniform(S, i)) {                                 \
-                group(S, i, k, po, len, split, x, y, yh, lo, add);                                 \
-                k += (int64_t)HSPMV_SYM_G * len;                                                   \
-                i += HSPMV_SYM_G;                                                                  \
-            } else {                                                                               \
-                hspmv_real s_ = hspmv_sym_row_scalar(S, i, k, k, k + len, po, split, x, y, yh, lo, \
-                                                     HSPMV_SYM_PAT);                               \
-                y[i] = add ? y[i] + s_ : s_;                                                       \
-                k += len;                                                                          \
-                i++;                                                                               \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
-
 #endif
 
 #if defined(__aarch64__)
@@ -143,5 +100,48 @@ hspmv_sym_row_scalar(const hspmv_sym *S, int64_t i, int64_t kb, int64_t k, int64
     }
     return s;
 }
+
+/* PAT: the interleaved group of rows [i, i+G) (values from k, entry l of
+   row i+r at k + l*G + r; pattern po of len offsets), scalar. */
+static inline __attribute__((always_inline)) void
+hspmv_sym_group_scalar(const hspmv_sym *S, int64_t i, int64_t k, const int32_t *po, int len, int64_t split,
+                       const hspmv_real *x, hspmv_real *y, hspmv_real *yh, int64_t lo, int add)
+{
+    for (int r = 0; r < HSPMV_SYM_G; r++) {
+        int64_t row = i + r;
+        hspmv_real s = S->diag[row] * x[row], t = S->sign > 0 ? x[row] : -x[row];
+        for (int l = 0; l < len; l++) {
+            int64_t j = row + po[l];
+            hspmv_real a = S->val[k + (int64_t)l * HSPMV_SYM_G + r];
+            s += a * x[j];
+            if (j >= split) y[j] += a * t;
+            else yh[j - lo] += a * t;
+        }
+        y[row] = add ? y[row] + s : s;
+    }
+}
+
+/* PAT's row loop: interleaved groups through group(...), the other rows
+   through hspmv_sym_row_scalar. r0 and r1 are multiples of G or nrows
+   (the thread chunks), so no group straddles them. */
+#define HSPMV_SYM_PAT_ROWS(group)                                                                  \
+    do {                                                                                           \
+        int64_t k = hspmv_sym_start(S, r0, 0, HSPMV_SYM_PAT);                                      \
+        for (int64_t i = r0; i < r1;) {                                                            \
+            int p = S->pid[i], len = S->pptr[p + 1] - S->pptr[p];                                  \
+            const int32_t *po = S->pofs + S->pptr[p];                                              \
+            if (i % HSPMV_SYM_G == 0 && hspmv_sym_uniform(S, i)) {                                 \
+                group(S, i, k, po, len, split, x, y, yh, lo, add);                                 \
+                k += (int64_t)HSPMV_SYM_G * len;                                                   \
+                i += HSPMV_SYM_G;                                                                  \
+            } else {                                                                               \
+                hspmv_real s_ = hspmv_sym_row_scalar(S, i, k, k, k + len, po, split, x, y, yh, lo, \
+                                                     HSPMV_SYM_PAT);                               \
+                y[i] = add ? y[i] + s_ : s_;                                                       \
+                k += len;                                                                          \
+                i++;                                                                               \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
 
 #endif
