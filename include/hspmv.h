@@ -212,7 +212,8 @@ typedef struct hspmv_local_info {
     int stream_y;            /* CSRP: 1 when y = A*x goes out by streaming stores (a y larger
                                 than the cache is not read first) */
     int symmetric;           /* 1: one triangle of a symmetric matrix, -1: of a skew-symmetric one
-                                (format then CSR16: 16-bit offsets, or CSR: 32-bit columns), 0: both */
+                                (format then CSRP: row patterns, CSR16: 16-bit offsets, or CSR: 32-bit
+                                columns), 0: both */
     int64_t sym_halo;        /* one triangle: rows of y the threads keep private (summed after) */
     double sym_check_s;      /* seconds the symmetry check took at creation (0 when not made) */
 } hspmv_local_info;
