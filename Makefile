@@ -267,7 +267,7 @@ test-cuda:
 # and qemu runs keep one core busy: on the 2-core CI machine the pair took
 # 355 s one after the other); each one's output follows when both are done.
 QEMU_TESTS := $(wildcard tests/test_csr.c tests/test_ref.c tests/test_kernels.c tests/test_bcoo.c tests/test_local.c tests/test_csr16.c tests/test_csrvi.c \
-                          tests/test_csrp.c tests/test_csrdu.c tests/test_panels.c tests/test_spmm.c)
+                          tests/test_csrp.c tests/test_csrdu.c tests/test_panels.c tests/test_spmm.c tests/test_sym.c)
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 QEMU       ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 test-aarch64:

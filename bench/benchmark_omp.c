@@ -25,7 +25,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: %s matrix.mtx[.gz] [threads[,threads...]] [--reps N] [--warmup N]\n"
             "         [--format %s|all[,...]] [--threshold T]\n"
-            "         [--kernel K] [--progress auto|on|off]\n"
+            "         [--kernel K] [--symmetric auto|no|yes] [--progress auto|on|off]\n"
             "         [--bw | --no-bw] [--bw-mib M] [--csv FILE] [--transpose] [--vectors K[,K...]]\n"
             "         [--reorder none|rcm|nd|auto]\n"
             "  Prepares the matrix in each format asked for (default all: every format below\n"
@@ -35,7 +35,12 @@ static void usage(FILE *f)
             "  once and measures each count in turn): median/min/max of N timed calls\n"
             "  (default 50, in 5 rounds that cycle through the formats, each round after\n"
             "  --warmup calls, default 2). --threshold: CSRL when nzseg/nnz < T (0.3).\n"
-            "  --kernel: auto, avx512, avx2, neon or scalar. --bw (default): a STREAM triad\n"
+            "  --kernel: auto, avx512, avx2, neon or scalar. --symmetric (hspmv_opts.symmetric):\n"
+            "  no (default) keeps both triangles; auto keeps one triangle of a symmetric or\n"
+            "  skew-symmetric matrix for format auto (the other formats keep both, so one run\n"
+            "  compares them); yes for every format asked for (auto, csrp, csr16, csr; the\n"
+            "  others are skipped).\n"
+            "  --bw (default): a STREAM triad\n"
             "  with the same threads over 3 arrays of M MiB (default: together 4x the\n"
             "  last-level cache the process's CPUs reach, each at least 16 MiB; see\n"
             "  docs/tuning.md) before and after the SpMV timings; every GB/s is\n"
@@ -115,7 +120,12 @@ static int parse_format(const char *s, int *list)
    stores" for CSRP with them, else "". */
 static const char *format_note(const hspmv_local_info *in)
 {
-    static char b[80];
+    static char b[128];
+    if (in->symmetric) {
+        snprintf(b, sizeof(b), ", one triangle (%s), %lld private rows of y, checked in %.3f s",
+                 in->symmetric > 0 ? "symmetric" : "skew", (long long)in->sym_halo, in->sym_check_s);
+        return b;
+    }
     if (in->stream_y) return ", y by streaming stores";
     if (in->format != HSPMV_FORMAT_PANELS) return "";
     snprintf(b, sizeof(b), ", %d column panel%s, x prefetched %d ahead", in->npanels, in->npanels > 1 ? "s" : "",
@@ -183,6 +193,7 @@ typedef struct cfg {
     size_t bw_bytes;
     int bw, nfmt, fmts[MAXRUN];
     double threshold;
+    int symmetric;     /* --symmetric: HSPMV_SYMMETRIC_* */
     bb_cfg block;      /* --vectors: block.nk > 0 */
     int reorder;       /* --reorder: HSPMV_REORDER_* */
 } cfg;
@@ -219,6 +230,7 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
         o.kernel = c->kernel;
         o.threads = threads;
         o.reorder = c->reorder;
+        o.symmetric = c->symmetric;
         r->asked = c->fmts[f];
         char step[64];
         snprintf(step, sizeof(step), "preparing %s with %d threads", fmt_word(r->asked), threads);
@@ -344,7 +356,7 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
         char name[32];
         double gflops = 2.0 * A->nnz / r->med / 1e9, gbs = r->info.bytes / r->med / 1e9;
         snprintf(name, sizeof(name), "%s%s%s", r->asked == HSPMV_FORMAT_AUTO ? "auto->" : "",
-                 r->info.format_name, "");
+                 r->info.format_name, r->info.symmetric ? "/sym" : "");
         char frac[16] = "      -";
         if (r->info.bytes <= llc) snprintf(frac, sizeof(frac), "in-cache");
         else if (triad > 0) snprintf(frac, sizeof(frac), "%6.1f%%", 100 * gbs / triad);
@@ -354,8 +366,11 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
     }
     for (int f = 0; f < nfmt; f++) { /* each format's bytes model once */
         int seen = 0;
-        for (int g = 0; g < f; g++) seen |= runs[g].info.format == runs[f].info.format;
-        if (!seen) printf("  bytes %s = %s\n", runs[f].info.format_name, runs[f].info.bytes_formula);
+        for (int g = 0; g < f; g++)
+            seen |= runs[g].info.format == runs[f].info.format && runs[g].info.symmetric == runs[f].info.symmetric;
+        if (!seen)
+            printf("  bytes %s%s = %s\n", runs[f].info.format_name, runs[f].info.symmetric ? "/sym" : "",
+                   runs[f].info.bytes_formula);
     }
     for (int f = 0; f < nfmt; f++) {
         run *r = &runs[f];
@@ -365,7 +380,8 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
                "min_ms=%.6f max_ms=%.6f gflops=%.4f gbs=%.3f bytes=%.0f triad_gbs=%.3f "
                "frac_triad=%.4f in_cache=%d llc_bytes=%zu build_s=%.3f max_rel=%.3e avg_rel=%.3e violations=%lld overflows=%lld ysum=%.10g "
                "ychk=%.10g reorder=%s reorder_asked=%s bandwidth_before=%lld bandwidth_after=%lld "
-               "local_before=%.4f local_after=%.4f reorder_window=%lld reorder_s=%.4f user_ms=%.6f",
+               "local_before=%.4f local_after=%.4f reorder_window=%lld reorder_s=%.4f user_ms=%.6f "
+               "symmetric=%s sym_halo=%lld sym_check_s=%.4f",
                path, sizeof(hspmv_real) == 8 ? "double" : "single", transpose, r->info.threads,
                r->info.format_name, fmt_word(r->asked), r->info.isa, (long long)A->nrows,
                (long long)A->ncols, (long long)A->nnz, (long long)r->info.nseg, r->info.seg_ratio,
@@ -374,7 +390,9 @@ static int measure(const cfg *c0, const hspmv_csr *A0, int threads)
                (long long)r->chk.violations, (long long)r->chk.overflows, r->ysum, r->ychk, r->info.reorder_name,
                bu_reorder_name(c->reorder), (long long)r->info.bandwidth_before, (long long)r->info.bandwidth_after,
                r->info.local_before, r->info.local_after, (long long)r->info.reorder_window, r->info.reorder_s,
-               (reorder_on ? r->umed : r->med) * 1e3);
+               (reorder_on ? r->umed : r->med) * 1e3,
+               r->info.symmetric > 0 ? "yes" : r->info.symmetric < 0 ? "skew" : "no", (long long)r->info.sym_halo,
+               r->info.sym_check_s);
         bu_meta_kv(stdout, 1, 0);
         printf("\n");
         if (cf) { /* the schema of BU_CSV_HEADER; no triad: empty, not 0 */
@@ -436,7 +454,8 @@ static int parse_threads(const char *s, int *list)
 int main(int argc, char **argv)
 {
     bu_version(argc, argv, "benchmark-omp"); /* --version: prints it and exits 0 */
-    cfg c = {.kernel = "auto", .reps = 50, .warmup = 2, .bw = 1, .threshold = 0.3};
+    cfg c = {.kernel = "auto", .reps = 50, .warmup = 2, .bw = 1, .threshold = 0.3,
+             .symmetric = HSPMV_SYMMETRIC_NO};
     int nthr = 0, thr[MAXTHR], bad = 0, bw_given = 0;
     hspmv_error e = {0, ""};
     hspmv_csr A;
@@ -454,6 +473,13 @@ int main(int argc, char **argv)
                         bu_format_list(NULL), v);
         } else if (!strcmp(a, "--threshold")) c.threshold = bu_parse_real(a, bu_value(argc, argv, &i), 0, 1);
         else if (!strcmp(a, "--kernel")) c.kernel = bu_parse_kernel(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--symmetric")) {
+            v = bu_value(argc, argv, &i);
+            if (!strcmp(v, "auto")) c.symmetric = HSPMV_SYMMETRIC_AUTO;
+            else if (!strcmp(v, "no")) c.symmetric = HSPMV_SYMMETRIC_NO;
+            else if (!strcmp(v, "yes")) c.symmetric = HSPMV_SYMMETRIC_YES;
+            else bu_fail("--symmetric takes auto, no or yes, not '%.40s'", v);
+        }
         else if (!strcmp(a, "--bw")) c.bw = bw_given = 1;
         else if (!strcmp(a, "--no-bw")) c.bw = 0;
         else if (!strcmp(a, "--bw-mib")) c.bw_bytes = bu_parse_mib(a, bu_value(argc, argv, &i)), bw_given = 1;

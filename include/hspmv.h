@@ -198,7 +198,20 @@ typedef struct hspmv_opts {
                               global RCM first, with METIS each rank's rows ordered by their own
                               block; the renumbering is kept like METIS's (hspmv_dist_scatter/_gather);
                               rank 0's value is every rank's. Other creations: HSPMV_ERR_UNSUPPORTED */
+    int symmetric;         /* HSPMV_SYMMETRIC_NO (default): both triangles. _AUTO: a square matrix found
+                              symmetric in pattern and values (a_ji == a_ij), or skew-symmetric
+                              (a_ji == -a_ij, no diagonal), is kept as its diagonal and lower triangle
+                              (about half the matrix's bytes; docs/formats.md "One triangle") when
+                              format is AUTO and its model moves fewer bytes; _YES: one triangle with
+                              the index format asks for (AUTO, CSRP: row patterns, CSR16, CSR),
+                              HSPMV_ERR_UNSUPPORTED on a matrix that is neither or another format.
+                              Not the default: its product was measured slower than full storage at
+                              16 threads (docs/results/2026-12-02-symmetric.md). Local matrices only:
+                              the blocks of a distributed matrix keep both triangles */
 } hspmv_opts;
+
+/* hspmv_opts.symmetric (AUTO is 0 for callers that zero the struct; hspmv_opts_default sets NO). */
+enum { HSPMV_SYMMETRIC_AUTO = 0, HSPMV_SYMMETRIC_NO, HSPMV_SYMMETRIC_YES };
 
 /* Fills *o with the defaults above; o NULL: nothing. */
 void hspmv_opts_default(hspmv_opts *o);
@@ -237,6 +250,11 @@ typedef struct hspmv_local_info {
     const int64_t *row_perm, *col_perm; /* the order in use, new -> old (row_perm[k]: the caller's
                                 row that comes k-th), valid until hspmv_local_destroy; NULL where L
                                 works in the caller's order */
+    int symmetric;           /* 1: one triangle of a symmetric matrix, -1: of a skew-symmetric one
+                                (format then CSRP: row patterns, CSR16: 16-bit offsets, or CSR: 32-bit
+                                columns), 0: both */
+    int64_t sym_halo;        /* one triangle: rows of y the threads keep private (summed after) */
+    double sym_check_s;      /* seconds the symmetry check took at creation (0 when not made) */
 } hspmv_local_info;
 
 /* Prepares A (which the caller keeps and may free afterwards). Not collective. */

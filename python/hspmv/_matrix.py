@@ -253,27 +253,32 @@ class _Products(LinearOperator):
 class Matrix(_Products):
     """A sparse matrix prepared for repeated products on one process.
 
-    Matrix(A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None)
+    Matrix(A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None, symmetric="no")
     A is any scipy.sparse matrix or array (CSR is used in place when its
     arrays allow, see docs/python.md) or another hspmv.Matrix; dtype float64
     (libhspmv) or float32 (libhspmv_single), by default A's own when it is
     one of them. threads: OpenMP threads of each product (None or 0:
-    OMP_NUM_THREADS / all). The matrix keeps the CSR arrays it was made
+    OMP_NUM_THREADS / all). symmetric: "no" (default) keeps both triangles;
+    "auto" keeps one triangle of a symmetric or skew-symmetric A (format
+    "auto"; info["symmetric"] says 1 or -1); "yes" always (an error when A
+    is neither); docs/python.md. The matrix keeps the CSR arrays it was made
     from (the caller's, when used in place) for tocsr, toarray, diagonal,
     astype and the float64 products of a float32 matrix."""
 
-    def __init__(self, A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None):
+    def __init__(self, A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None,
+                 symmetric="no"):
         if isinstance(A, Matrix):
             A = A.tocsr()
         _sparse_or_raise(A, "hspmv.Matrix")
         dt = _dtype_of(A, dtype)
-        o = _backend.opts(format, kernel, threads, csrl_threshold)
+        o = _backend.opts(format, kernel, threads, csrl_threshold, symmetric=symmetric)
         indptr, indices, data, self.copied, csr = csr_arrays(A, dt, np.int32)
         c = _backend.core(dt).local_create(A.shape[0], A.shape[1], indptr, indices, data, o)
         # the CSR the library was given, with SciPy's own index arrays (their dtypes agree)
         self._csr = csr if csr.dtype == dt else type(csr)((data, csr.indices, csr.indptr), shape=csr.shape,
                                                           copy=False)
-        self._opts = dict(threads=threads, format=format, kernel=kernel, csrl_threshold=csrl_threshold)
+        self._opts = dict(threads=threads, format=format, kernel=kernel, csrl_threshold=csrl_threshold,
+                          symmetric=symmetric)
         self._init(c, dt)
 
     def _init(self, c, dtype):
@@ -287,14 +292,14 @@ class Matrix(_Products):
 
     @classmethod
     def read(cls, path, threads=None, dtype=np.float64, format="auto", kernel="auto", csrl_threshold=None,
-             read_threads=0):
+             read_threads=0, symmetric="no"):
         """Reads a Matrix Market (plain or gzip) or PETSc binary file (told by
         its content) with hspmv_csr_read and prepares it; the file's CSR
         stays with the matrix (as hspmv.read_csr gives it)."""
         from . import read_csr
 
-        _backend.opts(format, kernel, threads, csrl_threshold)  # refused before the file is read
-        return cls(read_csr(path, dtype, read_threads), threads, dtype, format, kernel, csrl_threshold)
+        _backend.opts(format, kernel, threads, csrl_threshold, symmetric=symmetric)  # refused before the read
+        return cls(read_csr(path, dtype, read_threads), threads, dtype, format, kernel, csrl_threshold, symmetric)
 
     @property
     def nnz(self):

@@ -188,11 +188,12 @@ static PyObject *Local_time_c(LocalObject *self, PyObject *args)
 
 static PyObject *local_info_dict(const hspmv_local_info *in)
 {
-    return Py_BuildValue("{s:s,s:s,s:i,s:L,s:L,s:L,s:L,s:d,s:d,s:s,s:i,s:i,s:i}", "format", in->format_name, "isa",
+    return Py_BuildValue("{s:s,s:s,s:i,s:L,s:L,s:L,s:L,s:d,s:d,s:s,s:i,s:i,s:i,s:i,s:L}", "format", in->format_name, "isa",
                          in->isa, "threads", in->threads, "nrows", (long long)in->nrows, "ncols",
                          (long long)in->ncols, "nnz", (long long)in->nnz, "nseg", (long long)in->nseg, "seg_ratio",
                          in->seg_ratio, "bytes", in->bytes, "bytes_formula", in->bytes_formula, "npanels",
-                         in->npanels, "xpf", in->xpf, "stream_y", in->stream_y);
+                         in->npanels, "xpf", in->xpf, "stream_y", in->stream_y, "symmetric", in->symmetric,
+                         "sym_halo", (long long)in->sym_halo);
 }
 
 static PyObject *Local_info(LocalObject *self, PyObject *unused)

@@ -231,3 +231,32 @@ def test_both_precisions_side_by_side(rng):
     assert y64.dtype == np.float64 and y32.dtype == np.float32
     assert hspmv.library_version(np.float64) == hspmv.library_version(np.float32)
     assert np.abs(y64 - y32).max() <= 1e-4 * np.abs(y64).max()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_symmetric_one_triangle(dtype, rng):
+    """symmetric='auto' keeps one triangle of a symmetric or skew-symmetric
+    matrix and the products match SciPy's; 'no' keeps both; 'yes' on a
+    matrix that is neither is an error."""
+    n = 3000  # a band of 20 below the diagonal: one triangle pays (docs/formats.md)
+    L = sp.diags([rng.uniform(-1, 1, n - d) for d in range(1, 21)], [-d for d in range(1, 21)])
+    L = (L + sp.diags(rng.uniform(1, 2, n))).tocsr()
+    S = (L + sp.tril(L, -1).T).tocsr().astype(dtype)
+    K = (sp.tril(L, -1) - sp.tril(L, -1).T).tocsr().astype(dtype)
+    x = rng.uniform(-1, 1, 3000).astype(dtype)
+    X = rng.uniform(-1, 1, (3000, 3)).astype(dtype)
+    for A, sign in ((S, 1), (K, -1)):
+        M = hspmv.Matrix(A, threads=2, symmetric="auto")
+        assert M.info["symmetric"] == sign
+        assert within_bound(M @ x, A, x, dtype)[0]
+        Y = M.matmat(X)
+        for j in range(3):
+            assert within_bound(Y[:, j], A, X[:, j], dtype)[0]
+        assert within_bound(M.rmatvec(x), A.T.tocsr(), x, dtype)[0]
+        assert hspmv.Matrix(A).info["symmetric"] == 0
+    G = sp.random(300, 300, density=0.05, random_state=6, format="csr").astype(dtype)
+    assert hspmv.Matrix(G, symmetric="auto").info["symmetric"] == 0
+    with pytest.raises(hspmv.Error):
+        hspmv.Matrix(G, symmetric="yes")
+    with pytest.raises(ValueError):
+        hspmv.Matrix(S, symmetric="maybe")

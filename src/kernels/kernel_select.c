@@ -21,19 +21,19 @@ static const hspmv_kernel_set all_sets[] = {
 #if defined(__x86_64__)
     {"avx512", hspmv_k_csr_avx512, hspmv_k_csrl_avx512, hspmv_k_bcoo_avx512, hspmv_k_csr16_avx512,
      hspmv_k_csrvi_avx512, hspmv_k_csrp_avx512, hspmv_k_csrdu_avx512,
-     hspmv_k_panels_avx512},
+     hspmv_k_panels_avx512, hspmv_k_sym_avx512},
     {"avx2", hspmv_k_csr_avx2, hspmv_k_csrl_avx2, hspmv_k_bcoo_avx2, hspmv_k_csr16_avx2,
      hspmv_k_csrvi_avx2, hspmv_k_csrp_avx2, hspmv_k_csrdu_avx2,
-     hspmv_k_panels_avx2},
+     hspmv_k_panels_avx2, hspmv_k_sym_avx2},
 #endif
 #if defined(__aarch64__)
     {"neon", hspmv_k_csr_neon, hspmv_k_csrl_neon, hspmv_k_bcoo_neon, hspmv_k_csr16_neon,
      hspmv_k_csrvi_neon, hspmv_k_csrp_neon, hspmv_k_csrdu_neon,
-     hspmv_k_panels_neon},
+     hspmv_k_panels_neon, hspmv_k_sym_neon},
 #endif
     {"scalar", hspmv_k_csr_scalar, hspmv_k_csrl_scalar, hspmv_k_bcoo_scalar, hspmv_k_csr16_scalar,
      hspmv_k_csrvi_scalar, hspmv_k_csrp_scalar, hspmv_k_csrdu_scalar,
-     hspmv_k_panels_scalar},
+     hspmv_k_panels_scalar, hspmv_k_sym_scalar},
 };
 
 int hspmv_kernel_sets(const hspmv_kernel_set **sets, int max)

@@ -9,6 +9,7 @@
 #include "kernels_csrp.h"
 #include "kernels_panels.h"
 #include "kernels_csrvi.h"
+#include "kernels_sym.h"
 
 /* One instruction set's kernels for every format. */
 typedef struct hspmv_kernel_set {
@@ -21,6 +22,7 @@ typedef struct hspmv_kernel_set {
     hspmv_csrp_kernel *csrp;
     hspmv_csrdu_kernel *csrdu;
     hspmv_panels_kernel *panels;
+    hspmv_sym_kernel *sym;   /* one-triangle storage (sym.h) */
 } hspmv_kernel_set;
 
 /* Fills sets[] with the sets this CPU runs, best first; returns how many. */

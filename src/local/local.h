@@ -10,6 +10,7 @@
 #include "csrdu.h"
 #include "csrp.h"
 #include "panels.h"
+#include "sym.h"
 #include "kernel_select.h"
 #include "local_calls.h" /* hspmv_local_touch, the kernel timing of groups */
 
@@ -64,6 +65,13 @@ struct hspmv_local {
     double csrl_threshold;       /* hspmv_opts.csrl_threshold at creation */
     struct hspmv_local *T;       /* the transposed copy, made by the first transposed product; NULL before */
     struct hspmv_local_order *ord; /* hspmv_opts.reorder's order (local_reorder.h); NULL: reorder none */
+    int symmetric;               /* 1 or -1: one triangle kept in sym (local_sym.c), format CSR16 or CSR
+                                    naming its index width; 0: the format's own arrays */
+    hspmv_sym sym;               /* one triangle: diagonal and strictly lower entries */
+    int64_t *hlo;                /* one triangle, threads entries: thread c's private rows are [hlo[c], rows[c]) */
+    hspmv_real **hbuf;           /* one triangle, threads entries: those private rows of y (NULL when none) */
+    int64_t sym_halo;            /* one triangle: private rows, all threads */
+    double sym_check_s;          /* seconds of the symmetry check at creation */
 };
 
 /* Makes L->T, A^T prepared like L (local_transpose.c), unless it is there.

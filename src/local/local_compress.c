@@ -148,7 +148,7 @@ int hspmv_local_stream_y(double bytes, int forced)
 
 void hspmv_local_cache_sharers(hspmv_local *L, int ranks)
 {
-    if (L && L->format == HSPMV_FORMAT_CSRP)
+    if (L && L->format == HSPMV_FORMAT_CSRP && !L->symmetric)
         L->csrp.stream_y =
             hspmv_local_stream_y(hspmv_csrp_bytes(&L->csrp) * (ranks > 1 ? ranks : 1), L->stream_y_forced);
 }

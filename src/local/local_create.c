@@ -11,6 +11,7 @@
 #include "util.h"
 #include "csr.h"
 #include "local_reorder.h"
+#include "local_sym.h"
 
 static int check_input(const hspmv_csr *A, const hspmv_opts *o, hspmv_error *err)
 {
@@ -283,6 +284,16 @@ int hspmv_local_create_test(const hspmv_csr *A, const hspmv_opts *opts, const ch
     hspmv_local_split(A->rowptr, A->nrows, L->threads, L->rows);
     if ((rc = split_blocks(L, A, test, err)) != HSPMV_OK) goto fail;
     L->pieces = hspmv_local_piece_count(L, test);
+    if ((rc = hspmv_local_sym_prepare(L, A, &o, err)) != HSPMV_OK) goto fail;
+    if (L->symmetric) { /* one triangle: none of the full formats' counting or arrays */
+        L->nseg = hspmv_local_count_segments(A, L->threads, L->rows);
+        if (!o.kernel || !strcmp(o.kernel, "auto")) {
+            L->ks_auto = 1;
+            hspmv_local_tune_kernels(L);
+        }
+        *out = L;
+        return hspmv_ok(err);
+    }
     L->stream_y_forced = (int)hspmv_test_int(test, "stream_y", -1);
     L->spmm_stream_forced = (int)hspmv_test_int(test, "spmm_stream", -1);
     L->nseg = hspmv_local_count_segments(A, L->threads, L->rows);
@@ -346,6 +357,7 @@ void hspmv_local_destroy(hspmv_local **pL)
     hspmv_csrp_free(&L->csrp);
     hspmv_csrdu_free(&L->csrdu);
     hspmv_panels_free(&L->panels);
+    hspmv_local_sym_free(L);
     drop_counts(L);
     hspmv_free(L->rows);
     hspmv_free(L->blocks);

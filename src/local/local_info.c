@@ -39,6 +39,21 @@ void hspmv_local_get_info(const hspmv_local *L, hspmv_local_info *info)
         info->row_perm = C->rp;
         info->col_perm = C->cp;
     } else info->reorder_name = "none";
+    info->symmetric = L->symmetric;
+    info->sym_halo = L->sym_halo;
+    info->sym_check_s = L->sym_check_s;
+    if (L->symmetric) {
+        info->bytes = hspmv_sym_bytes(&L->sym, L->sym_halo);
+        info->bytes_formula = L->sym.index == HSPMV_SYM_PAT
+                                  ? "lower*real + rows*(1+real) + (rows/64)*8 + cols*real + 2*rows*real "
+                                    "+ 3*private*real"
+                              : L->sym.index == HSPMV_SYM_IDX16
+                                  ? "lower*(real+2) + rows*real + (rows+1)*(4|8) + cols*real + 2*rows*real "
+                                    "+ 3*private*real"
+                                  : "lower*(real+4) + rows*real + (rows+1)*(4|8) + cols*real + 2*rows*real "
+                                    "+ 3*private*real";
+        return;
+    }
     switch (L->format) {
     case HSPMV_FORMAT_CSR:
         info->bytes = (double)L->nnz * (r + 4) + (double)(L->nrows + 1) * 8 + xy;

@@ -14,4 +14,5 @@ void hspmv_opts_default(hspmv_opts *o)
     o->read = HSPMV_READ_ROOT;
     o->node_ranks = 0;
     o->reorder = HSPMV_REORDER_NONE;
+    o->symmetric = HSPMV_SYMMETRIC_NO; /* one triangle measured slower at 16 threads (include/hspmv.h) */
 }

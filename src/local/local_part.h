@@ -31,7 +31,9 @@ void hspmv_local_spmm_part(const hspmv_local *L, int part, int nparts, int k, co
                            int add);
 
 /* Rows [r0, r1) of y = A*x (add: y += A*x), in the calling thread only
-   (every format has row-range kernels). */
+   (every format has row-range kernels; not one-triangle storage, whose
+   rows take adds from the rows after them: the MPI layer's blocks never
+   have it, hspmv_dist_build asks for both triangles). */
 void hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y,
                            int add);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "local.h"
 #include "local_reorder.h"
+#include "local_sym.h"
 #include "local_part.h"
 #include "kernels_spmm.h"
 #include "util.h"
@@ -165,6 +166,7 @@ int hspmv_local_spmm(hspmv_local *L, int flags, int k, const hspmv_real *X, hspm
 int hspmv_local_spmm_inner(hspmv_local *L, int flags, int k, const hspmv_real *X, hspmv_real *Y, int add,
                            hspmv_error *err)
 {
+    if (L->symmetric) return hspmv_local_sym_spmm(L, flags, k, X, Y, add, err);
     if (flags & HSPMV_TRANSPOSE) {
         int rc = hspmv_local_transposed(L, err);
         if (rc) return rc;

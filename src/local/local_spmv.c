@@ -8,6 +8,7 @@
 #include "local.h"
 #include "local_part.h"
 #include "local_reorder.h"
+#include "local_sym.h"
 
 /* Chunk c of y = A*x (add: y += A*x): its rows (whole tile rows in blocked COO). */
 static void run_chunk(const hspmv_local *L, int c, const hspmv_real *x, hspmv_real *y, int add)
@@ -20,6 +21,10 @@ void hspmv_local_spmv_reordered(const hspmv_local *L, const hspmv_real *x, hspmv
 {
     if (!L || L->nrows == 0 || !y || (!x && L->ncols > 0)) return; /* documented: a no-op */
     int T = L->threads;
+    if (L->symmetric) {
+        hspmv_local_sym_spmv(L, x, y, add);
+        return;
+    }
     if (T == 1) {
         run_chunk(L, 0, x, y, add);
         return;
@@ -45,7 +50,7 @@ void hspmv_local_spmv_part(const hspmv_local *L, int part, int nparts, const hsp
                            int add)
 {
     int T = L->threads;
-    if (nparts <= 1 || L->nrows == 0) {
+    if (nparts <= 1 || L->nrows == 0 || L->symmetric) { /* one triangle: no parts, part 0 does it all */
         if (part == 0) hspmv_local_spmv_reordered(L, x, y, add);
         return;
     }

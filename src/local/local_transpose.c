@@ -160,6 +160,8 @@ static void from_bcoo(const hspmv_bcoo *S, hspmv_csr *A)
 
 int hspmv_local_to_csr(const hspmv_local *L, hspmv_csr *A, hspmv_error *err)
 {
+    if (L->symmetric) /* its products never need it: A^T is A (or -A), local_sym.c */
+        return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "hspmv_local_to_csr: one-triangle storage is not decoded");
     if (csr_alloc(A, L->nrows, L->ncols, L->nnz) != HSPMV_OK)
         return hspmv_err(err, HSPMV_ERR_NOMEM, "hspmv_local_spmm: out of memory decoding %lld entries",
                          (long long)L->nnz);

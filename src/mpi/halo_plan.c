@@ -276,6 +276,9 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     int32_t *g = NULL;
     int64_t cb = D->col_start[me], ce = D->col_start[me + 1];
     int T = o->threads > 0 ? o->threads : omp_max_threads();
+    hspmv_opts o1 = *o;
+    o1.symmetric = HSPMV_SYMMETRIC_NO; /* the blocks keep both triangles (one triangle is local only) */
+    o = &o1;
 
     D->nrows_local = S->nrows;
     D->ncols_local = ce - cb;

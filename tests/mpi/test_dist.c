@@ -18,11 +18,14 @@ static int me, P;
 static const char *part_name[] = {"nnz", "rows", "metis"};
 
 /* Rank 0's matrix to everyone: pass A on rank 0. */
+static int ask_symmetric = HSPMV_SYMMETRIC_NO; /* hspmv_opts.symmetric of the matrices made */
+
 static hspmv_opts opts(int part)
 {
     hspmv_opts o;
     mt_opts(&o); /* the run's halo mode and pseudo-nodes */
     o.partition = part;
+    o.symmetric = ask_symmetric;
     return o;
 }
 
@@ -159,6 +162,23 @@ static void dist_matches_ref_on_bundled_matrices(void)
         hspmv_csr_free(&A);
     }
     tl_free_list(paths, n);
+}
+
+/* symmetric yes on a distributed matrix: its blocks keep both triangles
+   (one triangle is one process's), and the products stay right. */
+static void dist_keeps_both_triangles_when_symmetric_is_asked(void)
+{
+    static const char *files[] = {"matrices/lap3d_12_sym.mtx", "matrices/banded_2000_w16.mtx"};
+    ask_symmetric = HSPMV_SYMMETRIC_YES;
+    for (int i = 0; i < 2; i++) {
+        hspmv_csr A = {0};
+        int rc = me == 0 ? tl_read_csr(files[i], &A) : 0;
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        CHECK(rc == 0, "%s unreadable", files[i]);
+        if (!rc) CHECK(all_parts(&A, files[i]), "%s with symmetric yes", files[i]);
+        hspmv_csr_free(&A);
+    }
+    ask_symmetric = HSPMV_SYMMETRIC_NO;
 }
 
 /* Generated on every rank alike (deterministic), used by rank 0. */
@@ -545,6 +565,7 @@ static void failed_allocation_is_every_ranks_error(void)
 
 MT_MAIN(NULL, dist_matches_ref_on_shared_matrices, dist_matches_ref_on_bundled_matrices,
         dist_works_with_more_ranks_than_rows, dist_handles_empty_rows_and_columns, dist_handles_rectangular,
+        dist_keeps_both_triangles_when_symmetric_is_asked,
         dist_diagonal_has_no_halo, dist_handles_a_dense_row, metis_cuts_halo_volume, big_matrices_agree_on_kernels,
         create_from_rows_matches_file_path, create_from_rows_with_own_column_layout,
         scatter_gather_round_trip_with_metis, failed_allocation_is_every_ranks_error)

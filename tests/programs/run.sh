@@ -105,6 +105,25 @@ if [ "${llc:-0}" -gt 0 ] && [ "$side" -le 3000 ] && "$bin/genmat" lap2d "$side" 
     rm -f "$tmp/big.mtx"
 elif [ "$side" -gt 3000 ]; then skip "$t (a last-level cache of $llc bytes: too big a matrix for this test)"
 else fail "$t (exit $?)" "$out"; fi
+# ---- item: benchmark-omp --symmetric: one triangle for auto, both for the rest ----
+# A symmetric file (lap2d_64): with --symmetric auto, auto runs one triangle
+# (symmetric=yes, its private rows and check time on the line, checked
+# against the reference) beside csr with both; with the default, neither;
+# with --symmetric yes on a general matrix: an error naming it.
+t=benchmark_omp_symmetric_auto_keeps_one_triangle_for_auto_only
+if timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx 2 --no-bw --reps 5 --format csr,auto --symmetric auto > "$out" 2>&1 &&
+   grep -q '^bench=omp .*format=csrp asked=auto .*violations=0 .*symmetric=yes sym_halo=[0-9]* sym_check_s=' "$out" &&
+   grep -q '^bench=omp .*format=csr asked=csr .*violations=0 .*symmetric=no ' "$out" &&
+   grep -q '^  auto->csrp/sym ' "$out" &&
+   timeout "$tmo" "$bin/benchmark-omp" matrices/lap2d_64.mtx 2 --no-bw --reps 5 --format auto > "$out" 2>&1 &&
+   grep -q '^bench=omp .*asked=auto .*symmetric=no ' "$out"; then
+    pass "$t"
+else fail "$t" "$out"; fi
+t=benchmark_omp_symmetric_yes_refuses_a_general_matrix
+if timeout "$tmo" "$bin/benchmark-omp" matrices/random_3000_k8.mtx 1 --no-bw --reps 5 --format auto --symmetric yes > "$out" 2>&1; then
+    fail "$t (exit 0)" "$out"
+elif grep -q "neither symmetric nor skew-symmetric" "$out"; then pass "$t"
+else fail "$t" "$out"; fi
 
 # ---- item: benchmark-omp --vectors times the block product for each k -------
 # One bench=omp-block line per format and k, every vector checked (violations=0),
