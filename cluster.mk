@@ -10,6 +10,7 @@
 #   SLURM_TEST_TIMEOUT  seconds for the whole Slurm suite (default 900)
 
 SLURM_TEST_TIMEOUT ?= 900
+TEST_SUITES_once += scripts python petsc slurm
 .PHONY: test-cluster test-scripts test-petsc test-slurm
 
 # one after another: they time things and start daemons

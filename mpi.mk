@@ -14,7 +14,7 @@ MPI_LDLIBS := $(if $(NO_METIS),,-lmetis)
 ifneq ($(NO_METIS),)
   CPPFLAGS += -DHSPMV_NO_METIS
 endif
-# include folders of the MPI layers (static and -fPIC objects alike)
+# include folders of the MPI layers
 MPI_INC    := -Isrc/mpi -Isrc/mpi/node -Itests
 MPI_SRC    := $(wildcard src/mpi/*.c src/mpi/node/*.c)
 MPI_OBJ    := $(MPI_SRC:%.c=$(BUILD)/mpiobj/%.o)
@@ -25,11 +25,6 @@ PROG_BIN   += $(BUILD)/bin/benchmark-mpi
 $(BUILD)/mpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) $(MPI_INC) $(CFLAGS) -c $< -o $@
-
-# the same, -fPIC, for the shared library (built only when it is asked for)
-$(BUILD)/picmpiobj/%.o: %.c $(BUILD)/include/hspmv_config.h
-	@mkdir -p $(dir $@)
-	$(Q)$(MPICC) $(MPI_CPPFLAGS) $(MPI_INC) $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
 
 MPI_PROG_OBJ := $(BUILD)/mpiobj/bench/mpi_prog.o $(BUILD)/mpiobj/bench/mpi_check.o \
                 $(BUILD)/mpiobj/bench/mpi_gen.o $(BUILD)/mpiobj/bench/mpi_gpu.o
@@ -55,10 +50,11 @@ $(BUILD)/tests/mpi/%: $(BUILD)/mpiobj/tests/mpi/%.o $(TEST_LIB) $(LIB)
 	$(Q)$(MPICC) $(CFLAGS) $(LDFLAGS) $^ $(MPI_LDLIBS) $(LDLIBS) -o $@
 
 EXTRA_TEST_DEPS += $(MPI_TEST_BIN)
-EXTRA_TEST_CMD  += MPI_TEST_RANKS="$(MPI_TEST_RANKS)" MPI_TEST_THREADS="$(MPI_TEST_THREADS)" \
-                   MPI_BAD_RANKS="$(MPI_BAD_RANKS)" sh tests/mpi/run.sh --record $(BUILD)/results-mpi.txt $(BUILD)/tests/mpi;
+MPI_TEST_RUN     = MPI_TEST_RANKS="$(MPI_TEST_RANKS)" MPI_TEST_THREADS="$(MPI_TEST_THREADS)" \
+                   MPI_BAD_RANKS="$(MPI_BAD_RANKS)" sh tests/mpi/run.sh --record $(BUILD)/results-mpi.txt $(BUILD)/tests/mpi
+TEST_SUITES_double += mpi
+TEST_SUITES_single += mpi
 
 .PHONY: test-mpi
 test-mpi: $(MPI_TEST_BIN)
-	@MPI_TEST_RANKS="$(MPI_TEST_RANKS)" MPI_TEST_THREADS="$(MPI_TEST_THREADS)" \
-	  sh tests/mpi/run.sh --record $(BUILD)/results-mpi.txt $(BUILD)/tests/mpi
+	@$(MPI_TEST_RUN)

@@ -13,10 +13,6 @@ $(BUILD)/mpiobj/src/solver/%.o: src/solver/%.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/solver $(CFLAGS) -c $< -o $@
 
-$(BUILD)/picmpiobj/src/solver/%.o: src/solver/%.c $(BUILD)/include/hspmv_config.h
-	@mkdir -p $(dir $@)
-	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/solver $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
-
 $(BUILD)/mpiobj/bench/solve.o: bench/solve.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
 	$(Q)$(MPICC) $(MPI_CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -48,7 +44,8 @@ $(BUILD)/tests/solver/%: $(BUILD)/mpiobj/tests/solver/%.o $(TEST_LIB) $(LIB)
 SOLVER_TEST_RUN = SOLVER_TEST_RANKS="$(SOLVER_TEST_RANKS)" HSPMV_MAKE="$(MAKE)" \
                   sh tests/solver/run.sh --record $(BUILD)/results-solver.txt $(BUILD)
 EXTRA_TEST_DEPS += $(SOLVER_TEST_BIN) $(BUILD)/bin/solve $(BUILD)/examples/minimal
-EXTRA_TEST_CMD  += $(SOLVER_TEST_RUN);
+TEST_SUITES_double += solver
+TEST_SUITES_single += solver
 
 .PHONY: test-solver
 test-solver: $(SOLVER_TEST_BIN) $(BUILD)/bin/solve $(BUILD)/examples/minimal
