@@ -32,10 +32,13 @@ MPICC     ?= mpicc
 PREFIX    ?= /usr/local
 
 # Every core by default (make -jN or -j1 on the command line wins; the
-# makes that make starts share its job slots).
+# makes that make starts share its job slots). make test runs TEST_JOBS
+# (cores + 1) at once: its suites wait on mpirun's ranks, qemu and files as
+# much as they compute.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
+TEST_JOBS ?= $(shell echo $$(($(NPROC) + 1)))
 ifeq ($(MAKELEVEL),0)
-  MAKEFLAGS += -j$(NPROC)
+  MAKEFLAGS += -j$(if $(filter test test-all,$(MAKECMDGOALS)),$(TEST_JOBS),$(NPROC))
 endif
 
 # The dependency step comes before anything is computed from the toolchain:
@@ -246,9 +249,8 @@ test-unit: $(TEST_BIN)
 # make test: what its suites use is installed first (deps.sh test, above),
 # then everything is built once (test-build: both precisions' libraries,
 # programs and tests, the aarch64 NEON tests, the Python extension), then
-# the suites run side by side, TEST_JOBS at a time (default cores + 1: most
-# of them wait on mpirun's ranks, qemu or files as much as they compute),
-# longest first, each one's output printed whole when it ends; the fresh
+# the suites run side by side, TEST_JOBS at a time (default cores + 1, at
+# the top), longest first, each one's output printed whole when it ends; the fresh
 # system test runs among them. The summary gives each suite's counts, wall
 # and CPU seconds, and ends with "N passed, N failed, N skipped".
 #   TEST_STOP_AFTER_BUILD=1  stop after the dependency and build steps
@@ -263,7 +265,6 @@ test-unit: $(TEST_BIN)
 # another .mk), TEST_SUITES_once those run once, on the double build.
 # EXTRA_TEST_CMD (commands that record their own counts) still runs, as a
 # precision's suite "extra".
-TEST_JOBS   ?= $(shell echo $$(($(NPROC) + 1)))
 TEST_SUITES_double += unit
 TEST_SUITES_single += unit
 TEST_ALL    ?=
@@ -288,7 +289,7 @@ ifneq ($(TEST_STOP_AFTER_BUILD),)
 	@echo "make test: dependencies installed and everything built in $$(( $$(date +%s) - $$(cat build/.test-start) )) s; stopping after the build (TEST_STOP_AFTER_BUILD)"
 else
 	@$(MAKE) --no-print-directory test-cuda
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(SUITES)
+	@$(MAKE) --no-print-directory $(SUITES)
 	@sh tests/run.sh --summary --since build/.test-start build/*/results-*.txt
 endif
 test-all: build/.deps-test

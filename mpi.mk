@@ -1,12 +1,16 @@
 # mpi.mk — the distributed layer (src/mpi), benchmark-mpi and the MPI tests;
 # included by the Makefile before its rules unless NO_MPI is set.
-#   MPI_TEST_RANKS    rank counts the MPI tests run at (default 1 2 3 4 5 8;
-#                     in single precision 1 3 5: the rank arithmetic is the
-#                     same in both, the values' type is what single adds)
+#   MPI_TEST_RANKS    rank counts the MPI tests run at (default 1 2 3 5 8; 4
+#                     only in make test-all: 2 and 8 cover the even splits;
+#                     in single precision 3: the rank arithmetic is the same
+#                     in both, the values' type in the halo and the reads is
+#                     what single adds, and 3 ranks, with 2 threads in
+#                     pseudo-nodes too, carry it; test-all: double's counts)
 #   MPI_TEST_THREADS  OpenMP threads per rank (default 1 2)
 #   MPI_BAD_RANKS     rank counts of the bad-file loop (default 1 3 8: 17 files at
 #                     1, 2, 3, 4 and 8 ranks took 220 s of the suite on 2 cores;
-#                     single 1 8: what single changes is the values' parsing)
+#                     single 1: what single changes is the values' parsing,
+#                     read by the root and in parallel at 1 rank; test-all 1 3 8)
 
 # NO_METIS=1: built without METIS (--partition metis then refuses), for a
 # machine that lacks it (the GPU machines' images)
@@ -37,12 +41,17 @@ $(BUILD)/bin/benchmark-mpi: $(BUILD)/mpiobj/bench/benchmark_mpi.o $(MPI_PROG_OBJ
 # rank count and thread count; tests/mpi/run.sh adds up and records the counts.
 MPI_TEST_SRC := $(wildcard tests/mpi/test_*.c)
 MPI_TEST_BIN := $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%) $(BUILD)/tests/mpi/mpi_badfile
+ifeq ($(TEST_ALL),)
 ifeq ($(PRECISION),single)
-MPI_TEST_RANKS   ?= 1 3 5
-MPI_BAD_RANKS    ?= 1 8
+MPI_TEST_RANKS   ?= 3
+MPI_BAD_RANKS    ?= 1
+MPI_TEST_RANKS_THREADED ?= 3
+endif
+MPI_TEST_RANKS   ?= 1 2 3 5 8
 endif
 MPI_TEST_RANKS   ?= 1 2 3 4 5 8
 MPI_BAD_RANKS    ?= 1 3 8
+MPI_TEST_RANKS_THREADED ?= 1 3 5
 MPI_TEST_THREADS ?= 1 2
 
 $(BUILD)/tests/mpi/%: $(BUILD)/mpiobj/tests/mpi/%.o $(TEST_LIB) $(LIB)
@@ -51,6 +60,7 @@ $(BUILD)/tests/mpi/%: $(BUILD)/mpiobj/tests/mpi/%.o $(TEST_LIB) $(LIB)
 
 EXTRA_TEST_DEPS += $(MPI_TEST_BIN)
 MPI_TEST_RUN     = MPI_TEST_RANKS="$(MPI_TEST_RANKS)" MPI_TEST_THREADS="$(MPI_TEST_THREADS)" \
+                   MPI_TEST_RANKS_THREADED="$(MPI_TEST_RANKS_THREADED)" \
                    MPI_BAD_RANKS="$(MPI_BAD_RANKS)" sh tests/mpi/run.sh --record $(BUILD)/results-mpi.txt $(BUILD)/tests/mpi
 TEST_SUITES_double += mpi
 TEST_SUITES_single += mpi
