@@ -34,11 +34,12 @@ for bin in "$@"; do
     name=$(basename "$bin")
     out=$(mktemp)
     echo "== $name ${HSPMV_RUNNER:+(via ${HSPMV_RUNNER%% *})}"
+    start=$(date +%s)
     # shellcheck disable=SC2086
     timeout "${HSPMV_TEST_TIMEOUT:-900}" ${HSPMV_RUNNER:-} "$bin" > "$out" 2>&1
     rc=$?
     tally "$name" "$rc" "$out"
-    echo "   $name: $p1 passed, $f1 failed, $s1 skipped"
+    echo "   $name: $p1 passed, $f1 failed, $s1 skipped ($(( $(date +%s) - start )) s)"
     P=$((P + p1)); F=$((F + f1)); S=$((S + s1))
     rm -f "$out"
 done

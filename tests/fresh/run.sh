@@ -10,7 +10,8 @@
 # RESULTS.steps (make test's summary shows them).
 #   run.sh [--record FILE] [--keep]     (root only; else SKIPPED)
 # FRESH_SUITE (default bookworm), FRESH_MIRROR (default
-# http://deb.debian.org/debian), FRESH_DIR (default a folder under /var/tmp),
+# http://deb.debian.org/debian), FRESH_DIR (a new or empty folder; default
+# one made under /var/tmp),
 # --keep leaves the root file system there. The host's downloaded packages
 # (/var/cache/apt/archives/*.deb) are hard-linked into the new system's apt
 # cache (same file system) or copied, so apt fetches only what the host has
@@ -24,6 +25,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --record) record=$2; shift 2 ;;
         --keep) keep=1; shift ;;
+        -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | sed '$d'; exit 0 ;;
         *) echo "usage: run.sh [--record FILE] [--keep]" >&2; exit 2 ;;
     esac
 done
@@ -54,7 +56,8 @@ if [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2> /dev/null)"
 fi
 
 base=${FRESH_DIR:-$(mktemp -d /var/tmp/hspmv-fresh.XXXXXX)} || { F=1; echo "FAIL fresh: mktemp"; finish; }
-mkdir -p "$base"
+mkdir -p "$base/root"
+base=$(cd "$base" && pwd -P)   # as /proc/mounts names it
 fs=$base/root
 # the mounts under $fs, deepest first, and whether any is left
 mounts_under() { awk -v d="$fs" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/mounts | sort -r; }
@@ -62,12 +65,20 @@ unmount_all() {
     for m in $(mounts_under); do umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null; done
     [ -z "$(mounts_under)" ]
 }
+# processes this test left running in the chroot (a daemon a package started)
+stop_inside() {
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/root" 2> /dev/null)" = "$fs" ] && kill -9 "${p#/proc/}" 2> /dev/null
+    done
+    return 0
+}
 cleanup() {
     trap - EXIT INT TERM
+    stop_inside
     if ! unmount_all; then
         echo "fresh: still mounted, $base NOT removed:"; mounts_under
     elif [ -n "$keep" ]; then echo "fresh: kept $fs"
-    else rm -rf "$base"; fi
+    else rm -rf --one-file-system "$base"; fi
 }
 trap cleanup EXIT
 trap 'echo "fresh: interrupted"; F=$((F + 1)); cleanup; finish' INT TERM
