@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --record) record=$2; shift 2 ;;
         --keep) keep=1; shift ;;
-        -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | sed '$d'; exit 0 ;;
+        -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) echo "usage: run.sh [--record FILE] [--keep]" >&2; exit 2 ;;
     esac
 done
