@@ -20,7 +20,7 @@ if [ "${1:-}" = "--summary" ]; then
         name=$(basename "$(dirname "$f")")/$(basename "$f" .txt | sed 's/^results-//')
         t="-"; [ -f "$f.time" ] && t=$(awk '{ printf "%5d s wall %5d s CPU", $1, $2 }' "$f.time")
         awk -v n="$name" -v t="$t" '{ printf "   %-28s %5d passed %3d failed %3d skipped  %s\n", n, $1, $2, $3, t }' "$f"
-        [ -s "$f.steps" ] && awk '{ printf "      %-25s %5d s\n", $1, $2 }' "$f.steps"
+        [ -s "$f.steps" ] && awk '{ printf "      %-25s %5d s wall %5d s CPU\n", $1, $2, $3 }' "$f.steps"
     done
     cpu=$(cat /dev/null $(for f in "$@"; do [ -f "$f.time" ] && echo "$f.time"; done) | awk '{ c += $2 } END { print c + 0 }')
     [ -n "$since" ] && [ -f "$since" ] &&

@@ -41,8 +41,13 @@ finish() {
 }
 pass() { P=$((P + 1)); echo "ok   $1"; }
 fail() { F=$((F + 1)); echo "FAIL $1"; }
-step() { steps="$steps
-$1 $2"; }   # step NAME SECONDS: for the summary
+# mark; ...; step NAME: the seconds since the mark, wall and CPU (this
+# script's children: the chroot's processes), for the summary
+# (`times` runs in this shell: in a $(...) it would see no children)
+cpu_sum() { awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } printf "%.0f", s }' "$base/times"; }
+mark() { t=$(date +%s); times > "$base/times"; c=$(cpu_sum); }
+step() { secs=$(($(date +%s) - t)); times > "$base/times"; cpu=$(($(cpu_sum) - c)); steps="$steps
+$1 $secs $cpu"; }
 
 suite=${FRESH_SUITE:-bookworm}
 mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
@@ -82,8 +87,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'echo "fresh: interrupted"; F=$((F + 1)); cleanup; finish' INT TERM
-now() { date +%s; }
-t_all=$(now)
+mark; t_all=$t c_all=$c
 
 # 1. the minimal system, with the host's packages in its apt cache
 debs=/var/cache/apt/archives
@@ -93,12 +97,12 @@ link_debs() { # link_debs DIR: the host's .deb files into DIR (hard links, else 
     cp -l "$debs"/*.deb "$1"/ 2> /dev/null || cp "$debs"/*.deb "$1"/ 2> /dev/null || true
 }
 echo "fresh: mmdebstrap --variant=minbase $suite into $fs (mirror $mirror)"
-t=$(now)
+mark
 if mmdebstrap --variant=minbase --mode=root \
        --setup-hook="mkdir -p \"\$1$debs\" && { cp -l $debs/*.deb \"\$1$debs/\" 2> /dev/null || cp $debs/*.deb \"\$1$debs/\" 2> /dev/null || true; }" \
        "$suite" "$fs" "$mirror" > "$base/mmdebstrap.log" 2>&1; then
-    step mmdebstrap $(($(now) - t))
-    pass "mmdebstrap --variant=minbase $suite ($(($(now) - t)) s)"
+    step mmdebstrap
+    pass "mmdebstrap --variant=minbase $suite ($secs s, CPU $cpu s)"
 else
     tail -20 "$base/mmdebstrap.log"; fail "mmdebstrap --variant=minbase $suite"; finish
 fi
@@ -116,15 +120,14 @@ in_fresh() {
 }
 
 # 2. what a person types first: make and git (the README's line before the quick start)
-t=$(now)
+mark
 if in_fresh 'export DEBIAN_FRONTEND=noninteractive; apt-get update -q && apt-get install -y -q --no-install-recommends make git ca-certificates' \
        > "$base/make-git.log" 2>&1; then
-    step apt-get-make-git $(($(now) - t))
-    pass "apt-get install make git ($(($(now) - t)) s)"
+    step apt-get-make-git
+    pass "apt-get install make git ($secs s, CPU $cpu s)"
 else tail -20 "$base/make-git.log"; fail "apt-get install make git in the fresh system"; finish; fi
 
 # 3. a clean clone of this commit, nothing beside it
-t=$(now)
 if git clone -q --no-hardlinks "$root" "$fs/root/hspmv" > "$base/clone.log" 2>&1 &&
    git -C "$fs/root/hspmv" checkout -q "$commit" >> "$base/clone.log" 2>&1 &&
    [ "$(ls "$fs/root")" = hspmv ]; then
@@ -132,23 +135,23 @@ if git clone -q --no-hardlinks "$root" "$fs/root/hspmv" > "$base/clone.log" 2>&1
 else cat "$base/clone.log"; fail "git clone into the fresh system"; finish; fi
 
 # 4. the quick start, each command once
-t=$(now)
+mark
 in_fresh 'cd /root/hspmv && make run' > "$base/make-run.log" 2>&1
 rc=$?
-secs=$(($(now) - t)); step make-run "$secs"
+step make-run
 if [ $rc = 0 ] && grep -q 'deps: installing' "$base/make-run.log"; then
-    pass "make run, first try, installing its packages itself: exit 0 in $secs s"
+    pass "make run, first try, installing its packages itself: exit 0 in $secs s (CPU $cpu s)"
 else
     tail -30 "$base/make-run.log"
     fail "make run on the first try (exit $rc after $secs s)"
 fi
 grep -E '^deps: ' "$base/make-run.log" | sed 's/^/   /'
-t=$(now)
+mark
 in_fresh 'cd /root/hspmv && make test TEST_STOP_AFTER_BUILD=1' > "$base/make-test.log" 2>&1
 rc=$?
-secs=$(($(now) - t)); step make-test-build "$secs"
+step make-test-build
 if [ $rc = 0 ] && grep -q 'stopping after the build' "$base/make-test.log"; then
-    pass "make test TEST_STOP_AFTER_BUILD=1 (dependencies and build), first try: exit 0 in $secs s"
+    pass "make test TEST_STOP_AFTER_BUILD=1 (dependencies and build), first try: exit 0 in $secs s (CPU $cpu s)"
 else
     tail -30 "$base/make-test.log"
     fail "make test's dependency and build steps on the first try (exit $rc after $secs s)"
@@ -158,6 +161,6 @@ grep -E '^deps: ' "$base/make-test.log" | sed 's/^/   /'
 if in_fresh 'cd /root/hspmv && sh scripts/deps.sh --missing test' > "$base/deps.log" 2>&1 && [ ! -s "$base/deps.log" ]; then
     pass "deps.sh test finds every package of make test's suites in place"
 else cat "$base/deps.log"; fail "deps.sh test still finds packages missing"; fi
-step total $(($(now) - t_all))
+t=$t_all c=$c_all; step total
 echo "fresh: logs in $base (removed unless --keep)"
 finish
