@@ -272,9 +272,9 @@ TEST_FRESH  ?= 1
 # Every suite as suite.WHERE.NAME (suite.NAME for the once-suites), started
 # in SUITE_ORDER's order (longest first, from their measured times on the
 # 2-core machine), then any not named there.
-SUITE_ORDER := fresh.fresh double.mpi slurm double.programs aarch64-double.unit aarch64-single.unit \
-               double.unit single.unit double.solver scripts python petsc single.mpi single.programs \
-               single.solver double.petsc-io
+SUITE_ORDER := fresh.fresh double.mpi aarch64-double.unit aarch64-single.unit single.unit double.unit slurm \
+               single.mpi double.solver petsc scripts double.programs single.programs python single.solver \
+               double.petsc-io
 SUITES_HERE  = $(foreach p,double single,$(TEST_SUITES_$(p):%=$(p).%) $(if $(EXTRA_TEST_CMD),$(p).extra)) \
                $(TEST_SUITES_once) aarch64-double.unit aarch64-single.unit $(if $(filter 1,$(TEST_FRESH)),fresh.fresh)
 SUITES       = $(addprefix suite.,$(filter $(SUITES_HERE),$(SUITE_ORDER)) $(filter-out $(SUITE_ORDER),$(SUITES_HERE)))

@@ -7,6 +7,9 @@
 #                     what single adds, and 3 ranks, with 2 threads in
 #                     pseudo-nodes too, carry it; test-all: double's counts)
 #   MPI_TEST_THREADS  OpenMP threads per rank (default 1 2)
+#   MPI_TEST_RANKS_THREADED  the rank counts run with 2 threads too (pseudo-
+#                     nodes of 2, the send in pieces; default 3 5: at 1 rank
+#                     there is nothing to send or split; test-all 1 3 5)
 #   MPI_BAD_RANKS     rank counts of the bad-file loop (default 1 3 8: 17 files at
 #                     1, 2, 3, 4 and 8 ranks took 220 s of the suite on 2 cores;
 #                     single 1: what single changes is the values' parsing,
@@ -48,6 +51,7 @@ MPI_BAD_RANKS    ?= 1
 MPI_TEST_RANKS_THREADED ?= 3
 endif
 MPI_TEST_RANKS   ?= 1 2 3 5 8
+MPI_TEST_RANKS_THREADED ?= 3 5
 endif
 MPI_TEST_RANKS   ?= 1 2 3 4 5 8
 MPI_BAD_RANKS    ?= 1 3 8
