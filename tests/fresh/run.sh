@@ -10,7 +10,9 @@
 # RESULTS.steps (make test's summary shows them).
 #   run.sh [--record FILE] [--keep]     (root only; else SKIPPED)
 # FRESH_SUITE (default bookworm), FRESH_MIRROR (default
-# http://deb.debian.org/debian), FRESH_DIR (a new or empty folder; default
+# http://deb.debian.org/debian), FRESH_COMPONENTS (default main; Ubuntu 24.04:
+# FRESH_SUITE=noble FRESH_MIRROR=http://archive.ubuntu.com/ubuntu
+# FRESH_COMPONENTS=main,universe, with ubuntu-keyring installed), FRESH_DIR (a new or empty folder; default
 # one made under /var/tmp),
 # --keep leaves the root file system there. The host's downloaded packages
 # (/var/cache/apt/archives/*.deb) are hard-linked into the new system's apt
@@ -51,6 +53,7 @@ $1 $secs $cpu"; }
 
 suite=${FRESH_SUITE:-bookworm}
 mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
+components=${FRESH_COMPONENTS:-main}
 [ "$(id -u)" = 0 ] || { S=1; echo "fresh: SKIPPED: not root (mmdebstrap and chroot need root)"; finish; }
 for c in mmdebstrap git chroot mount umount; do
     command -v $c > /dev/null 2>&1 || { F=1; echo "FAIL fresh: $c not found (Debian: apt-get install mmdebstrap git)"; finish; }
@@ -98,7 +101,7 @@ link_debs() { # link_debs DIR: the host's .deb files into DIR (hard links, else 
 }
 echo "fresh: mmdebstrap --variant=minbase $suite into $fs (mirror $mirror)"
 mark
-if mmdebstrap --variant=minbase --mode=root \
+if mmdebstrap --variant=minbase --mode=root --components="$components" \
        --setup-hook="mkdir -p \"\$1$debs\" && { cp -l $debs/*.deb \"\$1$debs/\" 2> /dev/null || cp $debs/*.deb \"\$1$debs/\" 2> /dev/null || true; }" \
        "$suite" "$fs" "$mirror" > "$base/mmdebstrap.log" 2>&1; then
     step mmdebstrap
