@@ -23,15 +23,39 @@
 # pair and -IPREFIX/include/hspmv_single (pkg-config hspmv_single, the CMake
 # target) the single pair, never a mix. The shared library's soname carries major.minor
 # while the major is 0 (libhspmv.so.0.2: no minor is compatible with another
-# before 1.0, as in the CMake version check); the .so is built from its own
-# -fPIC objects ($(BUILD)/picobj, picmpiobj), only when asked for: the static
-# library and the programs are built exactly as without it.
+# before 1.0, as in the CMake version check); the .so and the .a are made
+# from the same -fPIC objects, each source compiled once per precision.
 
 PRECISION ?= double
 CC        ?= cc
 MPICC     ?= mpicc
 PREFIX    ?= /usr/local
-ARCH      := $(shell $(CC) -dumpmachine | cut -d- -f1)
+
+# Every core by default (make -jN or -j1 on the command line wins; the
+# makes that make starts share its job slots). make test runs TEST_JOBS
+# (cores + 1) at once: its suites wait on mpirun's ranks, qemu and files as
+# much as they compute.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+TEST_JOBS ?= $(shell echo $$(($(NPROC) + 1)))
+ifeq ($(MAKELEVEL),0)
+  MAKEFLAGS += -j$(if $(filter test test-all,$(MAKECMDGOALS)),$(TEST_JOBS),$(NPROC))
+endif
+
+# The dependency step comes before anything is computed from the toolchain:
+# build/.deps-LEVEL is an included makefile (empty) made by scripts/deps.sh,
+# so make runs deps.sh (installing what is missing) and then reads this
+# Makefile again from the top, with the compiler, PETSc (petsc.mk) and the
+# rest now there. The level follows the goals: test for make test and its
+# suites, fresh for test-fresh alone, fuzz, else build (clean, uninstall and
+# help need nothing).
+DEPS_FREE_GOALS := clean uninstall help
+ifneq ($(filter-out $(DEPS_FREE_GOALS),$(or $(MAKECMDGOALS),all)),)
+  DEPS_LEVEL := $(if $(filter test test-%,$(filter-out test-fresh,$(MAKECMDGOALS))),test,$(if \
+                  $(filter test-fresh,$(MAKECMDGOALS)),fresh,$(if $(filter fuzz,$(MAKECMDGOALS)),fuzz,build)))
+  include build/.deps-$(DEPS_LEVEL)
+endif
+# The target's architecture, from the compiler (a cross CC gives its own).
+ARCH      := $(shell { $(CC) -dumpmachine 2>/dev/null || uname -m; } | cut -d- -f1)
 BUILD     ?= build/$(ARCH)-$(PRECISION)$(BUILD_SUFFIX)$(if $(NO_MPI),-nompi)
 FUZZ_SECONDS ?= 60
 # V=1 prints every command; otherwise one short line per step.
@@ -100,21 +124,23 @@ INC_SUB    := include$(if $(filter single,$(PRECISION)),/hspmv_single)
 SONAME     := lib$(LIBNAME).so.$(HSPMV_SOVER)
 SHLIB      := $(BUILD)/lib$(LIBNAME).so
 SHLIB_FILE := $(BUILD)/lib$(LIBNAME).so.$(HSPMV_VERSION)
+# Every object is position-independent, so that one set of objects makes
+# both libhspmv.a (and the programs) and libhspmv.so; calls inside the
+# library stay direct (no semantic interposition), and the linker turns the
+# GOT loads into direct addresses where a program links the .a.
 PIC_FLAGS  := -fPIC -fno-semantic-interposition
-# $(LIB_OBJ) as -fPIC objects (recursive: mpi.mk and solver.mk add to LIB_OBJ)
-PIC_OBJ     = $(patsubst $(BUILD)/mpiobj/%,$(BUILD)/picmpiobj/%,$(patsubst $(BUILD)/obj/%,$(BUILD)/picobj/%,$(LIB_OBJ)))
+CFLAGS     += $(PIC_FLAGS)
 
 ISA_FLAGS_avx2   := -DHSPMV_ISA_AVX2 -mavx2 -mfma
 ISA_FLAGS_avx512 := -DHSPMV_ISA_AVX512 -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx512cd -mfma
 ISA_FLAGS_neon   := -DHSPMV_ISA_NEON
-# simd_rule ISA [pic PIC_FLAGS]: the rule of the static (or -fPIC) objects
+# simd_rule ISA: the rule of that instruction set's kernel objects
 define simd_rule
-$$(BUILD)/$(2)obj/src/kernels/%_simd_$(1).o: src/kernels/%_simd.c $$(BUILD)/include/hspmv_config.h
+$$(BUILD)/obj/src/kernels/%_simd_$(1).o: src/kernels/%_simd.c $$(BUILD)/include/hspmv_config.h
 	@mkdir -p $$(dir $$@)
-	$$(Q)$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(ISA_FLAGS_$(1)) $(3) -c $$< -o $$@
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(ISA_FLAGS_$(1)) -c $$< -o $$@
 endef
 $(foreach i,$(SIMD_ISAS),$(eval $(call simd_rule,$(i))))
-$(foreach i,$(SIMD_ISAS),$(eval $(call simd_rule,$(i),pic,$(PIC_FLAGS))))
 
 # Programs at the top level, built from bench/<name with _>.c
 PROGS     := benchmark-naive genmat convert $(if $(wildcard bench/benchmark_omp.c),benchmark-omp)
@@ -131,7 +157,7 @@ TEST_LIB := $(BUILD)/obj/tests/testlib.o
 .SECONDARY:
 
 # The MPI layers, programs and tests (not in cross builds: NO_MPI=1); they
-# may add EXTRA_TEST_DEPS / EXTRA_TEST_CMD, run by test-build-one.
+# add what make test builds (EXTRA_TEST_DEPS) and their suites (TEST_SUITES_*).
 ifeq ($(NO_MPI),)
 -include mpi.mk
 -include solver.mk
@@ -142,7 +168,8 @@ endif
 ifeq ($(NO_MPI),)
 PROGRAMS_TEST_RUN = sh tests/programs/run.sh --record $(BUILD)/results-programs.txt $(BUILD)
 EXTRA_TEST_DEPS += $(PROG_BIN)
-EXTRA_TEST_CMD  += $(PROGRAMS_TEST_RUN);
+TEST_SUITES_double += programs
+TEST_SUITES_single += programs
 .PHONY: test-programs
 test-programs: $(PROG_BIN)
 	@$(PROGRAMS_TEST_RUN)
@@ -158,26 +185,32 @@ endif
 .PHONY: all lib shared programs test test-one test-prereqs test-build-one test-aarch64 test-cuda sanitize fuzz install uninstall clean run deps matrices
 all: programs
 
+# deps.sh's levels: test holds build and fresh, fuzz holds build; a level's
+# stamp stands for those it holds.
 deps: build/.deps-build
 build/.deps-%: scripts/deps.sh
 	@sh scripts/deps.sh $*
-	@mkdir -p build && touch $@
+	@mkdir -p build && touch $@ $(DEPS_ALSO_$*)
+DEPS_ALSO_test := build/.deps-build build/.deps-fresh
+DEPS_ALSO_fuzz := build/.deps-build
 
-$(BUILD)/include/hspmv_config.h: Makefile
-	@mkdir -p $(dir $@)
-	@printf '/* hspmv_config.h — generated by make: the precision this build uses. */\n#ifndef HSPMV_CONFIG_H\n#define HSPMV_CONFIG_H\n' > $@.tmp
-	@if [ $(PREC_DEF) = 1 ]; then printf '#define HSPMV_SINGLE 1\n' >> $@.tmp; fi
-	@if [ -n "$(NO_MPI)" ]; then printf '#ifndef HSPMV_NO_MPI\n#define HSPMV_NO_MPI 1 /* built without MPI */\n#endif\n' >> $@.tmp; fi
-	@printf '#endif\n' >> $@.tmp && mv $@.tmp $@
+# Rewritten only when its text changes (editing the Makefile rebuilds nothing).
+$(BUILD)/include/hspmv_config.h: FORCE
+	@mkdir -p $(dir $@) && t=$@.$$$$ && \
+	  printf '/* hspmv_config.h — generated by make: the precision this build uses. */\n#ifndef HSPMV_CONFIG_H\n#define HSPMV_CONFIG_H\n' > $$t && \
+	  if [ $(PREC_DEF) = 1 ]; then printf '#define HSPMV_SINGLE 1\n' >> $$t; fi && \
+	  if [ -n "$(NO_MPI)" ]; then printf '#ifndef HSPMV_NO_MPI\n#define HSPMV_NO_MPI 1 /* built without MPI */\n#endif\n' >> $$t; fi && \
+	  printf '#endif\n' >> $$t && if cmp -s $$t $@; then rm -f $$t; else mv $$t $@; fi
 
 # The build's git commit for the programs' --version and result lines
 # (bench_util.c); rewritten only when it changes, so that a rebuild stays
-# incremental; "unknown" in a tree without git (a release tarball).
+# incremental; "unknown" in a tree without git (a release tarball). The
+# temporary file is this shell's own: make test's suites run makes side by side.
 $(BUILD)/include/hspmv_commit.h: FORCE
 	@mkdir -p $(dir $@)
 	@c=$$( { [ -e .git ] && git describe --always --dirty 2>/dev/null; } || echo unknown); \
-	  printf '/* hspmv_commit.h — generated by make: the git commit of this build. */\n#define HSPMV_GIT_COMMIT "%s"\n' "$$c" > $@.tmp; \
-	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+	  printf '/* hspmv_commit.h — generated by make: the git commit of this build. */\n#define HSPMV_GIT_COMMIT "%s"\n' "$$c" > $@.$$$$; \
+	  if cmp -s $@.$$$$ $@; then rm -f $@.$$$$; else mv $@.$$$$ $@; fi
 $(BUILD)/obj/bench/bench_util.o: $(BUILD)/include/hspmv_commit.h
 .PHONY: FORCE
 FORCE:
@@ -192,13 +225,9 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
-# The shared library: the same sources as $(LIB), compiled again with -fPIC
-# (calls inside the library stay direct: no semantic interposition), linked
-# against everything it uses (--no-undefined), so that a bare dlopen works.
-$(BUILD)/picobj/%.o: %.c $(BUILD)/include/hspmv_config.h
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC_FLAGS) -c $< -o $@
-$(SHLIB_FILE): $(PIC_OBJ)
+# The shared library: the objects of $(LIB), linked against everything
+# they use (--no-undefined), so that a bare dlopen works.
+$(SHLIB_FILE): $(LIB_OBJ)
 	$(Q)$(if $(NO_MPI),$(CC),$(MPICC)) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined $(CFLAGS) $(LDFLAGS) \
 	  $^ $(MPI_LDLIBS) $(LDLIBS) -o $@
 $(SHLIB): $(SHLIB_FILE)
@@ -219,36 +248,115 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-# One precision's tests (used by sanitize).
+# One precision's tests (used by sanitize); test-unit records their counts.
 test-one: $(TEST_BIN)
 	@HSPMV_RUNNER="$(HSPMV_RUNNER)" sh tests/run.sh $(TEST_BIN)
+test-unit: $(TEST_BIN)
+	@HSPMV_RUNNER="$(HSPMV_RUNNER)" sh tests/run.sh --record $(BUILD)/results-unit.txt $(TEST_BIN)
 
-# Everything: both precisions natively, the NEON kernels cross-compiled for
-# aarch64 and run under qemu, the MPI tests (mpi.mk), then the scripts, the
-# PETSc example and a one-node Slurm once (cluster.mk). Each part records
-# its counts in $(BUILD)/results-*.txt; the closing line adds them up.
+# make test: what its suites use is installed first (deps.sh test, above),
+# then everything is built once (test-build: both precisions' libraries,
+# programs and tests, the aarch64 NEON tests, the Python extension), then
+# the suites run side by side, TEST_JOBS at a time (default cores + 1, at
+# the top), longest first, each one's output printed whole when it ends; the fresh
+# system test runs among them. The summary gives each suite's counts, wall
+# and CPU seconds, and ends with "N passed, N failed, N skipped".
+#   TEST_STOP_AFTER_BUILD=1  stop after the dependency and build steps
+#   TEST_FRESH=0             leave the fresh-system test out
+# make test-all runs the same suites with what make test leaves out as
+# repetition (TEST_ALL=1: single precision's MPI and solver suites at the
+# double suites' rank counts, the MPI bad-file loop at every rank count).
+#
+# A suite is a target test-NAME that writes "P F S" to
+# $(BUILD)/results-NAME.txt; TEST_SUITES_double and TEST_SUITES_single
+# name a precision's (mpi.mk, solver.mk and petsc.mk add theirs; so may
+# another .mk), TEST_SUITES_once those run once, on the double build.
+# EXTRA_TEST_CMD (commands that record their own counts) still runs, as a
+# precision's suite "extra".
+TEST_SUITES_double += unit
+TEST_SUITES_single += unit
+TEST_ALL    ?=
+TEST_FRESH  ?= 1
+# Every suite as suite.WHERE.NAME (suite.NAME for the once-suites), started
+# in SUITE_ORDER's order (longest first, from their measured times on the
+# 2-core machine), then any not named there.
+SUITE_ORDER := fresh.fresh double.mpi aarch64-double.unit aarch64-single.unit cuda single.unit double.unit slurm \
+               single.mpi double.solver petsc scripts double.programs single.programs python single.solver \
+               double.petsc-io
+SUITES_HERE  = $(foreach p,double single,$(TEST_SUITES_$(p):%=$(p).%) $(if $(EXTRA_TEST_CMD),$(p).extra)) \
+               $(TEST_SUITES_once) aarch64-double.unit aarch64-single.unit cuda $(if $(filter 1,$(TEST_FRESH)),fresh.fresh)
+SUITES       = $(addprefix suite.,$(filter $(SUITES_HERE),$(SUITE_ORDER)) $(filter-out $(SUITE_ORDER),$(SUITES_HERE)))
+A64_VARS     = CC=$(AARCH64_CC) NO_ZLIB=1 NO_MPI=1 TEST_SRC="$(QEMU_TESTS_$(1))" HSPMV_RUNNER="$(QEMU)"
+A64_OK       = command -v $(AARCH64_CC) >/dev/null 2>&1 && command -v $(firstword $(QEMU)) >/dev/null 2>&1
+
 test: build/.deps-test
-	@rm -f build/*/results-*.txt
-	@$(MAKE) --no-print-directory -j$(NPROC) PRECISION=double test-prereqs
-	@$(MAKE) --no-print-directory PRECISION=double test-build-one
-	@$(MAKE) --no-print-directory -j$(NPROC) PRECISION=single test-prereqs
-	@$(MAKE) --no-print-directory PRECISION=single test-build-one
-	@$(MAKE) --no-print-directory test-aarch64
-	@$(MAKE) --no-print-directory test-cuda
+	@rm -f build/*/results-*.txt build/*/results-*.txt.*
+	@date +%s > build/.test-start
+	@$(MAKE) --no-print-directory test-build
+ifneq ($(TEST_STOP_AFTER_BUILD),)
+	@echo "make test: dependencies installed and everything built in $$(( $$(date +%s) - $$(cat build/.test-start) )) s; stopping after the build (TEST_STOP_AFTER_BUILD)"
+else
+	@$(MAKE) --no-print-directory $(SUITES)
+	@sh tests/run.sh --summary --since build/.test-start build/*/results-*.txt
+endif
+test-all: build/.deps-test
+	@$(MAKE) --no-print-directory TEST_ALL=1 test
+
+# Everything the suites run, built on every core: both precisions, the
+# aarch64 tests, the top-level programs (the scripts' tests use them) and
+# the Python extension where its packages are.
+test-build:
+	@$(MAKE) --no-print-directory PRECISION=single test-prereqs
+	@$(MAKE) --no-print-directory PRECISION=double test-prereqs
+	@if $(A64_OK); then \
+	  $(MAKE) --no-print-directory $(call A64_VARS,double) PRECISION=double test-bins && \
+	  $(MAKE) --no-print-directory $(call A64_VARS,single) PRECISION=single test-bins; fi
 	@$(MAKE) --no-print-directory programs
-	@$(MAKE) --no-print-directory test-cluster
-	@sh tests/run.sh --summary build/*/results-*.txt
+	@if $(PYTHON) -c 'import numpy, setuptools' 2>/dev/null && [ -f "$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then \
+	  $(MAKE) --no-print-directory -s python; fi
 
 # What one precision's suites build (its tests, programs, both libraries:
-# the install tests need the shared one), built by make test on every core
-# before the suites run one after another.
-NPROC := $(shell nproc 2>/dev/null || echo 1)
+# the install tests need the shared one).
 test-prereqs: $(TEST_BIN) $(EXTRA_TEST_DEPS) $(LIB) $(SHLIB)
+test-bins: $(TEST_BIN)
 
-# Builds and runs one precision's tests, then the extra suites (MPI, ...).
+# Builds and runs one precision's suites one after another.
 test-build-one: $(TEST_BIN) $(EXTRA_TEST_DEPS)
-	@HSPMV_RUNNER="$(HSPMV_RUNNER)" sh tests/run.sh --record $(BUILD)/results-unit.txt $(TEST_BIN)
+	@set -e; for s in $(TEST_SUITES_$(PRECISION)); do $(MAKE) --no-print-directory test-$$s; done
 	@$(EXTRA_TEST_CMD)
+test-extra:
+	@$(EXTRA_TEST_CMD)
+	@echo "0 0 0" > $(BUILD)/results-extra.txt
+
+# The suites, each through tests/suite.sh: suite.PRECISION.NAME runs
+# test-NAME in that precision, suite.NAME a once-suite, suite.aarch64-P.unit
+# the aarch64 tests under qemu (a failure when the cross compiler or qemu is
+# missing), suite.fresh.fresh the fresh-system test, suite.cuda test-cuda.
+SUITE_MAKE = $(MAKE) --no-print-directory
+define suite_rule
+suite.$(1).%:
+	@sh tests/suite.sh build/$$(ARCH)-$(1)/results-$$*.txt $$(SUITE_MAKE) PRECISION=$(1) test-$$*
+endef
+$(foreach p,double single,$(eval $(call suite_rule,$(p))))
+suite.aarch64-%.unit:
+	@if $(A64_OK); then \
+	  sh tests/suite.sh build/aarch64-$*-nompi/results-unit.txt $(SUITE_MAKE) $(call A64_VARS,$*) PRECISION=$* test-unit; \
+	else echo "test-aarch64: $(AARCH64_CC) or qemu-aarch64 missing: NEON kernels NOT tested"; \
+	  mkdir -p build/aarch64-$*-nompi && echo "0 1 0" > build/aarch64-$*-nompi/results-unit.txt; fi
+suite.fresh.fresh:
+	@sh tests/suite.sh build/test-fresh/results-fresh.txt sh tests/fresh/run.sh --record build/test-fresh/results-fresh.txt
+# test-cuda records its counts in each precision's results-gpu.txt; this
+# line gives its time (the GPU code's compile, mostly)
+suite.cuda:
+	@sh tests/suite.sh build/cuda/results-cuda.txt sh -c '$(MAKE) --no-print-directory test-cuda && echo "0 0 0" > build/cuda/results-cuda.txt'
+$(addprefix suite.,$(TEST_SUITES_once)):
+	@sh tests/suite.sh build/$(ARCH)-double/results-$(@:suite.%=%).txt $(SUITE_MAKE) PRECISION=double test-$(@:suite.%=%)
+.PHONY: test-all test-build test-bins test-unit test-extra test-fresh suite.fresh.fresh suite.cuda
+
+# The fresh-system test alone (tests/fresh/run.sh: mmdebstrap, a clean clone,
+# make run and make test's build steps once each, as root).
+test-fresh: build/.deps-fresh
+	@sh tests/fresh/run.sh --record build/test-fresh/results-fresh.txt
 
 # The CUDA code is always compiled when nvcc is there (so it cannot rot);
 # its tests run on a GPU and report themselves skipped without one.
@@ -263,25 +371,17 @@ test-cuda:
 	else echo "test-cuda: $(NVCC_PATH) not found: GPU code NOT compiled"; fi
 
 # Tests that need neither zlib nor MPI, built for aarch64 (NEON kernels) and
-# run under qemu-aarch64, in both precisions at once (each precision's build
-# and qemu runs keep one core busy: on the 2-core CI machine the pair took
-# 355 s one after the other); each one's output follows when both are done.
+# run under qemu-aarch64 (suite.aarch64-double.unit, suite.aarch64-single.unit).
+# Single precision runs the kernels' tests (its NEON code is its own); the
+# reader's, the reference's and the local matrix's tests on aarch64 are the
+# same code in both and run in double (in single too in make test-all).
 QEMU_TESTS := $(wildcard tests/test_csr.c tests/test_ref.c tests/test_kernels.c tests/test_bcoo.c tests/test_local.c tests/test_csr16.c tests/test_csrvi.c \
                           tests/test_csrp.c tests/test_csrdu.c tests/test_panels.c tests/test_spmm.c tests/test_sym.c)
+QEMU_TESTS_double := $(QEMU_TESTS)
+QEMU_TESTS_single := $(if $(TEST_ALL),$(QEMU_TESTS),$(filter-out tests/test_csr.c tests/test_ref.c tests/test_local.c,$(QEMU_TESTS)))
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 QEMU       ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
-test-aarch64:
-	@if command -v $(AARCH64_CC) >/dev/null 2>&1 && command -v $(firstword $(QEMU)) >/dev/null 2>&1; then \
-	  mkdir -p build; \
-	  for p in double single; do \
-	    { $(MAKE) --no-print-directory CC=$(AARCH64_CC) NO_ZLIB=1 NO_MPI=1 PRECISION=$$p \
-	      TEST_SRC="$(QEMU_TESTS)" HSPMV_RUNNER="$(QEMU)" EXTRA_TEST_CMD=: test-build-one \
-	      > build/aarch64-$$p.log 2>&1; echo $$? > build/aarch64-$$p.rc; } & \
-	  done; wait; \
-	  for p in double single; do cat build/aarch64-$$p.log; done; \
-	  for p in double single; do [ "$$(cat build/aarch64-$$p.rc)" = 0 ] || exit 1; done; \
-	else echo "test-aarch64: $(AARCH64_CC) or qemu-aarch64 missing: NEON kernels NOT tested"; \
-	  mkdir -p build/aarch64-missing && echo "0 1 0" > build/aarch64-missing/results-unit.txt; fi
+test-aarch64: suite.aarch64-double.unit suite.aarch64-single.unit
 
 sanitize: build/.deps-build
 	@$(MAKE) --no-print-directory BUILD_SUFFIX=-san OPT="-O1" \

@@ -1,5 +1,5 @@
 # cluster.mk — the suites `make test` runs once, on the double-precision
-# build, after every precision's unit, MPI and solver tests: the run_all
+# build, beside every precision's unit, MPI and solver tests: the run_all
 # scripts, scripts/plot, the installed header's size, the sources' rules, the
 # job scripts' --help, and make install and uninstall of both precisions side
 # by side (tests/scripts), the Python package (tests/python, python.mk), the
@@ -10,9 +10,10 @@
 #   SLURM_TEST_TIMEOUT  seconds for the whole Slurm suite (default 900)
 
 SLURM_TEST_TIMEOUT ?= 900
+TEST_SUITES_once += scripts python petsc slurm
 .PHONY: test-cluster test-scripts test-petsc test-slurm
 
-# one after another: they time things and start daemons
+# the four one after another (make test runs them side by side with the rest)
 test-cluster:
 	@$(MAKE) --no-print-directory test-scripts
 	@$(MAKE) --no-print-directory test-python

@@ -14,7 +14,7 @@ $(PETSC_CHECK): tests/petsc_io/petsc_check.c $(BUILD)/include/hspmv_config.h $(T
 EXTRA_TEST_DEPS += $(PETSC_CHECK)
 endif
 endif
-EXTRA_TEST_CMD += sh tests/petsc_io/run.sh --record $(BUILD)/results-petsc-io.txt $(BUILD);
+TEST_SUITES_double += petsc-io
 
 .PHONY: test-petsc-io
 test-petsc-io: $(if $(and $(PETSC_LIBS),$(filter double,$(PRECISION))),$(PETSC_CHECK))

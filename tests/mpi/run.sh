@@ -3,8 +3,8 @@
 # plus the bad-file checks, and records "P F S" like tests/run.sh.
 #   run.sh [--record FILE] BINDIR
 # MPI_TEST_RANKS (default "1 2 3 4 5 8"), MPI_TEST_THREADS (default "1 2"),
-# MPI_TEST_RANKS_THREADED (the rank counts also run with more than one
-# thread, default "1 3 5": 8 ranks x 2 threads on a 2-core machine took a
+# MPI_TEST_RANKS_THREADED (the rank counts run with more than one thread,
+# whether or not in MPI_TEST_RANKS, default "1 3 5": 8 ranks x 2 threads on a 2-core machine took a
 # quarter of the suite's time, and 2 or 4 ranks in pseudo-nodes of 2 add
 # nothing that 3 and 5 do not),
 # MPI_TEST_TIMEOUT (seconds per mpirun, default 300), MPI_BAD_RANKS (the
@@ -49,9 +49,12 @@ if ! command -v mpirun >/dev/null 2>&1; then
 fi
 
 out=$(mktemp)
+# one thread at $ranks, more at $ranks_threaded (which need not be in $ranks)
+all_ranks=$(echo $ranks $ranks_threaded | tr ' ' '\n' | sort -nu | tr '\n' ' ')
 for t in $threads; do
-    for p in $ranks; do
-        [ "$t" -gt 1 ] && case "$ranks_threaded" in *" $p "*) ;; *) continue ;; esac
+    for p in $all_ranks; do
+        if [ "$t" -gt 1 ]; then case "$ranks_threaded" in *" $p "*) ;; *) continue ;; esac
+        else case " $ranks " in *" $p "*) ;; *) continue ;; esac; fi
         for bin in "$bindir"/test_*; do
             [ -x "$bin" ] || continue
             name=$(basename "$bin")
