@@ -41,6 +41,7 @@ typedef struct mtx_source {
     int z_end;                  /* last gzip member ended */
     int z_failed;               /* a gzip fault found (reported by every later read) */
     char z_msg[512];            /* its message (hspmv_error.msg) */
+    char z_text[400];           /* the same without the file and line */
     int64_t z_done;             /* text bytes of the gzip members before this one */
     unsigned char *zin;         /* compressed input from an fd */
 #endif

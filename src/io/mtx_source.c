@@ -32,6 +32,7 @@ static int src_fail(mtx_source *s, size_t extra, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    memcpy(s->z_text, text, sizeof(text));
     if (s->lines) {
         line = *s->lines + 1;
         for (size_t k = 0; s->buf && k < s->len + extra; k++) line += s->buf[k] == '\n';
@@ -196,6 +197,8 @@ int hspmv_mtx_source_gzip_verdict(mtx_source *s)
     int rc;
     if (!s->gzip || !s->zs_live) return HSPMV_OK;
     s->lines = NULL; /* the text inflated here is not in buf: no line to count */
+    if (s->z_failed) /* found while the text was read: where the blocks ended decided its line, so none is named */
+        return hspmv_err_file(s->err, s->z_failed, s->name, 0, "%s", s->z_text);
     int64_t left = GZIP_VERDICT_BYTES; /* a true text error early in a huge file is not held up for long */
     do {
         rc = z_inflate(s, scratch, sizeof(scratch), &got);
