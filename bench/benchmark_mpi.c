@@ -161,6 +161,7 @@ typedef struct summary {
     char pm[64 * 12];        /* pass medians, ms, "/"-separated */
     int thr;
     double triad;            /* summed triad GB/s (0: none) */
+    double llc;              /* last-level cache bytes of all nodes (llc_all_nodes) */
 } summary;
 
 /* kB of this process now (Linux; 0 when unknown): [0] its proportional
@@ -509,6 +510,24 @@ static void time_all(const args *a, variant *V, int nv)
         for (int i = 0; i < nv; i++) time_variant(&V[i], (int)pass, a->reps, pass == 0 ? a->warmup : 1);
 }
 
+/* Collective: the last-level cache of all nodes together, each node's
+   the largest any of its ranks reaches (bs_llc_bytes: a rank bound to one
+   socket sees that socket's). A product whose bytes fit is timed from
+   cache, and no fraction of a memory triad is given for it. */
+static double llc_all_nodes(void)
+{
+    MPI_Comm node;
+    double mine = (double)bs_llc_bytes(NULL), nodemax = 0, total = 0;
+    int nr;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Allreduce(&mine, &nodemax, 1, MPI_DOUBLE, MPI_MAX, node);
+    MPI_Comm_rank(node, &nr);
+    if (nr != 0) nodemax = 0;
+    MPI_Allreduce(&nodemax, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_free(&node);
+    return total;
+}
+
 /* The optional bandwidth yardstick: a triad on every rank at once, GB/s
    summed over the ranks on rank 0 (0 without --triad). */
 static double run_triad(const args *a, const variant *v)
@@ -689,7 +708,10 @@ static void print_times(const args *a, const summary *s)
            "k = %d)%s",
            s->flops / s->med / 1e9, s->bytes / s->med / 1e9, sizeof(hspmv_real), sizeof(hspmv_real), va->k,
            s->triad > 0 ? "" : "\n");
-    if (s->triad > 0)
+    if (s->triad > 0 && s->bytes <= s->llc)
+        printf(", in cache (%.1f MB fit in the nodes' %.0f MiB of last-level cache: no triad fraction)\n",
+               s->bytes / 1e6, s->llc / 1048576.0);
+    else if (s->triad > 0)
         printf(", %.1f%% of a %.1f GB/s triad on all ranks\n", 100 * s->bytes / s->med / 1e9 / s->triad, s->triad);
 }
 
@@ -728,7 +750,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
                   "\"gather\":\"%s\",\"owned_share\":%d,\"fold_rows\":%lld,"
                   "\"internode_bytes\":%.0f,\"internode_msgs\":%lld,\"internode_bytes_p2p\":%.0f,"
                   "\"internode_msgs_p2p\":%lld,\"xalloc\":\"%s\",\"thp_mb\":%.1f,\"rss_mb\":%.1f,"
-                  "\"shm_mb\":%.1f,\"shm_huge_mb\":%.1f,\"triad_gbs\":%.2f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
+                  "\"shm_mb\":%.1f,\"shm_huge_mb\":%.1f,\"triad_gbs\":%.2f,\"in_cache\":%d,\"llc_bytes\":%.0f,\"peak_mb_root_read\":%.1f,\"peak_mb_root\":%.1f,"
                   "\"peak_mb_others\":%.1f,\"max_rel\":%.3e,\"avg_rel\":%.3e,\"violations\":%lld,"
                   "\"ysum\":%.10g,\"ychk\":%.10g,\"isa\":\"%s\",\"owned_in_node\":%d,\"overflows\":%lld,\"transpose\":%d"
                 : "bench=mpi matrix=%s precision=%s ranks=%d threads=%d partition=%s read=%s read_s=%.4f "
@@ -739,7 +761,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
                   "halo_max_bytes=%.0f reps=%ld median_ms=%.6f min_ms=%.6f max_ms=%.6f pass_medians_ms=%s "
                   "gflops=%.4f gbs=%.3f post_ms=%.5f owned_ms=%.5f wait_ms=%.5f ghost_ms=%.5f sync_ms=%.5f "
                   "wait_share=%.4f halo=%s nodes=%d node_ranks=%d pseudo_node_ranks=%d gather=%s owned_share=%d fold_rows=%lld internode_bytes=%.0f internode_msgs=%lld internode_bytes_p2p=%.0f "
-                  "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f shm_huge_mb=%.1f triad_gbs=%.2f "
+                  "internode_msgs_p2p=%lld xalloc=%s thp_mb=%.1f rss_mb=%.1f shm_mb=%.1f shm_huge_mb=%.1f triad_gbs=%.2f in_cache=%d llc_bytes=%.0f "
                   "peak_mb_root_read=%.1f peak_mb_root=%.1f peak_mb_others=%.1f max_rel=%.3e avg_rel=%.3e "
                   "violations=%lld ysum=%.10g ychk=%.10g isa=%s owned_in_node=%d overflows=%lld transpose=%d",
            a->path, s->prec, P, s->thr, part_names[in->partition], s->read_how, va->su_max[0], va->su_max[1],
@@ -754,7 +776,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
            (long long)in->fold_rows_total,
            (double)in->internode_entries_node * s->rs, (long long)in->internode_msgs_node,
            (double)in->internode_entries_p2p * s->rs, (long long)in->internode_msgs_p2p,
-           va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, va->shm_huge_mb, s->triad, inp->peak_read / 1e6,
+           va->caller_x ? "caller" : "window", va->huge_mb, va->rss_mb, va->shm_mb, va->shm_huge_mb, s->triad, s->bytes <= s->llc, s->llc, inp->peak_read / 1e6,
            inp->peak / 1e6, inp->peak_others / 1e6, s->chk.max_rel, s->chk.avg_rel, (long long)s->chk.violations, s->ysum, s->ychk,
            in->owned.nnz > 0 ? in->owned.isa : in->ghost.isa,
            in->owned_in_node, (long long)s->chk.overflows, transpose);
@@ -783,7 +805,7 @@ static void print_line(const args *a, const input *inp, const summary *s)
 /* Collective. Checks, sums up and prints variant vi of nv (rank 0 prints);
    returns 1 on rank 0 when its product is off the bound or overflows. */
 static int report_variant(const args *a, const input *inp, reference *ref, const variant *va, int vi, int nv,
-                          double triad)
+                          double triad, double llc)
 {
     summary s;
     memset(&s, 0, sizeof(s));
@@ -793,6 +815,7 @@ static int report_variant(const args *a, const input *inp, reference *ref, const
     s.in = va->in;
     s.nt = a->reps * a->passes;
     s.triad = triad;
+    s.llc = llc;
     check_variant(inp, ref, va, &s.chk);
     gather_stats(va, &s);
     int bad = 0;
@@ -834,10 +857,10 @@ int main(int argc, char **argv)
     variant *V = make_variants(&a, &inp);
     prepare_reference(&a, &inp, V, nv, &ref);
     time_all(&a, V, nv);
-    double triad = run_triad(&a, &V[0]);
+    double triad = run_triad(&a, &V[0]), llc = llc_all_nodes();
 
     int bad = 0;
-    for (int vi = 0; vi < nv; vi++) bad |= report_variant(&a, &inp, &ref, &V[vi], vi, nv, triad);
+    for (int vi = 0; vi < nv; vi++) bad |= report_variant(&a, &inp, &ref, &V[vi], vi, nv, triad, llc);
     MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
     for (int i = 0; i < nv; i++) {
         free(V[i].t);

@@ -9,9 +9,9 @@
 # matrices missing from $D, in parallel: l3r = genmat lap3d 200 --values
 # random, l3 = lap3d 200 (two values), rnd = random 4000000 --k 8,
 # pwl = powerlaw 4000000 --k 8).
-# Needs, all in .dev (which git ignores): the SpMV peer baselines (the
-# project's peers folder, ../shared/peers beside the repository: naive_csr.c,
-# common/, rsb_spmv.c) copied into .dev/peers; METIS .debs unpacked into
+# Needs, all in .dev (which git ignores): the SpMV peer baselines (a naive
+# OpenMP CSR driver naive_csr.c with its Matrix Market reader in common/,
+# and librsb's driver rsb_spmv.c; not part of hspmv) copied into .dev/peers; METIS .debs unpacked into
 # .dev/root where the machine has no -dev package; librsb's libraries and
 # its driver rsb_spmv (built in the peers folder: make build/rsb_spmv) in
 # .dev/rsb, for the jobs that time librsb.

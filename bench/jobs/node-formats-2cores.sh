@@ -9,10 +9,10 @@
 #   bench/jobs/node-formats-2cores.sh [PASSES]   (default 3)
 # QUIET_PCT (default 10) / QUIET_MAX (default 600 s): how idle, and how long
 # to wait for it. MATRICES (default /tmp/nk): where the matrices are made.
-# Run from the repository root after `make programs`; needs the SpMV peer
-# baselines' folder ../shared/peers beside the repository (naive_csr and
-# rsb_spmv are built from it into PEERS_BUILD, default build/peers, which
-# needs librsb). Results under $OUT (default results/node-formats-2cores):
+# Run from the repository root after `make programs`; needs PEERS_SRC, the
+# folder of the SpMV peer baselines (not part of hspmv: a Makefile building
+# naive_csr, a naive OpenMP CSR loop, and rsb_spmv, librsb's driver), built
+# from it into PEERS_BUILD (default build/peers; librsb needed). Results under $OUT (default results/node-formats-2cores):
 # omp-MATRIX.txt, peers-MATRIX.txt, quiet.txt, summary.txt (also on stdout).
 set -u
 case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
@@ -24,7 +24,8 @@ QUIET_PCT=${QUIET_PCT:-10}; QUIET_MAX=${QUIET_MAX:-600}
 T0=$SECONDS
 export OMP_PROC_BIND=true OMP_PLACES=cores OMP_NUM_THREADS=2
 [ -x ./benchmark-omp ] && [ -x ./genmat ] || { echo "build first: make" >&2; exit 1; }
-make -s -C ../shared/peers B=$PWD/$PEERS $PWD/$PEERS/naive_csr $PWD/$PEERS/rsb_spmv || { echo "peers build failed" >&2; exit 1; }
+[ -d "${PEERS_SRC:-}" ] || { echo "set PEERS_SRC to the peer baselines' folder" >&2; exit 1; }
+make -s -C "$PEERS_SRC" B=$PWD/$PEERS $PWD/$PEERS/naive_csr $PWD/$PEERS/rsb_spmv || { echo "peers build failed" >&2; exit 1; }
 { nproc; lscpu | grep -E 'Model name|^L3|Socket'; uptime; } > $OUT/sys.txt 2>&1
 [ -s $D/l3r.mtx ] || ./genmat lap3d 200 --values random -o $D/l3r.mtx
 [ -s $D/l2r.mtx ] || ./genmat lap2d 3000 --values random -o $D/l2r.mtx

@@ -32,7 +32,9 @@ static int src_fail(mtx_source *s, size_t extra, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+#ifndef HSPMV_NO_ZLIB
     memcpy(s->z_text, text, sizeof(text));
+#endif
     if (s->lines) {
         line = *s->lines + 1;
         for (size_t k = 0; s->buf && k < s->len + extra; k++) line += s->buf[k] == '\n';

@@ -2,7 +2,7 @@
 # run.sh — the quick start on a fresh system: mmdebstrap makes a minimal
 # Debian root file system (variant minbase), a person's first line puts make
 # and git in it, a clean git clone of this commit goes into /root/hspmv with
-# nothing beside it (no ../shared), and there, as root in a chroot, `make run`
+# nothing beside it (no sibling folders), and there, as root in a chroot, `make run`
 # is run once and then `make test TEST_STOP_AFTER_BUILD=1` once (make test's
 # dependency and build steps, stopping before the suites). Either needing a
 # second try is a failure; so is a package that deps.sh still finds missing
