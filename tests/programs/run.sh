@@ -171,6 +171,17 @@ for h in node p2p; do
 done
 if [ "$ok" = 2 ]; then pass "$t"; else fail "$t ($ok of 2 halo modes)" "$out"; fi
 
+# ---- item: benchmark-mpi marks a product that fits in cache ------------------
+# lap2d_64 (0.3 MB) at 2 ranks with a triad: in_cache=1 with the nodes'
+# cache bytes on the line, "in cache" in the text and no triad percentage.
+t=benchmark_mpi_in_cache_is_marked_instead_of_a_triad_fraction
+if [ "$have_mpi" = 0 ]; then skip "$t (no MPI)"
+elif timeout "$tmo" $MPIRUN -n 2 "$bin/benchmark-mpi" matrices/lap2d_64.mtx --triad 16 --reps 3 > "$out" 2>&1 &&
+     grep -q '^bench=mpi .* triad_gbs=[0-9.]* in_cache=1 llc_bytes=[1-9]' "$out" &&
+     grep -q 'in cache (.* of last-level cache: no triad fraction)' "$out" && ! grep -q '% of a .* triad' "$out"; then
+    pass "$t"
+else fail "$t" "$out"; fi
+
 # ---- item: --vectors with --transpose times Y = A^T X, rectangular too ------
 # A 90 x 61 matrix: the block's rows are A's columns (rows=61 cols=90 in
 # benchmark-omp's lines, the product's matrix), every vector checked; in
