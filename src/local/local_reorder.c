@@ -10,7 +10,7 @@
 
 int hspmv_local_is_reordered(const hspmv_local *L)
 {
-    return L->ord && L->ord->choice.rp;
+    return L && L->ord && L->ord->choice.rp;
 }
 
 void hspmv_local_order_free(hspmv_local_order **pord)
@@ -105,7 +105,7 @@ void hspmv_local_spmv(const hspmv_local *L, const hspmv_real *x, hspmv_real *y, 
         hspmv_local_spmv_reordered(L, x, y, add);
         return;
     }
-    if (L->nrows == 0) return;
+    if (L->nrows == 0 || !y || (!x && L->ncols > 0)) return; /* documented: a no-op, as unordered */
     permute(L, L->ord->choice.cp, L->ncols, x, L->ord->xs, 0, 0);
     hspmv_local_spmv_reordered(L, L->ord->xs, L->ord->ys, 0);
     permute(L, L->ord->choice.rp, L->nrows, L->ord->ys, y, 1, add);

@@ -114,6 +114,7 @@ int hspmv_solver_begin(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_r
                        const hspmv_solver_opts *o, int nrow, int ncol, const char *who, hspmv_error *err)
 {
     memset(w, 0, sizeof(*w));
+    w->req = MPI_REQUEST_NULL; /* before any refusal: hspmv_solver_end waits on it */
     w->t0 = MPI_Wtime();
     w->res.relres_true = -1;
     w->res.reason = HSPMV_REASON_NONE;
