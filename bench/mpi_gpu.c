@@ -312,16 +312,29 @@ static hspmv_real *row_sums(const hspmv_csr *S)
     return b;
 }
 
+/* ph (the GPUs; NULL on the CPU): per iteration, max over ranks, ms: the
+   vector kernels, the host's waits for the device, the reductions; then
+   [3] unused, then the iteration's byte model: its bytes (all ranks), the
+   slowest GPU's copy rate (GB/s, read + write) and the GPUs in use. */
 static void print_solve(const char *dev, const char *comm, const char *name, int64_t rows, int64_t nnz, int rc,
-                        int64_t its, double relres, double secs, double spmv_s, double xerr, const double part[2])
+                        int64_t its, double relres, double secs, double spmv_s, double xerr, const double part[2],
+                        const double *ph)
 {
     if (me != 0) return;
     printf("bench=solve-gpu device=%s gpu_comm=%s matrix=%s precision=%s ranks=%d rows=%lld nnz=%lld method=cg "
            "converged=%d iterations=%lld relres=%.3e seconds=%.4f its_per_s=%.2f spmv_s=%.4f spmv_ms=%.5f exchange_ms=%.5f "
-           "err_max=%.3e host_mask=%d\n",
+           "err_max=%.3e host_mask=%d",
            dev, comm, name, sizeof(hspmv_real) == 8 ? "double" : "single", P, (long long)rows, (long long)nnz,
            rc == 0, (long long)its, relres, secs, secs > 0 ? (double)its / secs : 0, spmv_s, part[0], part[1], xerr,
            host_mask);
+    if (ph) {
+        double it_ms = its > 0 ? secs / (double)its * 1e3 : 0, model_ms = ph[4] / (ph[5] * 1e9 * ph[6]) * 1e3;
+        printf(" iter_ms=%.5f vector_ms=%.5f wait_ms=%.5f reduce_ms=%.5f model_bytes=%.0f copy_gbs=%.1f model_ms=%.5f "
+               "frac_model=%.4f its_vs_products=%.4f",
+               it_ms, ph[0], ph[1], ph[2], ph[4], ph[5], model_ms, it_ms > 0 ? model_ms / it_ms : 0,
+               it_ms > 0 ? part[0] / it_ms : 0);
+    }
+    printf("\n");
     fflush(stdout);
 }
 
@@ -347,7 +360,8 @@ static int solve_cpu(const gpu_args *a, const hspmv_csr *S, const char *name)
     double t = res.total_s, tmax = 0;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     double none[2] = {0, 0};
-    print_solve("cpu", "-", name, in.nrows, in.nnz, rc, res.iterations, res.relres_true, tmax, res.spmv_s, all, none);
+    print_solve("cpu", "-", name, in.nrows, in.nnz, rc, res.iterations, res.relres_true, tmax, res.spmv_s, all, none,
+                NULL);
     if (rc && me == 0) fprintf(stderr, "solve: %s\n", e.msg);
     hspmv_free(b);
     hspmv_free(x);
@@ -534,6 +548,8 @@ int mg_solve_main(int argc, char **argv)
         if (!rc) rc = hspmv_gpu_vec_upload(db, b, S.nrows, &e);
         if (!rc) rc = hspmv_gpu_vec_fill_bytes(dx, 0, S.nrows, &e);
         agree_or_die(rc, &e);
+        double gbs = copy_rate(&a), gmin = 0;
+        MPI_Allreduce(&gbs, &gmin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
         rc = hspmv_gpu_cg(G, db, dx, a.tol, a.maxit, &res, &e);
         double err = 0, xerr = 0;
         if (!hspmv_gpu_vec_download(x, dx, S.nrows, NULL))
@@ -545,8 +561,18 @@ int mg_solve_main(int argc, char **argv)
         hspmv_gpu_dist_get_timing(G, &tm, 0);
         double n = tm.calls ? (double)tm.calls : 1, part[2] = {tm.total_ms / n, tm.exchange_ms / n};
         MPI_Allreduce(MPI_IN_PLACE, part, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        /* the phases per iteration, max over ranks; the byte model of an
+           iteration: the product (as benchmark-mpi counts it) and CG's 11
+           vector passes (p'q 2, the update of x, r and r'r 6, p = r + beta*p 3) */
+        double itn = res.iterations > 0 ? (double)res.iterations : 1, r_ = sizeof(hspmv_real);
+        double ph[7] = {res.vector_seconds / itn * 1e3, res.wait_seconds / itn * 1e3, res.reduce_seconds / itn * 1e3, 0};
+        MPI_Allreduce(MPI_IN_PLACE, ph, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        ph[4] = (double)in.nnz * (r_ + 4) + 8.0 * (double)(in.nrows + P) + r_ * (double)(in.nrows + in.ncols) +
+                11.0 * r_ * (double)in.nrows;
+        ph[5] = gmin;
+        ph[6] = in.max_device_sharers > 0 ? (double)((P + in.max_device_sharers - 1) / in.max_device_sharers) : 1;
         print_solve("gpu", hspmv_gpu_comm_name(in.comm), name, in.nrows, in.nnz, rc, res.iterations, res.relres,
-                    res.seconds, res.spmv_seconds, xerr, part);
+                    res.seconds, res.spmv_seconds, xerr, part, ph);
         if (rc && me == 0) fprintf(stderr, "solve: error: %s\n", e.msg);
         bad = rc != 0;
         hspmv_gpu_vec_destroy(&db);

@@ -3,8 +3,10 @@
    product summed on the device in double and then across ranks by one
    MPI_Allreduce, which is the only wait for the device and the only
    message between ranks besides the halo (two per iteration; a failed
-   launch rides along to the next one); the stopping rule of
-   hspmv_solve's CG (recurrence residual, then the true one). */
+   launch rides along to the next one); x, r and r'r updated in one pass;
+   the time split into the product, the vector kernels, the waits for the
+   device and the reductions; the stopping rule of hspmv_solve's CG
+   (recurrence residual, then the true one). */
 #include <math.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
@@ -19,8 +21,56 @@ typedef struct cg_ws {
     hspmv_gpu_dist *G;
     int64_t n;
     double *partial, *d_out; /* device scratch of the dot products */
-    double spmv_s;
+    double spmv_s, vec_ms, wait_s, reduce_s;
+    cudaEvent_t ev[8];       /* begin and end of the vector kernels queued since the last wait */
+    int nev, timed;          /* pairs queued; events made */
 } cg_ws;
+
+/* Marks the start and the end of vector kernels on the legacy default
+   stream; their device time is read at the next wait (vec_flush). */
+static void vec_begin(cg_ws *w)
+{
+    if (w->timed && w->nev < 4) cudaEventRecord(w->ev[2 * w->nev], 0);
+}
+
+static void vec_end(cg_ws *w)
+{
+    if (w->timed && w->nev < 4) cudaEventRecord(w->ev[2 * w->nev++ + 1], 0);
+}
+
+static void vec_flush(cg_ws *w)
+{
+    for (int k = 0; k < w->nev; k++) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, w->ev[2 * k], w->ev[2 * k + 1]) == cudaSuccess) w->vec_ms += ms;
+    }
+    w->nev = 0;
+}
+
+/* s[j] = the sums over all ranks of out[j] (m = 1 or 2) of the kernels just
+   queued: the wait for the device, then one MPI_Allreduce; fail: a local
+   failure so far. Collective; every rank gets the same status. */
+static int reduce(cg_ws *w, int m, int fail, double *s, hspmv_error *err)
+{
+    double loc[3] = {0, 0, 0}, sum[3];
+    int rc = fail;
+    double t = MPI_Wtime();
+    if (!rc && cudaMemcpy(loc, w->d_out, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
+        rc = hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: the product or a dot product failed on the device",
+                       w->G->rank, who);
+    w->wait_s += MPI_Wtime() - t;
+    if (!rc) w->spmv_s += hspmv_gpu_dist_count(w->G) * 1e-3; /* the product before, now done */
+    if (!rc) vec_flush(w);
+    loc[2] = rc ? 1 : 0;
+    t = MPI_Wtime();
+    if (MPI_Allreduce(loc, sum, 3, MPI_DOUBLE, MPI_SUM, w->G->comm) != MPI_SUCCESS && !rc)
+        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: %s: MPI_Allreduce failed", w->G->rank, who);
+    w->reduce_s += MPI_Wtime() - t;
+    if (sum[2] > 0 || rc) return hspmv_dist_agree(w->G->comm, rc, err);
+    s[0] = sum[0];
+    s[1] = sum[1];
+    return HSPMV_OK;
+}
 
 /* s[j] = sum over all ranks of a_j . b_j (m = 1 or 2); fail: a local failure
    so far. Collective; every rank gets the same status. */
@@ -28,20 +78,13 @@ static int dots(cg_ws *w, int m, const hspmv_real *a0, const hspmv_real *b0, con
                 const hspmv_real *b1, int fail, double *s, hspmv_error *err)
 {
     const hspmv_real *a[2] = {a0, a1}, *b[2] = {b0, b1};
-    double loc[3] = {0, 0, 0}, sum[3];
     int rc = fail;
-    if (!rc) rc = hspmv_gpu_dots(m, a, b, w->n, w->partial, w->d_out, err);
-    if (!rc && cudaMemcpy(loc, w->d_out, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
-        rc = hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: the product or a dot product failed on the device",
-                       w->G->rank, who);
-    if (!rc) w->spmv_s += hspmv_gpu_dist_count(w->G) * 1e-3; /* the product before, now done */
-    loc[2] = rc ? 1 : 0;
-    if (MPI_Allreduce(loc, sum, 3, MPI_DOUBLE, MPI_SUM, w->G->comm) != MPI_SUCCESS && !rc)
-        rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: %s: MPI_Allreduce failed", w->G->rank, who);
-    if (sum[2] > 0 || rc) return hspmv_dist_agree(w->G->comm, rc, err);
-    s[0] = sum[0];
-    s[1] = sum[1];
-    return HSPMV_OK;
+    if (!rc) {
+        vec_begin(w);
+        rc = hspmv_gpu_dots(m, a, b, w->n, w->partial, w->d_out, err);
+        vec_end(w);
+    }
+    return reduce(w, m, rc, s, err);
 }
 
 /* q = A*x queued; its device time is counted by the next dot product. */
@@ -56,7 +99,11 @@ static int residual(cg_ws *w, const hspmv_real *b, const hspmv_real *x, hspmv_re
 {
     double s[2] = {0, 0};
     int rc = fail ? fail : spmv(w, x, q, err);
-    if (!rc) rc = hspmv_gpu_sub(w->n, b, q, r, err);
+    if (!rc) {
+        vec_begin(w);
+        rc = hspmv_gpu_sub(w->n, b, q, r, err);
+        vec_end(w);
+    }
     if ((rc = dots(w, 1, r, r, NULL, NULL, rc, s, err))) return rc;
     *rr = s[0];
     return HSPMV_OK;
@@ -86,6 +133,13 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
         cudaMemset(w.partial, 0, (size_t)hspmv_gpu_dot_scratch() * sizeof(double)) != cudaSuccess)
         rc = hspmv_err(err, HSPMV_ERR_CUDA, "rank %d: %s: no device memory for 3 vectors of %lld entries", G->rank,
                        who, (long long)w.n);
+    w.timed = 1; /* without events the phases are not split, the solve goes on */
+    for (int k = 0; k < 8; k++)
+        if (w.timed && cudaEventCreate(&w.ev[k]) != cudaSuccess) {
+            for (int j = 0; j < k; j++) cudaEventDestroy(w.ev[j]);
+            w.timed = 0;
+            cudaGetLastError();
+        }
     if (!rc && w.n > 0 && (!b || !x)) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: %s: b or x is NULL", G->rank, who);
     if ((rc = hspmv_dist_agree(G->comm, rc, err))) goto release;
     t0 = MPI_Wtime();
@@ -138,9 +192,10 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
                 goto done;
             }
             double alpha = rz / s[0];
-            f = hspmv_gpu_axpy(w.n, alpha, p, x, err);
-            if (!f) f = hspmv_gpu_axpy(w.n, -alpha, q, r, err);
-            if ((rc = dots(&w, 1, r, r, NULL, NULL, f, s, err))) goto done;
+            vec_begin(&w);
+            f = hspmv_gpu_cg_update(w.n, alpha, p, q, x, r, w.partial, w.d_out, err);
+            vec_end(&w);
+            if ((rc = reduce(&w, 1, f, s, err))) goto done;
             rr = s[0];
             relres = sqrt(rr) / bnorm;
             it++;
@@ -149,7 +204,9 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
                                who, (long long)it);
                 goto done;
             }
+            vec_begin(&w);
             f = hspmv_gpu_xpby(w.n, r, rr / rz, p, err); /* a failure agreed by the next dot product */
+            vec_end(&w);
             rz = rr;
         }
     }
@@ -165,7 +222,12 @@ done:
 release:
     out.iterations = it;
     out.spmv_seconds = w.spmv_s;
+    out.vector_seconds = w.vec_ms * 1e-3;
+    out.wait_seconds = w.wait_s;
+    out.reduce_seconds = w.reduce_s;
     if (res) *res = out;
+    if (w.timed)
+        for (int k = 0; k < 8; k++) cudaEventDestroy(w.ev[k]);
     hspmv_gpu_vec_destroy(&r);
     hspmv_gpu_vec_destroy(&p);
     hspmv_gpu_vec_destroy(&q);

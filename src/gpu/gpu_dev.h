@@ -30,6 +30,11 @@ int hspmv_gpu_scatter_add(hspmv_real *y, const int64_t *row, const hspmv_real *g
 int64_t hspmv_gpu_dot_scratch(void);
 int hspmv_gpu_dots(int m, const hspmv_real *const *a, const hspmv_real *const *b, int64_t n, double *partial,
                    double *out, hspmv_error *err);
+/* CG's update in one pass on the legacy default stream: x += alpha*p,
+   r -= alpha*q, out[0] (device, double) = r'r of the new r; partial as
+   for hspmv_gpu_dots. */
+int hspmv_gpu_cg_update(int64_t n, double alpha, const hspmv_real *p, const hspmv_real *q, hspmv_real *x,
+                        hspmv_real *r, double *partial, double *out, hspmv_error *err);
 /* y += alpha*x; y = x + beta*y; z = x - y; on the legacy default stream. */
 int hspmv_gpu_axpy(int64_t n, double alpha, const hspmv_real *x, hspmv_real *y, hspmv_error *err);
 int hspmv_gpu_xpby(int64_t n, const hspmv_real *x, double beta, hspmv_real *y, hspmv_error *err);

@@ -7,7 +7,7 @@
 #include "gpu_dev.h"
 
 #define DIST_THREADS 256
-#define DOT_BLOCKS 1024 /* partial sums per dot product: enough blocks for any GPU here */
+#define DOT_BLOCKS 4096 /* partial sums per dot product at most: one full wave on any GPU here */
 
 static unsigned grid_for(int64_t n)
 {
@@ -45,6 +45,26 @@ int hspmv_gpu_scatter_add(hspmv_real *y, const int64_t *row, const hspmv_real *g
     return hspmv_cuda_launch_err("scatter_add_kernel", err);
 }
 
+/* Run by every thread of the last block: out[j] = the sum of the nb block
+   sums partial[2b + j], in a fixed order (each thread a fixed share, then
+   a fixed tree), so the same on every run; all the block's threads load,
+   where one thread alone would wait on nb loads in turn. */
+static __device__ void last_block_sum(const double *partial, int j, unsigned nb, double *out)
+{
+    __shared__ double sh[DIST_THREADS / 32];
+    double t = 0;
+    for (unsigned b = threadIdx.x; b < nb; b += blockDim.x) t += ((volatile const double *)partial)[2 * b + j];
+    for (int off = 16; off > 0; off >>= 1) t += __shfl_down_sync(HSPMV_FULL_MASK, t, off);
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = t;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double u = 0;
+        for (int k = 0; k < DIST_THREADS / 32; k++) u += sh[k];
+        out[j] = u;
+    }
+    __syncthreads();
+}
+
 /* Block sums in double of up to two products a_j . b_j; the last block to
    finish adds the partial sums in a fixed order (the same result every run). */
 static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, const hspmv_real *__restrict__ b0,
@@ -54,7 +74,20 @@ static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, con
     __shared__ double sh[2][DIST_THREADS / 32];
     __shared__ bool last;
     double s0 = 0, s1 = 0;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t st = (int64_t)gridDim.x * blockDim.x;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    /* four strides at once: their loads in flight together (one at a time,
+       the grid's few blocks wait on memory latency, not bandwidth) */
+    for (; i + 3 * st < n; i += 4 * st) {
+        hspmv_real a[4], b[4];
+        for (int u = 0; u < 4; u++) a[u] = a0[i + u * st], b[u] = b0[i + u * st];
+        for (int u = 0; u < 4; u++) s0 += (double)a[u] * (double)b[u];
+        if (m > 1) {
+            for (int u = 0; u < 4; u++) a[u] = a1[i + u * st], b[u] = b1[i + u * st];
+            for (int u = 0; u < 4; u++) s1 += (double)a[u] * (double)b[u];
+        }
+    }
+    for (; i < n; i += st) {
         s0 += (double)a0[i] * (double)b0[i];
         if (m > 1) s1 += (double)a1[i] * (double)b1[i];
     }
@@ -80,13 +113,38 @@ static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, con
         last = atomicAdd(done, 1u) == gridDim.x - 1;
     }
     __syncthreads();
-    if (last && threadIdx.x < 2 && threadIdx.x < m) {
+    if (last) { /* the same for the whole block */
         __threadfence();
-        double t = 0;
-        for (unsigned b = 0; b < gridDim.x; b++) t += ((volatile double *)partial)[2 * b + threadIdx.x];
-        out[threadIdx.x] = t;
+        for (int j = 0; j < m; j++) last_block_sum(partial, j, gridDim.x, out);
+        if (threadIdx.x == 0) *done = 0; /* ready for the next launch */
     }
-    if (last && threadIdx.x == 0) *done = 0; /* ready for the next launch */
+}
+
+/* Blocks of a grid-stride reduction kernel: one full wave of the device
+   (its SMs times the blocks of the kernel one SM holds at once), so that no
+   second, partial wave of blocks runs while most SMs idle (at 1024 blocks
+   the unrolled update ran at half the copy rate); at most DOT_BLOCKS and
+   the blocks n needs. */
+static int64_t wave_blocks(const void *kernel, int which, int64_t n)
+{
+    static int cached_dev[2] = {-1, -1}; /* the answer for the last device asked, per kernel */
+    static int64_t cached[2];
+    int dev = 0, sms = 0, per = 0;
+    int64_t need = (n + DIST_THREADS - 1) / DIST_THREADS, b = DOT_BLOCKS;
+    if (cudaGetDevice(&dev) == cudaSuccess && dev == cached_dev[which]) {
+        b = cached[which];
+    } else {
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, DIST_THREADS, 0) == cudaSuccess && sms * per > 0) {
+            b = (int64_t)sms * per;
+            cached_dev[which] = dev;
+            cached[which] = b;
+        }
+        cudaGetLastError(); /* a failed query leaves DOT_BLOCKS, not an error for the next launch */
+    }
+    if (b > DOT_BLOCKS) b = DOT_BLOCKS;
+    if (b > need) b = need;
+    return b < 1 ? 1 : b;
 }
 
 int64_t hspmv_gpu_dot_scratch(void)
@@ -98,12 +156,68 @@ int hspmv_gpu_dots(int m, const hspmv_real *const *a, const hspmv_real *const *b
                    double *out, hspmv_error *err)
 {
     if (m < 1 || m > 2) return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_dots: %d products", m);
-    int64_t blocks = (n + DIST_THREADS - 1) / DIST_THREADS;
-    if (blocks > DOT_BLOCKS) blocks = DOT_BLOCKS;
-    if (blocks < 1) blocks = 1;
+    int64_t blocks = wave_blocks((const void *)dots_kernel, 0, n);
     dots_kernel<<<(unsigned)blocks, DIST_THREADS>>>(m, a[0], b[0], m > 1 ? a[1] : a[0], m > 1 ? b[1] : b[0], n,
                                                    partial, out, (unsigned *)(partial + 2 * DOT_BLOCKS));
     return hspmv_cuda_launch_err("dots_kernel", err);
+}
+
+/* CG's update in one pass: x += alpha*p, r -= alpha*q, and r'r of the new
+   r in double, summed like dots_kernel (the last block adds the partial
+   sums in a fixed order): 4 vectors read and 2 written, where two axpys
+   and a dot product read 7 and write 2. */
+static __global__ void cg_update_kernel(int64_t n, double alpha, const hspmv_real *__restrict__ p,
+                                        const hspmv_real *__restrict__ q, hspmv_real *__restrict__ x,
+                                        hspmv_real *__restrict__ r, double *__restrict__ partial,
+                                        double *__restrict__ out, unsigned *done)
+{
+    __shared__ double sh[DIST_THREADS / 32];
+    __shared__ bool last;
+    const hspmv_real a = (hspmv_real)alpha;
+    double s = 0;
+    const int64_t st = (int64_t)gridDim.x * blockDim.x;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * st < n; i += 4 * st) { /* four strides' loads in flight together, as dots_kernel */
+        hspmv_real pu[4], qu[4], xu[4], ru[4];
+        for (int u = 0; u < 4; u++) pu[u] = p[i + u * st], qu[u] = q[i + u * st], xu[u] = x[i + u * st], ru[u] = r[i + u * st];
+        for (int u = 0; u < 4; u++) {
+            x[i + u * st] = xu[u] + a * pu[u];
+            ru[u] -= a * qu[u];
+            r[i + u * st] = ru[u];
+            s += (double)ru[u] * (double)ru[u];
+        }
+    }
+    for (; i < n; i += st) {
+        x[i] += a * p[i];
+        hspmv_real ri = r[i] - a * q[i];
+        r[i] = ri;
+        s += (double)ri * (double)ri;
+    }
+    for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(HSPMV_FULL_MASK, s, off);
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double t = 0;
+        for (int k = 0; k < DIST_THREADS / 32; k++) t += sh[k];
+        partial[2 * blockIdx.x] = t;
+        __threadfence();
+        last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last) {
+        __threadfence();
+        last_block_sum(partial, 0, gridDim.x, out);
+        if (threadIdx.x == 0) *done = 0;
+    }
+}
+
+int hspmv_gpu_cg_update(int64_t n, double alpha, const hspmv_real *p, const hspmv_real *q, hspmv_real *x,
+                        hspmv_real *r, double *partial, double *out, hspmv_error *err)
+{
+    int64_t blocks = wave_blocks((const void *)cg_update_kernel, 1, n);
+    cg_update_kernel<<<(unsigned)blocks, DIST_THREADS>>>(n, alpha, p, q, x, r, partial, out,
+                                                        (unsigned *)(partial + 2 * DOT_BLOCKS));
+    return hspmv_cuda_launch_err("cg_update_kernel", err);
 }
 
 static __global__ void axpy_kernel(int64_t n, double alpha, const hspmv_real *__restrict__ x, hspmv_real *__restrict__ y)

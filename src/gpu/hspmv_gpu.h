@@ -256,6 +256,11 @@ typedef struct hspmv_gpu_cg_result {
     double seconds;     /* the iterations, wall clock (max over ranks) */
     double spmv_seconds; /* this rank's products on the device (events: its x ready to its y done) */
     int restarts;       /* times the true residual replaced the recurrence's */
+    /* where this rank's seconds went besides the products: */
+    double vector_seconds; /* the vector kernels on the device (events: dots, updates) */
+    double wait_seconds;   /* the host waiting for the device before each reduction (the product's
+                              and the kernels' time, seen from the host, plus the copy of the sums) */
+    double reduce_seconds; /* in MPI_Allreduce (the device idle meanwhile) */
 } hspmv_gpu_cg_result;
 int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *db, hspmv_real *dx, double tol, int64_t maxit,
                  hspmv_gpu_cg_result *res, hspmv_error *err);

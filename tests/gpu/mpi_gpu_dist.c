@@ -4,7 +4,9 @@
    long-double reference of the whole matrix; refusals (NCCL without its
    library or on shared GPUs, MPI that is not CUDA-aware) must be the same
    clear error on every rank; bad rows and failed allocations are every
-   rank's error; CG on the GPUs converges to x = 1. The plan itself (no GPU
+   rank's error; CG on the GPUs converges to x = 1 in as many iterations
+   as the CPU library's CG (hspmv_solve) on the same rows, to the same
+   answer, its phases accounted for. The plan itself (no GPU
    needed) is checked against the CPU path's p2p plan. tests/gpu/run_dist.sh
    runs it at 1, 2 and 4 ranks and 2 ranks on one GPU. Without a GPU every
    test is skipped with the reason. */
@@ -396,7 +398,9 @@ static void failed_allocation_is_every_ranks_error(void)
     hspmv_csr_free(&A);
 }
 
-/* CG on the GPUs: the 2D Laplacian with b = A*1 converges to x = 1. */
+/* CG on the GPUs: the 2D Laplacian with b = A*1 converges to x = 1, in
+   the CPU solver's iterations (within 2: the sums' order differs) and to
+   its x; the phases are non-negative and within the solve's time. */
 static void cg_converges_on_the_gpus(void)
 {
     int64_t k = 48, n = k * k;
@@ -454,6 +458,40 @@ static void cg_converges_on_the_gpus(void)
         MPI_Allreduce(&err, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         CHECK(all < (sizeof(hspmv_real) == 8 ? 1e-7 : 1e-2), "max|x - 1| = %.3e", all);
         if (me == 0) printf("  CG: %lld iterations, relres %.3e, max|x-1| %.2e\n", (long long)res.iterations, res.relres, all);
+        double sum_ph = res.spmv_seconds + res.vector_seconds + res.reduce_seconds;
+        CHECK(res.vector_seconds > 0 && res.wait_seconds > 0 && res.reduce_seconds >= 0 && res.spmv_seconds > 0 &&
+                  res.vector_seconds < res.seconds && sum_ph <= res.seconds * 1.05 + 1e-4,
+              "phases: product %.3e, vectors %.3e, waits %.3e, reductions %.3e s of %.3e s", res.spmv_seconds,
+              res.vector_seconds, res.wait_seconds, res.reduce_seconds, res.seconds);
+        /* the CPU library on the same rows */
+        hspmv_dist *D = NULL;
+        hspmv_opts o2;
+        hspmv_opts_default(&o2);
+        o2.threads = 1;
+        int64_t *ci = hspmv_malloc((size_t)(S.nnz + 1) * sizeof(int64_t));
+        for (int64_t t = 0; t < S.nnz; t++) ci[t] = S.colind[t];
+        int rc2 = hspmv_dist_create(MPI_COMM_WORLD, S.nrows, S.ncols, -1, S.rowptr, ci, S.val, &o2, &D, &e);
+        hspmv_free(ci);
+        CHECK(rc2 == HSPMV_OK, "%s", e.msg);
+        if (!rc2 && !rc) {
+            hspmv_solver_opts so;
+            hspmv_solver_result sr;
+            hspmv_real *xc = hspmv_calloc((size_t)nl + 1, sizeof(hspmv_real));
+            hspmv_solver_opts_default(&so);
+            so.tol = tol;
+            so.maxit = 1000;
+            so.method = HSPMV_SOLVER_CG;
+            rc2 = hspmv_solve(D, b, xc, &so, &sr, &e);
+            double d = 0, dall = 0;
+            for (int64_t i = 0; i < nl; i++) d = fmax(d, fabs((double)xc[i] - (double)x[i]));
+            MPI_Allreduce(&d, &dall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            int64_t di = sr.iterations - res.iterations;
+            CHECK(rc2 == HSPMV_OK && di >= -2 && di <= 2 && dall < (sizeof(hspmv_real) == 8 ? 1e-7 : 1e-2),
+                  "CPU CG: rc %d, %lld iterations against the GPUs' %lld, max|x_cpu - x_gpu| = %.3e: %s", rc2,
+                  (long long)sr.iterations, (long long)res.iterations, dall, e.msg);
+            hspmv_free(xc);
+        }
+        hspmv_dist_destroy(&D);
         hspmv_gpu_vec_destroy(&db);
         hspmv_gpu_vec_destroy(&dx);
         hspmv_free(b);
