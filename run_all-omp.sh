@@ -13,7 +13,7 @@
 # FILE with other columns is refused), and FILE is tried before anything is
 # measured. benchmark-omp's options (--reps, --warmup, --format,
 # --threshold, --kernel, --bw, --no-bw, --bw-mib, --progress, --transpose,
-# --vectors) go to the program; any other option is refused with the usage
+# --vectors, --reorder, --symmetric) go to the program; any other option is refused with the usage
 # (exit 2) before anything runs; what follows -- goes to the program as it
 # is (another PROGRAM's options).
 # Table: "format" is the line the row's numbers come from, named by its own
@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
     --csv) [ $# -ge 2 ] || die "--csv needs a file name"
            csv=$2; shift 2 ;;
     # benchmark-omp's options with a value, and without
-    --reps|--warmup|--format|--threshold|--kernel|--bw-mib|--progress|--vectors)
+    --reps|--warmup|--format|--threshold|--kernel|--bw-mib|--progress|--vectors|--reorder|--symmetric)
            [ $# -ge 2 ] || die "$1 needs a value"
            extra="$extra $1 $2"; shift 2 ;;
     --bw|--no-bw|--transpose) extra="$extra $1"; shift ;;
