@@ -516,7 +516,7 @@ help:
 	@echo "  uninstall       remove what install put into PREFIX, and the folders it made"
 	@echo "  clean           remove build/ and the programs at the top level"
 	@echo "  test            every test, both precisions; ends with \"N passed, N failed\""
-	@echo "  test-all        make test with the repetitions it leaves out (what CI runs)"
+	@echo "  test-all        make test with the repetitions it leaves out (more ranks, single precision)"
 	@echo "  test-fresh      the quick start on a new minimal Debian 12 (mmdebstrap, as root)"
 	@echo "  test-hostile    the hostile inputs: files, arguments and API calls"
 	@echo "  test-one        one precision's unit tests (tests/test_*.c)"
