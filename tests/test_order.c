@@ -10,6 +10,7 @@
 #include "check.h"
 #include "csr.h"
 #include "order.h"
+#include "order_graph.h"
 #include "testlib.h"
 
 /* The 5-point Laplacian of an m x k grid (k = 1: a path), natural order. */
@@ -306,6 +307,47 @@ static void test_one_sided_chain(void)
     free(A.rowptr), free(A.colind), free(A.val);
 }
 
+/* The graph reads A's own arrays exactly when A's pattern is symmetric:
+   a 2D grid is; the same grid with one entry moved (its mirror missing, or
+   two mirrors swapped so the counts still agree) is not. */
+static void test_symmetric_pattern_told(void)
+{
+    int64_t k = 40, n = k * k, e = 0;
+    hspmv_csr A;
+    hspmv_graph G;
+    memset(&A, 0, sizeof(A));
+    A.nrows = A.ncols = n;
+    A.rowptr = malloc(((size_t)n + 1) * sizeof(int64_t));
+    A.colind = malloc((size_t)(5 * n) * sizeof(int32_t));
+    A.val = malloc((size_t)(5 * n) * sizeof(hspmv_real));
+    A.rowptr[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i / k, c = i % k, nb[5] = {i - k, i - 1, i, i + 1, i + k};
+        int ok[5] = {r > 0, c > 0, 1, c < k - 1, r < k - 1};
+        for (int t = 0; t < 5; t++)
+            if (ok[t]) A.colind[e] = (int32_t)nb[t], A.val[e++] = 1;
+        A.rowptr[i + 1] = e;
+    }
+    A.nnz = e;
+    CHECK(hspmv_graph_symmetric(&A, &G, NULL) == HSPMV_OK && G.own_adj == NULL, "the grid read as it is");
+    hspmv_graph_free(&G);
+    /* row 500's right neighbour becomes 502: (500, 502) has no mirror, (501, 500) none either */
+    int64_t at = A.rowptr[500] + 3;
+    CHECK(A.colind[at] == 501, "the entry to move");
+    A.colind[at] = 502;
+    CHECK(hspmv_graph_symmetric(&A, &G, NULL) == HSPMV_OK && G.own_adj != NULL, "one entry moved: A + A^T built");
+    int sym = 1; /* and that graph is symmetric: every edge has its mirror */
+    for (int64_t v = 0; v < G.n && sym; v++)
+        for (int64_t q = G.beg[v]; q < G.end[v]; q++) {
+            int64_t u = G.adj[q], found = 0;
+            for (int64_t t = G.beg[u]; t < G.end[u]; t++) found |= G.adj[t] == v;
+            sym &= (int)found;
+        }
+    CHECK(sym, "A + A^T's graph has every mirror");
+    hspmv_graph_free(&G);
+    free(A.rowptr), free(A.colind), free(A.val);
+}
+
 int main(void)
 {
     RUN(test_check_permutations);
@@ -314,5 +356,6 @@ int main(void)
     RUN(test_orders_on_shapes);
     RUN(test_disconnected);
     RUN(test_one_sided_chain);
+    RUN(test_symmetric_pattern_told);
     CHECK_DONE();
 }

@@ -3,7 +3,8 @@
    "An implementation of a pseudoperipheral node finder", ACM TOMS 5(3),
    1979), neighbours appended by ascending degree, the whole order
    reversed at the end (Liu and Sherman 1976: the reversal never widens the
-   profile). One thread: it walks each edge a few times. */
+   profile). The degrees are counted once, in parallel; the searches run on
+   one thread: they walk each edge a few times. */
 #include <stdlib.h>
 #include <string.h>
 #include "order.h"
@@ -17,14 +18,21 @@ typedef struct rcm_ws {
     int64_t stamp;
     int64_t *q;      /* those searches' queue */
     uint8_t *done;   /* node already placed in the order */
+    int32_t *deg;    /* degree of each node, its own diagonal left out */
 } rcm_ws;
 
-/* Degree of v, its own diagonal left out. */
-static int64_t degree(const hspmv_graph *G, int64_t v)
+/* Degree of v, its own diagonal left out (counted once: the searches and
+   the sorts ask for it again and again, each time a random row). */
+static inline int64_t degree(const rcm_ws *W, int64_t v) { return W->deg[v]; }
+
+static void count_degrees(const hspmv_graph *G, int32_t *deg)
 {
-    int64_t d = 0;
-    for (int64_t k = G->beg[v]; k < G->end[v]; k++) d += G->adj[k] != v;
-    return d;
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 0; v < G->n; v++) {
+        int64_t d = 0;
+        for (int64_t k = G->beg[v]; k < G->end[v]; k++) d += G->adj[k] != v;
+        deg[v] = (int32_t)d;
+    }
 }
 
 /* Breadth-first search from r over the nodes not placed yet: returns the
@@ -62,7 +70,7 @@ static int64_t pseudo_peripheral(rcm_ws *W, int64_t r)
     for (int it = 0; it < 16; it++) {
         int64_t best = -1, bestd = 0;
         for (int64_t t = last; t < len; t++) {
-            int64_t d = degree(W->G, W->q[t]);
+            int64_t d = degree(W, W->q[t]);
             if (best < 0 || d < bestd || (d == bestd && W->q[t] < best)) best = W->q[t], bestd = d;
         }
         if (best < 0 || best == r) break;
@@ -104,7 +112,7 @@ static int cuthill_mckee(rcm_ws *W, int64_t s, int64_t *order, int64_t *pos, dn 
             if (!nb) return -1;
             *buf = nb, *cap = m;
         }
-        for (int64_t t = 0; t < m; t++) (*buf)[t].v = order[first + t], (*buf)[t].d = degree(G, order[first + t]);
+        for (int64_t t = 0; t < m; t++) (*buf)[t].v = order[first + t], (*buf)[t].d = degree(W, order[first + t]);
         if (m <= 16) { /* insertion sort: most rows */
             for (int64_t i = 1; i < m; i++) {
                 dn x = (*buf)[i];
@@ -123,14 +131,16 @@ static int cm_all(const hspmv_graph *G, int64_t *order, hspmv_error *err)
 {
     int64_t n = G->n, pos = 0, cap = 0;
     dn *buf = NULL;
-    rcm_ws W = {G, NULL, 0, NULL, NULL};
+    rcm_ws W = {G, NULL, 0, NULL, NULL, NULL};
     W.mark = hspmv_calloc((size_t)n ? (size_t)n : 1, sizeof(int64_t));
     W.q = hspmv_alloc_array((size_t)n ? (size_t)n : 1, sizeof(int64_t));
     W.done = hspmv_calloc((size_t)n ? (size_t)n : 1, 1);
-    int rc = !W.mark || !W.q || !W.done;
+    W.deg = hspmv_alloc_array((size_t)n ? (size_t)n : 1, sizeof(int32_t));
+    int rc = !W.mark || !W.q || !W.done || !W.deg;
+    if (!rc) count_degrees(G, W.deg);
     for (int64_t v = 0; v < n && !rc; v++) {
         if (W.done[v]) continue;
-        if (degree(G, v) == 0) { /* an isolated node: nothing to search */
+        if (degree(&W, v) == 0) { /* an isolated node: nothing to search */
             W.done[v] = 1;
             order[pos++] = v;
             continue;
@@ -141,6 +151,7 @@ static int cm_all(const hspmv_graph *G, int64_t *order, hspmv_error *err)
     hspmv_free(W.mark);
     hspmv_free(W.q);
     hspmv_free(W.done);
+    hspmv_free(W.deg);
     if (rc)
         return hspmv_err(err, HSPMV_ERR_NOMEM, "reordering: out of memory for reverse Cuthill-McKee on %lld nodes",
                          (long long)n);
