@@ -122,9 +122,9 @@ static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, con
 
 /* Blocks of a grid-stride reduction kernel: one full wave of the device
    (its SMs times the blocks of the kernel one SM holds at once), so that no
-   second, partial wave of blocks runs while most SMs idle (at 1024 blocks
-   the unrolled update ran at half the copy rate); at most DOT_BLOCKS and
-   the blocks n needs. */
+   second, partial wave of blocks runs while most SMs idle (with 1024
+   blocks and a one-thread final sum, CG's vector kernels ran at half the
+   copy rate on an H200); at most DOT_BLOCKS and the blocks n needs. */
 static int64_t wave_blocks(const void *kernel, int which, int64_t n)
 {
     static int cached_dev[2] = {-1, -1}; /* the answer for the last device asked, per kernel */
