@@ -312,23 +312,9 @@ static void test_one_sided_chain(void)
    two mirrors swapped so the counts still agree) is not. */
 static void test_symmetric_pattern_told(void)
 {
-    int64_t k = 40, n = k * k, e = 0;
     hspmv_csr A;
     hspmv_graph G;
-    memset(&A, 0, sizeof(A));
-    A.nrows = A.ncols = n;
-    A.rowptr = malloc(((size_t)n + 1) * sizeof(int64_t));
-    A.colind = malloc((size_t)(5 * n) * sizeof(int32_t));
-    A.val = malloc((size_t)(5 * n) * sizeof(hspmv_real));
-    A.rowptr[0] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t r = i / k, c = i % k, nb[5] = {i - k, i - 1, i, i + 1, i + k};
-        int ok[5] = {r > 0, c > 0, 1, c < k - 1, r < k - 1};
-        for (int t = 0; t < 5; t++)
-            if (ok[t]) A.colind[e] = (int32_t)nb[t], A.val[e++] = 1;
-        A.rowptr[i + 1] = e;
-    }
-    A.nnz = e;
+    CHECK(grid2d(&A, 40, 40) == HSPMV_OK, "grid");
     CHECK(hspmv_graph_symmetric(&A, &G, NULL) == HSPMV_OK && G.own_adj == NULL, "the grid read as it is");
     hspmv_graph_free(&G);
     /* row 500's right neighbour becomes 502: (500, 502) has no mirror, (501, 500) none either */
@@ -345,7 +331,34 @@ static void test_symmetric_pattern_told(void)
         }
     CHECK(sym, "A + A^T's graph has every mirror");
     hspmv_graph_free(&G);
-    free(A.rowptr), free(A.colind), free(A.val);
+    hspmv_csr_free(&A);
+}
+
+/* auto and expander graphs: random columns reach every node in a few
+   levels, so auto gives RCM up after its first search and keeps the
+   order; rcm asked still orders them; a shuffled 2D grid (levels about
+   one row wide) is still ordered by auto. */
+static void test_auto_skips_rcm_on_expanders(void)
+{
+    hspmv_csr R, A, S;
+    hspmv_order_choice C;
+    hspmv_csr B;
+    hspmv_error e;
+    CHECK(tl_csr_wide_random(&R, 20000, 20000, 4, 17) == HSPMV_OK, "random");
+    CHECK(hspmv_order_choose(&R, HSPMV_REORDER_AUTO, "reorder_window=64", 2, &C, &B, &e) == HSPMV_OK, "%s", e.msg);
+    CHECK(C.used == HSPMV_REORDER_NONE && !C.tried && !C.rp && B.nnz == 0 && C.after.local_frac == C.before.local_frac,
+          "random at window 64: used %d, tried %d", C.used, C.tried);
+    CHECK(hspmv_order_choose(&R, HSPMV_REORDER_RCM, "reorder_window=64", 2, &C, &B, &e) == HSPMV_OK && C.tried &&
+              C.used == HSPMV_REORDER_RCM, "rcm asked: computed all the same");
+    hspmv_free(C.rp), hspmv_free(C.cp), hspmv_csr_free(&B);
+    hspmv_csr_free(&R);
+    CHECK(grid2d(&A, 60, 60) == HSPMV_OK && shuffle(&A, &S, 4) == HSPMV_OK, "shuffled grid");
+    CHECK(hspmv_order_choose(&S, HSPMV_REORDER_AUTO, "reorder_window=64", 2, &C, &B, &e) == HSPMV_OK, "%s", e.msg);
+    CHECK(C.tried && C.used == HSPMV_REORDER_RCM && C.after.local_frac == 1, "shuffled grid: used %d, tried %d, local %g",
+          C.used, C.tried, C.after.local_frac);
+    hspmv_free(C.rp), hspmv_free(C.cp), hspmv_csr_free(&B);
+    hspmv_csr_free(&S);
+    hspmv_csr_free(&A);
 }
 
 int main(void)
@@ -357,5 +370,6 @@ int main(void)
     RUN(test_disconnected);
     RUN(test_one_sided_chain);
     RUN(test_symmetric_pattern_told);
+    RUN(test_auto_skips_rcm_on_expanders);
     CHECK_DONE();
 }

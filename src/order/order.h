@@ -70,6 +70,7 @@ typedef struct hspmv_order_choice {
     hspmv_order_stats after;  /* of the order in use (== before when none) */
     double seconds;           /* ordering, measuring and permuting */
     int64_t *rp, *cp;         /* the order in use (new -> old), NULL when none; hspmv_free them */
+    int tried;                /* an order was computed (auto: 0 when RCM gave up after one search) */
 } hspmv_order_choice;
 
 /* `auto` reorders only where the caller's order is poor: fewer than
@@ -78,6 +79,19 @@ typedef struct hspmv_order_choice {
    and the RCM that was tried is counted in the seconds). */
 #define HSPMV_AUTO_LOCAL 0.9
 #define HSPMV_AUTO_GAIN 0.25
+/* ... and RCM gives up after its first breadth-first search where that
+   search's levels are on average wider than HSPMV_AUTO_WIDTH windows (an
+   expander graph: random or power-law columns reach everything in a few
+   levels): RCM's levels, and so most entries' distances, cannot come
+   within the window, and the caller's order stays. */
+#define HSPMV_AUTO_WIDTH 4
+
+/* hspmv_order_rcm that gives up (*hopeless = 1, rp and cp unset) when
+   width_limit > 0 and the first breadth-first search of the first
+   component (the search the George-Liu start begins with anyway) has
+   levels wider than width_limit on average; width_limit 0: never. */
+int hspmv_order_rcm_within(const hspmv_csr *A, int64_t *rp, int64_t *cp, double width_limit, int *hopeless,
+                           hspmv_error *err);
 
 /* Orders A by asked (HSPMV_REORDER_NONE, _RCM, _ND or _AUTO; test: the
    HSPMV_TEST string for the window) into *C and, when an order is used,

@@ -52,7 +52,16 @@ int hspmv_order_choose(const hspmv_csr *A, int asked, const char *test, int thre
         return hspmv_err(err, HSPMV_ERR_NOMEM, "reorder: out of memory for the permutations of %lld rows",
                          (long long)A->nrows);
     }
-    rc = method == HSPMV_REORDER_ND ? hspmv_order_nd(A, C->rp, C->cp, err) : hspmv_order_rcm(A, C->rp, C->cp, err);
+    int hopeless = 0;
+    double limit = asked == HSPMV_REORDER_AUTO ? HSPMV_AUTO_WIDTH * (double)C->before.window : 0;
+    rc = method == HSPMV_REORDER_ND ? hspmv_order_nd(A, C->rp, C->cp, err)
+                                    : hspmv_order_rcm_within(A, C->rp, C->cp, limit, &hopeless, err);
+    if (!rc && hopeless) { /* auto on an expander graph: the caller's order stays */
+        drop(C, B);
+        C->seconds = now_s() - t0;
+        return hspmv_ok(err);
+    }
+    C->tried = 1;
     if (!rc) rc = hspmv_order_apply(A, C->rp, C->cp, B, err);
     if (rc) {
         drop(C, B);

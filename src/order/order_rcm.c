@@ -19,6 +19,8 @@ typedef struct rcm_ws {
     int64_t *q;      /* those searches' queue */
     uint8_t *done;   /* node already placed in the order */
     int32_t *deg;    /* degree of each node, its own diagonal left out */
+    double width_limit; /* > 0: give up when the first search's levels are wider on average */
+    int hopeless;    /* it gave up */
 } rcm_ws;
 
 /* Degree of v, its own diagonal left out (counted once: the searches and
@@ -67,6 +69,11 @@ static int64_t bfs_levels(rcm_ws *W, int64_t r, int64_t *last, int64_t *len)
 static int64_t pseudo_peripheral(rcm_ws *W, int64_t r)
 {
     int64_t last, len, depth = bfs_levels(W, r, &last, &len);
+    if (W->width_limit > 0 && (double)len / (double)(depth + 1) > W->width_limit) {
+        W->hopeless = 1; /* an expander: RCM's levels cannot be narrow */
+        return r;
+    }
+    W->width_limit = 0; /* asked of the first component only */
     for (int it = 0; it < 16; it++) {
         int64_t best = -1, bestd = 0;
         for (int64_t t = last; t < len; t++) {
@@ -126,12 +133,14 @@ static int cuthill_mckee(rcm_ws *W, int64_t s, int64_t *order, int64_t *pos, dn 
     return 0;
 }
 
-/* The Cuthill-McKee order of every component of G into order (G->n entries). */
-static int cm_all(const hspmv_graph *G, int64_t *order, hspmv_error *err)
+/* The Cuthill-McKee order of every component of G into order (G->n
+   entries), or *hopeless (order unset) when width_limit > 0 and the first
+   component's first search has wider levels on average. */
+static int cm_all(const hspmv_graph *G, int64_t *order, double width_limit, int *hopeless, hspmv_error *err)
 {
     int64_t n = G->n, pos = 0, cap = 0;
     dn *buf = NULL;
-    rcm_ws W = {G, NULL, 0, NULL, NULL, NULL};
+    rcm_ws W = {G, NULL, 0, NULL, NULL, NULL, width_limit, 0};
     W.mark = hspmv_calloc((size_t)n ? (size_t)n : 1, sizeof(int64_t));
     W.q = hspmv_alloc_array((size_t)n ? (size_t)n : 1, sizeof(int64_t));
     W.done = hspmv_calloc((size_t)n ? (size_t)n : 1, 1);
@@ -145,8 +154,11 @@ static int cm_all(const hspmv_graph *G, int64_t *order, hspmv_error *err)
             order[pos++] = v;
             continue;
         }
-        rc = cuthill_mckee(&W, pseudo_peripheral(&W, v), order, &pos, &buf, &cap) != 0;
+        int64_t s = pseudo_peripheral(&W, v);
+        if (W.hopeless) break;
+        rc = cuthill_mckee(&W, s, order, &pos, &buf, &cap) != 0;
     }
+    *hopeless = W.hopeless;
     free(buf);
     hspmv_free(W.mark);
     hspmv_free(W.q);
@@ -160,17 +172,27 @@ static int cm_all(const hspmv_graph *G, int64_t *order, hspmv_error *err)
 
 int hspmv_order_rcm(const hspmv_csr *A, int64_t *rp, int64_t *cp, hspmv_error *err)
 {
+    int hopeless;
+    return hspmv_order_rcm_within(A, rp, cp, 0, &hopeless, err);
+}
+
+int hspmv_order_rcm_within(const hspmv_csr *A, int64_t *rp, int64_t *cp, double width_limit, int *hopeless,
+                           hspmv_error *err)
+{
     hspmv_graph G;
     int64_t *order;
     int rc, square = A->nrows == A->ncols;
+    *hopeless = 0;
     rc = square ? hspmv_graph_symmetric(A, &G, err) : hspmv_graph_bipartite(A, &G, err);
     if (rc) return rc;
     if (!(order = hspmv_alloc_array(G.n ? (size_t)G.n : 1, sizeof(int64_t)))) {
         hspmv_graph_free(&G);
         return hspmv_err(err, HSPMV_ERR_NOMEM, "reordering: out of memory for an order of %lld nodes", (long long)G.n);
     }
-    rc = cm_all(&G, order, err);
-    if (!rc && square) {
+    rc = cm_all(&G, order, width_limit, hopeless, err);
+    if (!rc && *hopeless) {
+        /* nothing to fill */
+    } else if (!rc && square) {
         for (int64_t k = 0; k < G.n; k++) rp[k] = order[G.n - 1 - k];
         if (cp != rp) memcpy(cp, rp, (size_t)G.n * sizeof(int64_t));
     } else if (!rc) { /* the reversed bipartite order, rows and columns each in their turn */
