@@ -312,13 +312,19 @@ static hspmv_real *row_sums(const hspmv_csr *S)
     return b;
 }
 
-/* ph (the GPUs; NULL on the CPU): per iteration, max over ranks, ms: the
-   vector kernels, the host's waits for the device, the reductions; then
-   [3] unused, then the iteration's byte model: its bytes (all ranks), the
-   slowest GPU's copy rate (GB/s, read + write) and the GPUs in use. */
+/* CG's phases on the GPUs, per iteration and max over ranks, and the
+   iteration's byte model. */
+typedef struct cg_phases {
+    double vector_ms, wait_ms, reduce_ms; /* vector kernels, host waits for the device, MPI_Allreduce */
+    double model_bytes;                   /* the product's bytes and the vector passes, all ranks */
+    double copy_gbs;                      /* the slowest GPU's copy rate (read + write) */
+    double gpus;                          /* GPUs in use */
+} cg_phases;
+
+/* ph: the GPUs' phases (NULL on the CPU). */
 static void print_solve(const char *dev, const char *comm, const char *name, int64_t rows, int64_t nnz, int rc,
                         int64_t its, double relres, double secs, double spmv_s, double xerr, const double part[2],
-                        const double *ph)
+                        const cg_phases *ph)
 {
     if (me != 0) return;
     printf("bench=solve-gpu device=%s gpu_comm=%s matrix=%s precision=%s ranks=%d rows=%lld nnz=%lld method=cg "
@@ -328,10 +334,11 @@ static void print_solve(const char *dev, const char *comm, const char *name, int
            rc == 0, (long long)its, relres, secs, secs > 0 ? (double)its / secs : 0, spmv_s, part[0], part[1], xerr,
            host_mask);
     if (ph) {
-        double it_ms = its > 0 ? secs / (double)its * 1e3 : 0, model_ms = ph[4] / (ph[5] * 1e9 * ph[6]) * 1e3;
+        double it_ms = its > 0 ? secs / (double)its * 1e3 : 0,
+               model_ms = ph->model_bytes / (ph->copy_gbs * 1e9 * ph->gpus) * 1e3;
         printf(" iter_ms=%.5f vector_ms=%.5f wait_ms=%.5f reduce_ms=%.5f model_bytes=%.0f copy_gbs=%.1f model_ms=%.5f "
                "frac_model=%.4f its_vs_products=%.4f",
-               it_ms, ph[0], ph[1], ph[2], ph[4], ph[5], model_ms, it_ms > 0 ? model_ms / it_ms : 0,
+               it_ms, ph->vector_ms, ph->wait_ms, ph->reduce_ms, ph->model_bytes, ph->copy_gbs, model_ms, it_ms > 0 ? model_ms / it_ms : 0,
                it_ms > 0 ? part[0] / it_ms : 0);
     }
     printf("\n");
@@ -565,14 +572,15 @@ int mg_solve_main(int argc, char **argv)
            iteration: the product (as benchmark-mpi counts it) and CG's 11
            vector passes (p'q 2, the update of x, r and r'r 6, p = r + beta*p 3) */
         double itn = res.iterations > 0 ? (double)res.iterations : 1, r_ = sizeof(hspmv_real);
-        double ph[7] = {res.vector_seconds / itn * 1e3, res.wait_seconds / itn * 1e3, res.reduce_seconds / itn * 1e3, 0};
-        MPI_Allreduce(MPI_IN_PLACE, ph, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        ph[4] = (double)in.nnz * (r_ + 4) + 8.0 * (double)(in.nrows + P) + r_ * (double)(in.nrows + in.ncols) +
-                11.0 * r_ * (double)in.nrows;
-        ph[5] = gmin;
-        ph[6] = in.max_device_sharers > 0 ? (double)((P + in.max_device_sharers - 1) / in.max_device_sharers) : 1;
+        double t3[3] = {res.vector_seconds / itn * 1e3, res.wait_seconds / itn * 1e3, res.reduce_seconds / itn * 1e3};
+        MPI_Allreduce(MPI_IN_PLACE, t3, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        cg_phases ph = {t3[0], t3[1], t3[2],
+                        (double)in.nnz * (r_ + 4) + 8.0 * (double)(in.nrows + P) + r_ * (double)(in.nrows + in.ncols) +
+                            11.0 * r_ * (double)in.nrows,
+                        gmin,
+                        in.max_device_sharers > 0 ? (double)((P + in.max_device_sharers - 1) / in.max_device_sharers) : 1};
         print_solve("gpu", hspmv_gpu_comm_name(in.comm), name, in.nrows, in.nnz, rc, res.iterations, res.relres,
-                    res.seconds, res.spmv_seconds, xerr, part, ph);
+                    res.seconds, res.spmv_seconds, xerr, part, &ph);
         if (rc && me == 0) fprintf(stderr, "solve: error: %s\n", e.msg);
         bad = rc != 0;
         hspmv_gpu_vec_destroy(&db);

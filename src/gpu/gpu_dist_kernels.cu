@@ -65,32 +65,14 @@ static __device__ void last_block_sum(const double *partial, int j, unsigned nb,
     __syncthreads();
 }
 
-/* Block sums in double of up to two products a_j . b_j; the last block to
-   finish adds the partial sums in a fixed order (the same result every run). */
-static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, const hspmv_real *__restrict__ b0,
-                            const hspmv_real *__restrict__ a1, const hspmv_real *__restrict__ b1, int64_t n,
-                            double *__restrict__ partial, double *__restrict__ out, unsigned *done)
+/* Run by every thread at the end of a grid-stride reduction kernel with
+   its own sums s0 (and s1 when m = 2): the block's sums go to partial[2b],
+   partial[2b + 1]; the last block to finish adds all blocks' in a fixed
+   order into out[0..m) and resets the counter done for the next launch. */
+static __device__ void finish_sums(int m, double s0, double s1, double *partial, double *out, unsigned *done)
 {
     __shared__ double sh[2][DIST_THREADS / 32];
     __shared__ bool last;
-    double s0 = 0, s1 = 0;
-    const int64_t st = (int64_t)gridDim.x * blockDim.x;
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    /* four strides at once: their loads in flight together (one at a time,
-       the grid's few blocks wait on memory latency, not bandwidth) */
-    for (; i + 3 * st < n; i += 4 * st) {
-        hspmv_real a[4], b[4];
-        for (int u = 0; u < 4; u++) a[u] = a0[i + u * st], b[u] = b0[i + u * st];
-        for (int u = 0; u < 4; u++) s0 += (double)a[u] * (double)b[u];
-        if (m > 1) {
-            for (int u = 0; u < 4; u++) a[u] = a1[i + u * st], b[u] = b1[i + u * st];
-            for (int u = 0; u < 4; u++) s1 += (double)a[u] * (double)b[u];
-        }
-    }
-    for (; i < n; i += st) {
-        s0 += (double)a0[i] * (double)b0[i];
-        if (m > 1) s1 += (double)a1[i] * (double)b1[i];
-    }
     for (int off = 16; off > 0; off >>= 1) {
         s0 += __shfl_down_sync(HSPMV_FULL_MASK, s0, off);
         s1 += __shfl_down_sync(HSPMV_FULL_MASK, s1, off);
@@ -118,6 +100,33 @@ static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, con
         for (int j = 0; j < m; j++) last_block_sum(partial, j, gridDim.x, out);
         if (threadIdx.x == 0) *done = 0; /* ready for the next launch */
     }
+}
+
+/* Block sums in double of up to two products a_j . b_j; the last block to
+   finish adds the partial sums in a fixed order (the same result every run). */
+static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, const hspmv_real *__restrict__ b0,
+                            const hspmv_real *__restrict__ a1, const hspmv_real *__restrict__ b1, int64_t n,
+                            double *__restrict__ partial, double *__restrict__ out, unsigned *done)
+{
+    double s0 = 0, s1 = 0;
+    const int64_t st = (int64_t)gridDim.x * blockDim.x;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    /* four strides at once: their loads in flight together (one at a time,
+       the grid's few blocks wait on memory latency, not bandwidth) */
+    for (; i + 3 * st < n; i += 4 * st) {
+        hspmv_real a[4], b[4];
+        for (int u = 0; u < 4; u++) a[u] = a0[i + u * st], b[u] = b0[i + u * st];
+        for (int u = 0; u < 4; u++) s0 += (double)a[u] * (double)b[u];
+        if (m > 1) {
+            for (int u = 0; u < 4; u++) a[u] = a1[i + u * st], b[u] = b1[i + u * st];
+            for (int u = 0; u < 4; u++) s1 += (double)a[u] * (double)b[u];
+        }
+    }
+    for (; i < n; i += st) {
+        s0 += (double)a0[i] * (double)b0[i];
+        if (m > 1) s1 += (double)a1[i] * (double)b1[i];
+    }
+    finish_sums(m, s0, s1, partial, out, done);
 }
 
 /* Blocks of a grid-stride reduction kernel: one full wave of the device
@@ -171,8 +180,6 @@ static __global__ void cg_update_kernel(int64_t n, double alpha, const hspmv_rea
                                         hspmv_real *__restrict__ r, double *__restrict__ partial,
                                         double *__restrict__ out, unsigned *done)
 {
-    __shared__ double sh[DIST_THREADS / 32];
-    __shared__ bool last;
     const hspmv_real a = (hspmv_real)alpha;
     double s = 0;
     const int64_t st = (int64_t)gridDim.x * blockDim.x;
@@ -193,22 +200,7 @@ static __global__ void cg_update_kernel(int64_t n, double alpha, const hspmv_rea
         r[i] = ri;
         s += (double)ri * (double)ri;
     }
-    for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(HSPMV_FULL_MASK, s, off);
-    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = s;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double t = 0;
-        for (int k = 0; k < DIST_THREADS / 32; k++) t += sh[k];
-        partial[2 * blockIdx.x] = t;
-        __threadfence();
-        last = atomicAdd(done, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (last) {
-        __threadfence();
-        last_block_sum(partial, 0, gridDim.x, out);
-        if (threadIdx.x == 0) *done = 0;
-    }
+    finish_sums(1, s, 0, partial, out, done);
 }
 
 int hspmv_gpu_cg_update(int64_t n, double alpha, const hspmv_real *p, const hspmv_real *q, hspmv_real *x,

@@ -23,10 +23,8 @@ typedef struct rcm_ws {
     int hopeless;    /* it gave up */
 } rcm_ws;
 
-/* Degree of v, its own diagonal left out (counted once: the searches and
-   the sorts ask for it again and again, each time a random row). */
-static inline int64_t degree(const rcm_ws *W, int64_t v) { return W->deg[v]; }
-
+/* Each node's degree, its own diagonal left out, counted once: the searches
+   and the sorts ask for it again and again, each time a random row. */
 static void count_degrees(const hspmv_graph *G, int32_t *deg)
 {
 #pragma omp parallel for schedule(static)
@@ -77,7 +75,7 @@ static int64_t pseudo_peripheral(rcm_ws *W, int64_t r)
     for (int it = 0; it < 16; it++) {
         int64_t best = -1, bestd = 0;
         for (int64_t t = last; t < len; t++) {
-            int64_t d = degree(W, W->q[t]);
+            int64_t d = W->deg[W->q[t]];
             if (best < 0 || d < bestd || (d == bestd && W->q[t] < best)) best = W->q[t], bestd = d;
         }
         if (best < 0 || best == r) break;
@@ -119,7 +117,7 @@ static int cuthill_mckee(rcm_ws *W, int64_t s, int64_t *order, int64_t *pos, dn 
             if (!nb) return -1;
             *buf = nb, *cap = m;
         }
-        for (int64_t t = 0; t < m; t++) (*buf)[t].v = order[first + t], (*buf)[t].d = degree(W, order[first + t]);
+        for (int64_t t = 0; t < m; t++) (*buf)[t].v = order[first + t], (*buf)[t].d = W->deg[order[first + t]];
         if (m <= 16) { /* insertion sort: most rows */
             for (int64_t i = 1; i < m; i++) {
                 dn x = (*buf)[i];
@@ -149,7 +147,7 @@ static int cm_all(const hspmv_graph *G, int64_t *order, double width_limit, int 
     if (!rc) count_degrees(G, W.deg);
     for (int64_t v = 0; v < n && !rc; v++) {
         if (W.done[v]) continue;
-        if (degree(&W, v) == 0) { /* an isolated node: nothing to search */
+        if (W.deg[v] == 0) { /* an isolated node: nothing to search */
             W.done[v] = 1;
             order[pos++] = v;
             continue;
@@ -190,12 +188,10 @@ int hspmv_order_rcm_within(const hspmv_csr *A, int64_t *rp, int64_t *cp, double 
         return hspmv_err(err, HSPMV_ERR_NOMEM, "reordering: out of memory for an order of %lld nodes", (long long)G.n);
     }
     rc = cm_all(&G, order, width_limit, hopeless, err);
-    if (!rc && *hopeless) {
-        /* nothing to fill */
-    } else if (!rc && square) {
+    if (!rc && !*hopeless && square) {
         for (int64_t k = 0; k < G.n; k++) rp[k] = order[G.n - 1 - k];
         if (cp != rp) memcpy(cp, rp, (size_t)G.n * sizeof(int64_t));
-    } else if (!rc) { /* the reversed bipartite order, rows and columns each in their turn */
+    } else if (!rc && !*hopeless) { /* the reversed bipartite order, rows and columns each in their turn */
         int64_t nr = A->nrows, ir = 0, ic = 0;
         for (int64_t k = G.n - 1; k >= 0; k--) {
             if (order[k] < nr) rp[ir++] = order[k];

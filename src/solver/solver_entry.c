@@ -1,6 +1,5 @@
 /* solver_entry.c — hspmv_solve: the one entry point, which hands the call to
    the method o->method names; the names of the stopping reasons. */
-#include <string.h>
 #include "solver.h"
 #include "util.h"
 
@@ -25,8 +24,6 @@ int hspmv_solve(hspmv_dist *D, const hspmv_real *b, hspmv_real *x, const hspmv_s
 {
     solver_ws w;
     int rc, method = o ? o->method : HSPMV_SOLVER_CG;
-    memset(&w, 0, sizeof(w)); /* a method that refuses before hspmv_solver_begin leaves nothing to free */
-    w.req = MPI_REQUEST_NULL;
     switch (method) {
     case HSPMV_SOLVER_CG: rc = hspmv_solver_cg(&w, D, b, x, o, err); break;
     case HSPMV_SOLVER_BICGSTAB: rc = hspmv_solver_bicgstab(&w, D, b, x, o, err); break;
