@@ -470,7 +470,8 @@ static void time_variant(variant *v, int pass, long reps, long warmup)
         int first = pass == 0 && r == 0;
         double s, d, kb0[4], kb1[4];
         if (first) { /* the first call alone, timed, and what it allocated */
-            mem_now(kb0);
+            MPI_Barrier(MPI_COMM_WORLD); /* every rank samples at the same point: */
+            mem_now(kb0);                /* Pss shares a page among its mappers */
             MPI_Barrier(MPI_COMM_WORLD);
         }
         s = MPI_Wtime();
@@ -478,7 +479,7 @@ static void time_variant(variant *v, int pass, long reps, long warmup)
         d = MPI_Wtime() - s;
         if (first) {
             MPI_Allreduce(&d, &v->first_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-            mem_now(kb1);
+            mem_now(kb1); /* after the Allreduce: every rank's call has ended */
             d = (kb1[0] - kb0[0]) / 1024;
             MPI_Allreduce(&d, &v->first_mb, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         }
