@@ -27,8 +27,8 @@ ifneq ($(NO_METIS),)
   CPPFLAGS += -DHSPMV_NO_METIS
 endif
 # include folders of the MPI layers
-MPI_INC    := -Isrc/mpi -Isrc/mpi/node -Itests
-MPI_SRC    := $(wildcard src/mpi/*.c src/mpi/node/*.c)
+MPI_INC    := -Isrc/mpi -Isrc/mpi/node -Isrc/mpi/sym -Itests
+MPI_SRC    := $(wildcard src/mpi/*.c src/mpi/node/*.c src/mpi/sym/*.c)
 MPI_OBJ    := $(MPI_SRC:%.c=$(BUILD)/mpiobj/%.o)
 LIB_OBJ    += $(MPI_OBJ)
 PROGS      += benchmark-mpi

@@ -347,6 +347,26 @@ const char *bu_reorder_name(int reorder)
     return reorder >= 0 && reorder < 4 ? reorder_names[reorder] : "?";
 }
 
+int bu_parse_symmetric(const char *opt, const char *s)
+{
+    char c[48];
+    if (!strcmp(s, "auto")) return HSPMV_SYMMETRIC_AUTO;
+    if (!strcmp(s, "no")) return HSPMV_SYMMETRIC_NO;
+    if (!strcmp(s, "yes")) return HSPMV_SYMMETRIC_YES;
+    bu_fail("%s takes auto, no or yes, not '%s'", opt, clip(s, c, sizeof(c)));
+}
+
+const char *bu_symmetric_name(int symmetric)
+{
+    return symmetric == HSPMV_SYMMETRIC_AUTO ? "auto" : symmetric == HSPMV_SYMMETRIC_NO ? "no"
+           : symmetric == HSPMV_SYMMETRIC_YES ? "yes" : "?";
+}
+
+const char *bu_symmetric_kept(int kept)
+{
+    return kept > 0 ? "yes" : kept < 0 ? "skew" : "no";
+}
+
 long bu_parse_long(const char *prog, const char *opt, const char *s)
 {
     bu_set_prog(prog);

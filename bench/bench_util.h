@@ -179,6 +179,12 @@ const char *bu_parse_kernel(const char *opt, const char *s);
 int bu_parse_reorder(const char *opt, const char *s);
 const char *bu_reorder_name(int reorder);
 
+/* --symmetric auto|no|yes: the HSPMV_SYMMETRIC_* value; and its name. A
+   matrix's kept triangle (info symmetric 1, -1, 0): "yes", "skew", "no". */
+int bu_parse_symmetric(const char *opt, const char *s);
+const char *bu_symmetric_name(int symmetric);
+const char *bu_symmetric_kept(int kept);
+
 /* A positive integer up to LONG_MAX (kept for benchmark-light). */
 long bu_parse_long(const char *prog, const char *opt, const char *s);
 

@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "         [--warmup N] [--halo node|p2p|node,p2p] [--node-ranks K] [--caller-x] [--passes N]\n"
             "         [--triad MIB]\n"
             "         [--vectors K] [--json] [--verbose] [--progress auto|on|off] [--transpose]\n"
-            "         [--reorder none|rcm|nd|auto]\n"
+            "         [--reorder none|rcm|nd|auto] [--symmetric auto|no|yes]\n"
             "       mpirun -n P benchmark-mpi --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Rank 0 reads the matrix and sends each rank its rows (a PETSc binary file, told by its class\n"
             "  id: every rank reads its own rows with MPI-IO); y = A*x is timed with the halo\n"
@@ -71,6 +71,9 @@ static void usage(FILE *f)
             "  order, then the split; with --partition metis each rank's rows by their own\n"
             "  block; docs/reordering.md); the products run in that order, x and y move once.\n"
             "  Square matrices read by rank 0 only (not --gen, --read parallel, PETSc files).\n"
+            "  --symmetric: no (default) keeps both triangles; auto keeps each rank's lower triangle\n"
+            "  of a matrix checked symmetric (or skew) across the ranks, the mirrored products sent\n"
+            "  back in the halo exchange (halo p2p; with --halo node auto keeps both); yes insists.\n"
             "  --gpu: one rank per GPU (make CUDA=1); see benchmark-mpi --gpu --help.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
     bu_format_usage(f, "  ");
@@ -238,6 +241,7 @@ static void parse_args(int argc, char **argv, args *a)
         else if (!strcmp(s, "--progress")) bu_progress_set(bu_parse_progress(s, bu_value(argc, argv, &i)));
         else if (!strcmp(s, "--transpose")) transpose = 1;
         else if (!strcmp(s, "--reorder")) a->o.reorder = bu_parse_reorder(s, bu_value(argc, argv, &i));
+        else if (!strcmp(s, "--symmetric")) a->o.symmetric = bu_parse_symmetric(s, bu_value(argc, argv, &i));
         else if (!mg_parse(argc, argv, &i, &a->gen)) mp_other_arg(s, &a->path);
     }
     /* --transpose checks A^T x against the whole matrix on rank 0: said now, not after the setup */
@@ -645,6 +649,16 @@ static void print_setup(const args *a, const summary *s)
             printf("%s %d, ", bu_formats[f].name, in->format_counts[bu_formats[f].format]);
     printf("none %d (CSRL when nzseg/nnz < %.2f); rank 0's ghost block: %s\n", P - nfmt, a->o.csrl_threshold,
            in->ghost.nnz > 0 ? in->ghost.format_name : "none");
+    if (in->symmetric)
+        printf("  one triangle across ranks (%s): each rank keeps the lower triangle of its rows, owned "
+               "block %s; %lld ghost entries above the rows not stored, their products sent back in the "
+               "exchange; check %.4f s\n", in->symmetric > 0 ? "symmetric" : "skew-symmetric",
+               in->owned.symmetric ? "in one triangle too" : "in both triangles (its format keeps both)",
+               (long long)in->sym_dropped, in->sym_check_s);
+    else if (a->o.symmetric != HSPMV_SYMMETRIC_NO)
+        printf("  both triangles kept (symmetric %s: %s)\n", bu_symmetric_name(a->o.symmetric),
+               in->halo == HSPMV_HALO_NODE ? "not symmetric across the ranks, or halo node asked for"
+                                           : "not symmetric across the ranks");
 }
 
 /* Rank 0, text, --verbose: a line per rank (the node-aware plan's own
@@ -789,6 +803,11 @@ static void print_line(const args *a, const input *inp, const summary *s)
                      "local_after=%.4f reorder_s=%.4f",
            bu_reorder_name(in->reorder), bu_reorder_name(a->o.reorder), (long long)in->bandwidth_before,
            (long long)in->bandwidth_after, in->local_before, in->local_after, in->reorder_s);
+    printf(a->json ? ",\"symmetric\":\"%s\",\"symmetric_asked\":\"%s\",\"owned_symmetric\":\"%s\","
+                     "\"sym_dropped\":%lld,\"sym_check_s\":%.4f"
+                   : " symmetric=%s symmetric_asked=%s owned_symmetric=%s sym_dropped=%lld sym_check_s=%.4f",
+           bu_symmetric_kept(in->symmetric), bu_symmetric_name(a->o.symmetric),
+           bu_symmetric_kept(in->owned.symmetric), (long long)in->sym_dropped, in->sym_check_s);
     if (a->json) bu_meta_json(stdout, 0, 0);
     else bu_meta_kv(stdout, 0, 0);
     if (a->json && a->verbose) {

@@ -26,7 +26,7 @@ static void usage(FILE *f)
             "usage: mpirun -n P %s matrix.mtx[.gz] [--rhs b.mtx] [--method cg|pipecg|bicgstab|cgls|lsqr]\n"
             "         [--tol T] [--maxit N] [--jacobi] [--out x.mtx] [--partition nnz|rows|metis]\n"
             "         [--read root|parallel] [--threads N] [--reps N] [--verbose] [--progress auto|on|off]\n"
-            "         [--reorder none|rcm|nd|auto]\n"
+            "         [--reorder none|rcm|nd|auto] [--symmetric auto|no|yes]\n"
             "       mpirun -n P solve --gen KIND N [--values stencil|random] [--seed S] [options]\n"
             "  Solves A*x = b from x0 = 0 (cgls, lsqr: min ||A*x - b||, A of any shape). Without\n"
             "  --rhs, b = A*1 so the exact solution is x* = 1 and the error max|x - 1| is reported\n"
@@ -43,6 +43,9 @@ static void usage(FILE *f)
             "  --read parallel: every rank reads a byte range of the matrix file (gzip: rank 0 reads it).\n"
             "  --reorder: rank 0 orders the matrix for locality before the split (docs/reordering.md);\n"
             "  the iterations run in that order, b and x move once (the root read of a square matrix).\n"
+            "  --symmetric: no (default) keeps both triangles; auto keeps each rank's lower triangle of a\n"
+            "  matrix checked symmetric across the ranks (the products' mirrored sums travel back in the\n"
+            "  halo exchange, by p2p messages); yes insists (an error when it is not symmetric).\n"
             "  --gen KIND N: no file; every rank makes its own rows of genmat's matrix (KIND lap2d, lap3d,\n"
             "  lap3d27, random[:K], powerlaw[:K]), split by nonzeros.\n"
             "  --progress: rank 0's lines on stderr for the read and the distribution (auto: on a terminal\n"
@@ -185,6 +188,7 @@ int main(int argc, char **argv)
             else bu_fail("--read takes root or parallel, not '%.40s'", v);
         } else if (!strcmp(a, "--jacobi")) jacobi = 1;
         else if (!strcmp(a, "--reorder")) o.reorder = bu_parse_reorder(a, bu_value(argc, argv, &i));
+        else if (!strcmp(a, "--symmetric")) o.symmetric = bu_parse_symmetric(a, bu_value(argc, argv, &i));
         else if (!strcmp(a, "--verbose")) verbose = 1;
         else if (!strcmp(a, "--progress")) bu_progress_set(bu_parse_progress(a, bu_value(argc, argv, &i)));
         else if (!mg_parse(argc, argv, &i, &gen)) mp_other_arg(a, &path);
@@ -350,6 +354,10 @@ int main(int argc, char **argv)
         printf("matrix=%s rows=%lld cols=%lld nnz=%lld precision=%s ranks=%d threads=%d partition=%s\n", path,
                (long long)in.nrows, (long long)in.ncols, (long long)in.nnz, prec, P, thr, part_names[in.partition]);
         printf("  spmv check y=A*1: ok (worst %.3g of the docs/design.md bound)\n", chk.worst);
+        if (in.symmetric)
+            printf("  one triangle across ranks (%s): the lower triangle of each rank's rows, %lld ghost entries "
+                   "above them not stored (check %.4f s)\n", in.symmetric > 0 ? "symmetric" : "skew-symmetric",
+                   (long long)in.sym_dropped, in.sym_check_s);
         printf("  method %s%s, b = %s, tol %.1e, maxit %lld\n", meth, jacobi ? " + jacobi" : "",
                rhs ? rhs : "A*1 (x* = 1)", so.tol, (long long)so.maxit);
         printf("  status: %s (%s)%s%s\n", status ? hspmv_strerror(status) : "converged", res.reason_name,
@@ -369,11 +377,11 @@ int main(int argc, char **argv)
         printf("bench=solve matrix=%s precision=%s ranks=%d threads=%d partition=%s method=%s jacobi=%d "
                "tol=%.3g status=%d iterations=%lld reason=%s relres=%.6e relres_true=%.6e rnorm=%.6e err_max=%.6e "
                "ms_per_iter=%.6g ms_per_iter_min=%.6g ms_per_iter_max=%.6g spmv_share=%.4f reps=%ld "
-               "reorder=%s bandwidth_before=%lld bandwidth_after=%lld reorder_s=%.4f",
+               "reorder=%s bandwidth_before=%lld bandwidth_after=%lld reorder_s=%.4f symmetric=%s symmetric_asked=%s",
                path, prec, P, thr, part_names[in.partition], meth, jacobi, so.tol, status,
                (long long)res.iterations, res.reason_name, res.relres, res.relres_true, rnorm, err_max, med * 1e3, mn * 1e3, mx * 1e3,
                share, reps, bu_reorder_name(in.reorder), (long long)in.bandwidth_before, (long long)in.bandwidth_after,
-               in.reorder_s);
+               in.reorder_s, bu_symmetric_kept(in.symmetric), bu_symmetric_name(o.symmetric));
         printf(" first_ms_per_iter=%.6g setup_ms=%.6g spmv_ms=%.6g spmv_alone_ms=%.6g prod_mb=%.6g passes_rows=%d "
                "passes_cols=%d iter_mb=%.6g model_ms=%.6g frac_model=%.4f", tpi[0] * 1e3, setup_med * 1e3,
                prod_med * 1e3, alone * 1e3, bm.prod_bytes / 1e6, res.passes_rows, res.passes_cols,

@@ -206,8 +206,10 @@ typedef struct hspmv_opts {
                               the index format asks for (AUTO, CSRP: row patterns, CSR16, CSR),
                               HSPMV_ERR_UNSUPPORTED on a matrix that is neither or another format.
                               Not the default: its product was measured slower than full storage at
-                              16 threads (docs/results/2026-12-02-symmetric.md). Local matrices only:
-                              the blocks of a distributed matrix keep both triangles */
+                              16 threads (docs/results/2026-12-02-symmetric.md). Distributed: every rank
+                              keeps the lower triangle of its rows, the mirrors of its ghost entries
+                              travel back in the point-to-point halo (the node halo keeps both
+                              triangles: AUTO falls back, YES is refused) */
 } hspmv_opts;
 
 /* hspmv_opts.symmetric (AUTO is 0 for callers that zero the struct; hspmv_opts_default sets NO). */
@@ -537,6 +539,13 @@ typedef struct hspmv_dist_info {
     int64_t bandwidth_before, bandwidth_after; /* max |i - j| in the file's order and in the distributed one */
     double local_before, local_after; /* share of the entries within reorder_window columns of the diagonal */
     double reorder_s;             /* rank 0's seconds ordering, measuring and permuting (in partition_s) */
+    /* one triangle across ranks (opts.symmetric; global, 0 when both triangles are kept) */
+    int symmetric;                /* 1: every rank keeps the lower triangle of its rows of a symmetric matrix,
+                                     -1: of a skew-symmetric one (owned.symmetric says whether the owned
+                                     block took one triangle of its own), 0: both triangles */
+    int64_t sym_dropped;          /* global: the ghost entries above the ranks' rows not stored (their
+                                     mirrors' products travel back in the halo exchange) */
+    double sym_check_s;           /* max over ranks: seconds checking symmetry across the ranks */
 } hspmv_dist_info;
 
 /* Not collective. Fills *info (global fields were agreed at creation); D

@@ -24,6 +24,7 @@
 #define HSPMV_TEST_MAX 256
 
 struct hspmv_node;
+struct hspmv_dist_sym;
 
 /* The p2p block product's buffers (dist_spmm.c, halo_block.c), none until
    the first hspmv_dist_spmm that needs them, grown when a later one has a
@@ -81,6 +82,7 @@ struct hspmv_dist {
     struct hspmv_dist *tr;      /* A^T distributed by A's columns (dist_transpose.c), made by the first transposed
                                    call; NULL before */
     hspmv_dist_blk blk;         /* the block product's buffers */
+    struct hspmv_dist_sym *sym; /* one triangle across ranks (sym/dist_sym.h; halo p2p, Lg NULL); NULL: both */
 };
 
 /* One rank's rows before they are split: CSR with nrows local rows, ncols

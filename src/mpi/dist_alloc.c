@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist.h"
+#include "dist_sym.h"
 #include "node.h"
 #include "util.h"
 
@@ -48,6 +49,7 @@ void hspmv_dist_destroy(hspmv_dist **Dp)
     hspmv_dist_destroy(&D->tr);
     hspmv_node_free(&D->node); /* collective over the node when it holds a window */
     hspmv_local_destroy(&D->Lg);
+    hspmv_dist_sym_free(D->sym);
     hspmv_free(D->row_start);
     hspmv_free(D->col_start);
     hspmv_free(D->perm);

@@ -1,6 +1,7 @@
 /* dist_info.c — what a distributed matrix looks like, its layout, its timing. */
 #include <string.h>
 #include "dist.h"
+#include "dist_sym.h"
 #include "node.h"
 #include "util.h"
 
@@ -109,6 +110,12 @@ int hspmv_dist_fill_info(hspmv_dist *D, hspmv_error *err)
         in->nrecv_ranks = D->nrecv;
         in->nsend_ranks = D->nsend;
         empty_info_of(&in->ghost, D->Lg, D->nghost_rows, D->nghost);
+        if (D->sym) { /* the lower ghost block, plain CSR in sym/ (no prepared matrix) */
+            in->ghost.format = HSPMV_FORMAT_CSR;
+            in->ghost.format_name = "csr";
+            in->ghost.nnz = D->sym->nnz;
+            in->ghost.nrows = D->sym->nrows;
+        }
     } else {
         in->nsend = N->send_ptr[N->nsend];
         in->nrecv_ranks = N->nrecv;
@@ -121,12 +128,15 @@ int hspmv_dist_fill_info(hspmv_dist *D, hspmv_error *err)
     }
     D->threads = in->owned.threads > 0 ? in->owned.threads : in->ghost.threads > 0 ? in->ghost.threads : 1;
     int64_t mx[2] = {in->nnz_local, in->nghost}, gmx[2];
-    int64_t sm[7] = {in->nnz_local, in->nghost, N->inter_entries, N->inter_entries_p2p, N->inter_msgs,
-                     N->inter_msgs_p2p, D->halo == HSPMV_HALO_NODE ? N->fold_rows : 0}, gsm[7];
+    int64_t drop = D->sym ? D->sym->dropped : 0;
+    int64_t sm[8] = {in->nnz_local + drop, in->nghost, N->inter_entries, N->inter_entries_p2p, N->inter_msgs,
+                     N->inter_msgs_p2p, D->halo == HSPMV_HALO_NODE ? N->fold_rows : 0, drop}, gsm[8];
+    double chk = D->sym ? D->sym->check_s : 0, gchk = 0;
     int fc[HSPMV_NFORMATS] = {0}, gfc[HSPMV_NFORMATS];
     if (in->owned.nnz > 0 && in->owned.format >= 0 && in->owned.format < HSPMV_NFORMATS) fc[in->owned.format] = 1;
     if (MPI_Allreduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, D->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(sm, gsm, 7, MPI_INT64_T, MPI_SUM, D->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(sm, gsm, 8, MPI_INT64_T, MPI_SUM, D->comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&chk, &gchk, 1, MPI_DOUBLE, MPI_MAX, D->comm) != MPI_SUCCESS ||
         MPI_Allreduce(fc, gfc, HSPMV_NFORMATS, MPI_INT, MPI_SUM, D->comm) != MPI_SUCCESS)
         rc = hspmv_err(err, HSPMV_ERR_MPI, "rank %d: MPI_Allreduce of the matrix info failed", me);
     else {
@@ -139,6 +149,9 @@ int hspmv_dist_fill_info(hspmv_dist *D, hspmv_error *err)
         in->internode_msgs_node = gsm[4];
         in->internode_msgs_p2p = gsm[5];
         in->fold_rows_total = gsm[6];
+        in->symmetric = D->sym ? D->sym->sign : 0;
+        in->sym_dropped = gsm[7];
+        in->sym_check_s = gchk;
         memcpy(in->format_counts, gfc, sizeof(gfc));
         D->nnz = gsm[0];
     }

@@ -9,6 +9,7 @@
    transposed matrix (dist_transpose.c). */
 #include <string.h>
 #include "dist.h"
+#include "dist_sym.h"
 #include "node.h"
 #include "util.h"
 
@@ -72,10 +73,38 @@ static int by_vectors(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, 
     return hspmv_ok(err);
 }
 
+/* One triangle, a row-major block: vector j copied out, multiplied and
+   copied back (the block kernels are for full storage). */
+static int sym_rows(hspmv_dist *D, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
+{
+    int64_t nc = D->ncols_local, nr = D->nrows_local;
+    hspmv_real *x = hspmv_alloc_array((size_t)(nc ? nc : 1), sizeof(hspmv_real));
+    hspmv_real *y = hspmv_alloc_array((size_t)(nr ? nr : 1), sizeof(hspmv_real));
+    int rc = x && y ? HSPMV_OK : hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for two vectors of the "
+                                          "block product", D->rank);
+    rc = hspmv_dist_agree(D->comm, rc, err);
+    for (int j = 0; !rc && j < k; j++) {
+        for (int64_t i = 0; i < nc; i++) x[i] = X[i * k + j];
+        int r = hspmv_dist_spmv(D, x, y, err);
+        for (int64_t i = 0; i < nr; i++) Y[i * k + j] = y[i];
+        if (r && !rc) rc = r;
+    }
+    hspmv_free(x);
+    hspmv_free(y);
+    return rc;
+}
+
 /* Y = A^T X: the transposed matrix's product (its times are counted in
-   D's by hspmv_dist_get_timing). */
+   D's by hspmv_dist_get_timing); one triangle: A^T is A, or -A. */
 static int transposed(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_real *Y, hspmv_error *err)
 {
+    if (D->sym) {
+        int rc = hspmv_dist_spmm(D, flags & HSPMV_COL_MAJOR, k, X, Y, err);
+        int64_t n = D->nrows_local * (int64_t)k;
+        if (D->sym->sign < 0 && Y)
+            for (int64_t i = 0; i < n; i++) Y[i] = -Y[i];
+        return rc;
+    }
     hspmv_dist *At;
     int rc = hspmv_dist_transposed(D, &At, err);
     return rc ? rc : hspmv_dist_spmm(At, flags & HSPMV_COL_MAJOR, k, X, Y, err);
@@ -86,6 +115,7 @@ static int plain(hspmv_dist *D, int flags, int k, const hspmv_real *X, hspmv_rea
 {
     if (k == 1) return hspmv_dist_spmv(D, X, Y, err);
     if (flags & HSPMV_COL_MAJOR) return by_vectors(D, k, X, Y, err);
+    if (D->sym) return sym_rows(D, k, X, Y, err);
     if (D->halo == HSPMV_HALO_NODE) return hspmv_node_spmm(D, k, X, Y, err);
     int rc = prepare_p2p(D, k, err);
     return rc ? rc : p2p_block(D, k, X, Y, err);

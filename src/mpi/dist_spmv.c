@@ -3,6 +3,7 @@
    exchange, multiply the rest (halo "node": node_spmv.c does the steps). */
 #include <string.h>
 #include "dist.h"
+#include "dist_sym.h"
 #include "local_part.h"
 #include "node.h"
 #include "util.h"
@@ -46,10 +47,15 @@ static void rest_product(hspmv_dist *D, hspmv_real *y)
 static int spmv_run(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, hspmv_error *err)
 {
     double t0 = MPI_Wtime();
-    int rc = hspmv_halo_begin(D, x, y);
-    local_product(D, x, y);
-    if (hspmv_halo_end(D)) rc = HSPMV_ERR_MPI;
-    rest_product(D, y);
+    int rc;
+    if (D->sym) { /* one triangle: its exchange also carries the mirrored entries' sums back */
+        rc = hspmv_dist_sym_spmv(D, x, y);
+    } else {
+        rc = hspmv_halo_begin(D, x, y);
+        local_product(D, x, y);
+        if (hspmv_halo_end(D)) rc = HSPMV_ERR_MPI;
+        rest_product(D, y);
+    }
     D->timing.calls++;
     D->timing.total_s += MPI_Wtime() - t0;
     if (rc) return hspmv_err(err, rc, "rank %d: the halo exchange failed", D->rank);

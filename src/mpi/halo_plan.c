@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "dist.h"
+#include "dist_sym.h"
 #include "local_part.h"
 #include "kernel_select.h"
 #include "node.h"
@@ -269,6 +270,30 @@ static void name_rank(int me, int rc, hspmv_error *err)
     }
 }
 
+/* opts.symmetric AUTO or YES: when the matrix is symmetric (or skew) across
+   the ranks, each keeps the lower triangle of its rows (sym/dist_sym.h).
+   It travels by p2p messages: with halo "node" asked for, AUTO keeps both
+   triangles and YES is refused. Collective, agreed status. */
+static int one_triangle(hspmv_dist *D, hspmv_csr *Ao, hspmv_csr *Ag, int32_t *g, int ask, int halo, int T,
+                        hspmv_error *err)
+{
+    int sign = 0, rc;
+    double check_s = 0;
+    if (ask != HSPMV_SYMMETRIC_AUTO && ask != HSPMV_SYMMETRIC_YES) return HSPMV_OK; /* NO; bad values: the local layer */
+    MPI_Bcast(&halo, 1, MPI_INT, 0, D->comm);
+    if (halo == HSPMV_HALO_NODE) {
+        if (ask == HSPMV_SYMMETRIC_AUTO) return HSPMV_OK;
+        return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "symmetric yes with halo node: one triangle across ranks "
+                         "sends the mirrored entries' sums back by p2p messages; use halo auto or p2p");
+    }
+    if ((rc = hspmv_dist_sym_decide(D, Ao, Ag, g, ask, T, &sign, &check_s, err)) || sign == 0) return rc;
+    if (hspmv_dist_sym_keep_lower(D, Ag, g, &D->nghost, sign, check_s) != HSPMV_OK)
+        rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the lower ghost block", D->rank);
+    else
+        D->nnz_ghost = D->sym->nnz;
+    return hspmv_dist_agree(D->comm, rc, err);
+}
+
 int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_error *err)
 {
     int me = D->rank, rc = HSPMV_OK, asked;
@@ -277,7 +302,8 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
     int64_t cb = D->col_start[me], ce = D->col_start[me + 1];
     int T = o->threads > 0 ? o->threads : omp_max_threads();
     hspmv_opts o1 = *o;
-    o1.symmetric = HSPMV_SYMMETRIC_NO; /* the blocks keep both triangles (one triangle is local only) */
+    int sym_ask = o->symmetric;
+    o1.symmetric = HSPMV_SYMMETRIC_NO; /* the blocks keep both triangles unless one_triangle says otherwise */
     o = &o1;
 
     D->nrows_local = S->nrows;
@@ -305,11 +331,13 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
             for (int64_t k = 0; k < D->nghost; k++) D->ghost_col[k] = g[k];
     }
     if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
+    if ((rc = one_triangle(D, &Ao, &Ag, g, sym_ask, o->halo, T, err))) goto out;
     if ((rc = hspmv_node_comm(D, o->node_ranks, &D->node, err))) goto out;
     if ((rc = hspmv_node_cores(D, D->node, T, err))) goto out; /* waits yield at once where oversubscribed */
     hspmv_node_layout(D, D->node);
     p2p_volumes(D, D->node, g);
     D->halo = halo_mode(D, o, &asked);
+    if (D->halo >= 0 && D->sym) D->halo = HSPMV_HALO_P2P; /* one_triangle took it only where p2p may be used */
     if (D->halo < 0) { /* rank 0's value: the same refusal everywhere */
         rc = hspmv_err(err, HSPMV_ERR_ARG, "opts.halo = %d on rank 0: expected HSPMV_HALO_AUTO (%d), _NODE (%d) or "
                        "_P2P (%d)", asked, HSPMV_HALO_AUTO, HSPMV_HALO_NODE, HSPMV_HALO_P2P);
@@ -360,15 +388,19 @@ int hspmv_dist_build(hspmv_dist *D, hspmv_csr *S, const hspmv_opts *o, hspmv_err
         D->xg = hspmv_alloc_pages((size_t)(D->nghost ? D->nghost : 1), sizeof(hspmv_real));
         if (!D->xg) rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for %lld ghost entries", me,
                                    (long long)D->nghost);
-        if (!rc && hspmv_halo_p2p_rows(D, &Ag) != HSPMV_OK)
+        if (!rc && !D->sym && hspmv_halo_p2p_rows(D, &Ag) != HSPMV_OK)
             rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory compressing the ghost rows", me);
         if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
         if ((rc = hspmv_halo_p2p_plan(D, g, err))) goto out;
+        if (D->sym && hspmv_dist_sym_buffers(D) != HSPMV_OK)
+            rc = hspmv_err(err, HSPMV_ERR_NOMEM, "rank %d: out of memory for the mirrored sums' buffers", me);
+        if ((rc = hspmv_dist_agree(D->comm, rc, err))) goto out;
         if ((rc = hspmv_node_volumes(D, D->node, g, err))) goto out;
     }
 
     /* the owned block (and the p2p ghost block) for the node-level kernels */
     int messages = D->halo == HSPMV_HALO_P2P ? D->nrecv + D->nsend > 0 : D->node->nrecv + D->node->nsend > 0;
+    if (D->sym && Ao.nrows > 0) ob.symmetric = sym_ask; /* the owned block: one triangle of its own */
     rc = prepare_owned(D, &Ao, &ob, messages, T, err);
     if (!rc && D->halo == HSPMV_HALO_P2P && Ag.nnz > 0) rc = hspmv_local_create_test(&Ag, &ob, D->test, &D->Lg, err);
     name_rank(me, rc, err);

@@ -35,6 +35,7 @@ static const test_key keys[] = {
     {"reorder_window", 1, (long)1 << 40, NULL}, /* reorder auto: the locality window in columns */
     /* distributed plan choices forced */
     {"dist_pieces", 1, 16, NULL},            /* parts of the owned block between message tests */
+    {"sym_cthreads", 1, 1024, NULL},         /* threads summing one triangle's mirrored products (dist_sym) */
     {"node_slots", 0, 64, NULL},             /* vectors in a node's shared window */
     {"no_window", 0, 1, NULL},               /* the last rank reports no shared window */
     {"gather", 0, 0, "direct|copy|share"},   /* how the node block gathers */

@@ -164,9 +164,10 @@ static void dist_matches_ref_on_bundled_matrices(void)
     tl_free_list(paths, n);
 }
 
-/* symmetric yes on a distributed matrix: its blocks keep both triangles
-   (one triangle is one process's), and the products stay right. */
-static void dist_keeps_both_triangles_when_symmetric_is_asked(void)
+/* symmetric yes on a distributed matrix: each rank keeps the lower
+   triangle of its rows (test_dist_sym.c checks that in detail), and the
+   products stay right at every partition. */
+static void dist_products_right_when_symmetric_is_asked(void)
 {
     static const char *files[] = {"matrices/lap3d_12_sym.mtx", "matrices/banded_2000_w16.mtx"};
     ask_symmetric = HSPMV_SYMMETRIC_YES;
@@ -565,7 +566,7 @@ static void failed_allocation_is_every_ranks_error(void)
 
 MT_MAIN(NULL, dist_matches_ref_on_shared_matrices, dist_matches_ref_on_bundled_matrices,
         dist_works_with_more_ranks_than_rows, dist_handles_empty_rows_and_columns, dist_handles_rectangular,
-        dist_keeps_both_triangles_when_symmetric_is_asked,
+        dist_products_right_when_symmetric_is_asked,
         dist_diagonal_has_no_halo, dist_handles_a_dense_row, metis_cuts_halo_volume, big_matrices_agree_on_kernels,
         create_from_rows_matches_file_path, create_from_rows_with_own_column_layout,
         scatter_gather_round_trip_with_metis, failed_allocation_is_every_ranks_error)
