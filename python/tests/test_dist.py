@@ -298,12 +298,14 @@ def reordered_read(path, reorder, dtype=np.float64, **kw):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("reorder,halo", [("none", "auto"), ("rcm", "node"), ("rcm", "p2p"), ("nd", "auto"),
-                                          ("auto", "auto")])
-def test_reordered_products_in_the_file_order(tmp_path_factory, reorder, halo, dtype):
+@pytest.mark.parametrize("reorder,halo,read", [("none", "auto", "root"), ("rcm", "node", "root"), ("rcm", "p2p", "root"),
+                                               ("rcm", "node", "parallel"), ("rcm", "p2p", "parallel"),
+                                               ("nd", "auto", "root"), ("auto", "auto", "root"),
+                                               ("auto", "auto", "parallel")])
+def test_reordered_products_in_the_file_order(tmp_path_factory, reorder, halo, read, dtype):
     path, B = shuffled_mesh_file(tmp_path_factory)
     B = B.astype(dtype)
-    D = reordered_read(path, reorder, dtype, halo=halo)
+    D = reordered_read(path, reorder, dtype, halo=halo, read=read)
     i = D.info
     ok = D.reorder == i["reorder"] and D.reorder in ("none", "rcm", "nd")
     ok = ok and (reorder == "none" or D.reorder == reorder or reorder == "auto")
@@ -329,9 +331,10 @@ def test_reordered_products_in_the_file_order(tmp_path_factory, reorder, halo, d
     assert everywhere(ok)
 
 
-def test_reordered_rcm_narrows_the_bandwidth(tmp_path_factory):
+@pytest.mark.parametrize("read", ["root", "parallel"])
+def test_reordered_rcm_narrows_the_bandwidth(tmp_path_factory, read):
     path, B = shuffled_mesh_file(tmp_path_factory)
-    i = reordered_read(path, "rcm").info
+    i = reordered_read(path, "rcm", read=read).info
     C = B.tocoo()
     bw = int(np.abs(C.row.astype(np.int64) - C.col).max())
     assert everywhere(i["reorder"] == "rcm" and i["bandwidth_before"] == bw and i["bandwidth_after"] <= 2 * 20 + 2)
@@ -349,14 +352,17 @@ def test_reordered_cg_gives_the_unreordered_x(tmp_path_factory):
     xs = np.random.default_rng(29).uniform(-1, 1, B.shape[1])
     bs = B @ xs
     got = {}
-    for reorder in ("none", "rcm"):
-        D = reordered_read(path, reorder)
+    for reorder, read in (("none", "root"), ("rcm", "root"), ("rcm", "parallel")):
+        D = reordered_read(path, reorder, read=read)
         x, res = hspmv.cg(D, D.scatter(bs if comm.rank == 0 else None, "y"), tol=1e-10, maxit=2000)
-        got[reorder] = (D.gather(x, "y"), res.iterations)
-    ok = abs(got["none"][1] - got["rcm"][1]) <= 2
-    if comm.rank == 0:
-        x0, x1 = got["none"][0], got["rcm"][0]
-        ok = ok and np.linalg.norm(x1 - x0) <= 1e-8 * np.linalg.norm(x0) and np.abs(x1 - xs).max() < 1e-6
+        got[reorder, read] = (D.gather(x, "y"), res.iterations)
+    x0, i0 = got["none", "root"]
+    ok = True
+    for key in (("rcm", "root"), ("rcm", "parallel")):
+        x1, i1 = got[key]
+        ok = ok and abs(i1 - i0) <= 2
+        if comm.rank == 0:
+            ok = ok and np.linalg.norm(x1 - x0) <= 1e-8 * np.linalg.norm(x0) and np.abs(x1 - xs).max() < 1e-6
     assert everywhere(ok)
 
 
