@@ -366,11 +366,17 @@ def test_reordered_cg_gives_the_unreordered_x(tmp_path_factory):
     assert everywhere(ok)
 
 
-def test_reorder_where_no_rank_holds_the_matrix():
-    """Each rank's own rows (hspmv_dist_create): the library says what it supports, the same on every rank."""
-    A = whole(LAP)
-    lo, hi = A.shape[0] * comm.rank // comm.size, A.shape[0] * (comm.rank + 1) // comm.size
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reorder_from_each_ranks_rows(tmp_path_factory, dtype):
+    """Each rank's own rows (hspmv_dist_create): the pattern gathered and ordered, products in the caller's order;
+    ncols_local given with reorder is refused on every rank alike."""
+    _, B = shuffled_mesh_file(tmp_path_factory)
+    B = B.astype(dtype)
+    lo, hi = B.shape[0] * comm.rank // comm.size, B.shape[0] * (comm.rank + 1) // comm.size
+    D = hspmv.DistMatrix(B[lo:hi], reorder="rcm", threads=1)
+    assert everywhere(D.reorder == "rcm" and D.info["bandwidth_after"] < D.info["bandwidth_before"] // 4)
+    assert product_ok(D, B, dtype)
     with pytest.raises(hspmv.Error) as e:
-        hspmv.DistMatrix(A[lo:hi], reorder="rcm", threads=1)
+        hspmv.DistMatrix(B[lo:hi], ncols_local=hi - lo, reorder="rcm", threads=1)
     msgs = comm.allgather((e.value.code, str(e.value)))
-    assert everywhere(e.value.code == hspmv.ERR_UNSUPPORTED and len(set(msgs)) == 1)
+    assert everywhere(e.value.code == hspmv.ERR_UNSUPPORTED and len(set(msgs)) == 1 and "ncols_local" in str(e.value))

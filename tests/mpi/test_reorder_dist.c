@@ -7,8 +7,9 @@
    iterations and answer as without reordering; the parallel read (no rank
    holds the matrix: the pattern gathered on rank 0) under rcm and auto, in
    both halo modes, against the reference and the root read's reordered
-   product; a rectangular matrix, and the creations that do not reorder
-   yet, refused with one message on every rank. */
+   product; hspmv_dist_create from each rank's rows likewise; a rectangular
+   matrix, and the creations that do not reorder yet, refused with one
+   message on every rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,6 +311,60 @@ static void dist_reorder_parallel_read_matches_root(void)
     mt_drop_file(path);
 }
 
+/* hspmv_dist_create from each rank's own rows (no rank holds the matrix):
+   the gathered pattern's order, the product in the caller's order, the
+   root path's bandwidth; ncols_local given with reorder refused alike. */
+static void dist_reorder_from_each_ranks_rows(void)
+{
+    hspmv_csr A = {0};
+    shuffled_grid(&A, 23, 31, 7); /* every rank makes the same matrix and takes its rows */
+    int64_t n = A.nrows, lo = n * me / P, hi = n * (me + 1) / P, z0 = A.rowptr[lo], z = A.rowptr[hi] - z0;
+    int64_t *rp = malloc((size_t)(hi - lo + 1) * sizeof(int64_t)), *ci = malloc((size_t)(z + 1) * sizeof(int64_t));
+    for (int64_t i = lo; i <= hi; i++) rp[i - lo] = A.rowptr[i] - z0;
+    for (int64_t k = 0; k < z; k++) ci[k] = A.colind[z0 + k];
+    const hspmv_real *v = A.val + z0;
+    mt_test_env("reorder_window=60");
+    for (int h = 0; h < 2; h++) {
+        hspmv_opts o;
+        hspmv_dist *D = NULL, *R = NULL;
+        hspmv_error e = {0, ""};
+        hspmv_dist_info in, ir;
+        mt_opts(&o);
+        o.threads = 1;
+        o.halo = h ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
+        o.reorder = HSPMV_REORDER_RCM;
+        int rc = hspmv_dist_create(MPI_COMM_WORLD, hi - lo, n, -1, rp, ci, v, &o, &D, &e);
+        CHECK(rc == HSPMV_OK && D, "each rank's rows, halo %d: %s", h, e.msg);
+        CHECK(!mt_errors_differ(rc, e.msg, D != NULL), "each rank's rows: ranks disagree");
+        CHECK(hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &R, &e) == HSPMV_OK, "root: %s", e.msg);
+        if (!D || !R) {
+            hspmv_dist_destroy(&D);
+            hspmv_dist_destroy(&R);
+            continue;
+        }
+        hspmv_dist_get_info(D, &in);
+        hspmv_dist_get_info(R, &ir);
+        CHECK(in.reorder == HSPMV_REORDER_RCM && in.permuted == 1 && in.bandwidth_before > 300 &&
+                  in.bandwidth_after == ir.bandwidth_after && in.row_begin == ir.row_begin && in.row_end == ir.row_end,
+              "each rank's rows: order %d, bandwidth %lld -> %lld (root %lld), rows %lld-%lld (root %lld-%lld)",
+              in.reorder, (long long)in.bandwidth_before, (long long)in.bandwidth_after,
+              (long long)ir.bandwidth_after, (long long)in.row_begin, (long long)in.row_end,
+              (long long)ir.row_begin, (long long)ir.row_end);
+        CHECK(product_matches(D, &A, "each rank's rows, reordered"), "each rank's rows: product");
+        hspmv_dist_destroy(&D);
+        hspmv_dist_destroy(&R);
+        int64_t ncl = hi - lo;
+        rc = hspmv_dist_create(MPI_COMM_WORLD, hi - lo, n, ncl, rp, ci, v, &o, &D, &e);
+        CHECK(rc == HSPMV_ERR_UNSUPPORTED && strstr(e.msg, "ncols_local") && !D, "ncols_local given: %d %s", rc,
+              e.msg);
+        CHECK(!mt_errors_differ(rc, e.msg, D != NULL), "ncols_local given: ranks disagree");
+    }
+    mt_test_env(NULL);
+    free(rp);
+    free(ci);
+    hspmv_csr_free(&A);
+}
+
 static void dist_reorder_refusals_are_every_ranks(void)
 {
     hspmv_csr A = {0};
@@ -346,4 +401,4 @@ static void dist_reorder_refusals_are_every_ranks(void)
 }
 
 MT_MAIN(NULL, dist_reorder_matches_ref_every_split, dist_reorder_cg_as_without, dist_reorder_parallel_read_matches_root,
-        dist_reorder_refusals_are_every_ranks)
+        dist_reorder_from_each_ranks_rows, dist_reorder_refusals_are_every_ranks)
