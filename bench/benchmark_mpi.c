@@ -70,8 +70,8 @@ static void usage(FILE *f)
             "  --reorder: rank 0 orders the matrix for locality before it is split (a global\n"
             "  order, then the split; with --partition metis each rank's rows by their own\n"
             "  block; docs/reordering.md); the products run in that order, x and y move once.\n"
-            "  Square Matrix Market files (not --gen, PETSc files); with --read parallel rank 0\n"
-            "  gathers the pattern (columns, no values) to order it and the rows move once.\n"
+            "  Square matrices (not PETSc files); with --read parallel and --gen rank 0 gathers\n"
+            "  the pattern (columns, no values) to order it and the rows move once.\n"
             "  --gpu: one rank per GPU (make CUDA=1); see benchmark-mpi --gpu --help.\n"
             "formats:\n", bu_invoked_name(), bu_format_list("|"));
     bu_format_usage(f, "  ");

@@ -175,7 +175,8 @@ if [ "$ok" = 2 ]; then pass "$t"; else fail "$t ($ok of 2 halo modes)" "$out"; f
 # No rank holds the matrix: the pattern is gathered on rank 0 and ordered, the
 # rows move to their new owners. benchmark-mpi in both halo modes (the order,
 # the narrower band, violations=0); solve --reorder rcm on the symmetric
-# shuffled mesh converges in the iterations of the unreordered solve.
+# shuffled mesh converges in the iterations of the unreordered solve;
+# benchmark-mpi --gen (each rank's own rows) reorders too.
 t=benchmark_mpi_and_solve_reorder_with_the_parallel_read
 ok=0
 [ "$have_mpi" = 1 ] && for h in node p2p; do
@@ -194,8 +195,12 @@ if [ "$have_mpi" = 1 ] && [ -x "$bin/solve" ] &&
     [ -n "$i0" ] && [ -n "$i1" ] && [ $((i1 - i0)) -le 2 ] && [ $((i0 - i1)) -le 2 ] && ok=$((ok + 1))
 fi
 rm -f "$out.0"
+# --gen: every rank makes its own rows (hspmv_dist_create), ordered the same way
+[ "$have_mpi" = 1 ] && timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" --gen lap3d 12 --reorder rcm --reps 3 > "$out" 2>&1 &&
+    grep -q '^bench=mpi .*violations=0 .*reorder=rcm reorder_asked=rcm bandwidth_before=144 bandwidth_after=[0-9]* ' "$out" &&
+    ok=$((ok + 1))
 if [ "$have_mpi" = 0 ]; then skip "$t (no MPI)"
-elif [ "$ok" = 3 ]; then pass "$t"; else fail "$t ($ok of 3: benchmark-mpi node, p2p; solve)" "$out"; fi
+elif [ "$ok" = 4 ]; then pass "$t"; else fail "$t ($ok of 4: benchmark-mpi node, p2p, --gen; solve)" "$out"; fi
 
 # ---- item: benchmark-mpi marks a product that fits in cache ------------------
 # lap2d_64 (0.3 MB) at 2 ranks with a triad: in_cache=1 with the nodes'
