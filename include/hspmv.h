@@ -196,8 +196,11 @@ typedef struct hspmv_opts {
                               Distributed matrices made on rank 0 (hspmv_dist_create_root,
                               hspmv_dist_read's root read; square): with the nonzero or row split a
                               global RCM first, with METIS each rank's rows ordered by their own
-                              block; the renumbering is kept like METIS's (hspmv_dist_scatter/_gather);
-                              rank 0's value is every rank's. Other creations: HSPMV_ERR_UNSUPPORTED */
+                              block; hspmv_dist_read's parallel read of a Matrix Market file and
+                              hspmv_dist_create (ncols_local -1): the pattern gathered on rank 0,
+                              ordered the same way, the rows moved to their new owners; the
+                              renumbering is kept like METIS's (hspmv_dist_scatter/_gather);
+                              rank 0's value is every rank's. PETSc files: HSPMV_ERR_UNSUPPORTED */
     int symmetric;         /* HSPMV_SYMMETRIC_NO (default): both triangles. _AUTO: a square matrix found
                               symmetric in pattern and values (a_ji == a_ij), or skew-symmetric
                               (a_ji == -a_ij, no diagonal), is kept as its diagonal and lower triangle

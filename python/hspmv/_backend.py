@@ -11,6 +11,7 @@ _PARTITIONS = ("nnz", "rows", "metis")
 _HALOS = ("auto", "node", "p2p")
 _READS = ("root", "parallel")
 _SYMMETRIC = ("auto", "no", "yes")
+_REORDERS = ("none", "rcm", "nd", "auto")  # HSPMV_REORDER_NONE, _RCM, _ND, _AUTO
 _cores = {}
 
 
@@ -73,7 +74,7 @@ def threshold(value):
 
 
 def opts(format="auto", kernel="auto", threads=None, csrl_threshold=None, partition="nnz", halo="auto",
-         read="root", node_ranks=0, symmetric="no"):
+         read="root", node_ranks=0, symmetric="no", reorder="none"):
     """The tuple the C core turns into hspmv_opts, each option checked as
     the library checks it (threads 0 or None: OMP_NUM_THREADS or all cores,
     as hspmv_opts.threads = 0)."""
@@ -81,7 +82,8 @@ def opts(format="auto", kernel="auto", threads=None, csrl_threshold=None, partit
         raise ValueError(f"kernel must be auto, avx512, avx2, neon or scalar, not {kernel!r}")
     return (_choice(format, _FORMATS, "format"), str(kernel), count(threads, "threads", 0), threshold(csrl_threshold),
             _choice(partition, _PARTITIONS, "partition"), _choice(halo, _HALOS, "halo"),
-            _choice(read, _READS, "read"), count(node_ranks, "node_ranks", 0), _choice(symmetric, _SYMMETRIC, "symmetric"))
+            _choice(read, _READS, "read"), count(node_ranks, "node_ranks", 0), _choice(symmetric, _SYMMETRIC, "symmetric"),
+            _choice(reorder, _REORDERS, "reorder"))
 
 
 def _mask_now():

@@ -48,20 +48,24 @@ class DistMatrix:
     """A matrix distributed by rows over the ranks of comm (collective creation).
 
     DistMatrix(rows, comm=None, ncols_local=None, threads=None, dtype=None, format="auto",
-               kernel="auto", halo="auto", node_ranks=0, csrl_threshold=None)
+               kernel="auto", halo="auto", node_ranks=0, csrl_threshold=None, reorder="none")
     rows: this rank's rows as a scipy.sparse matrix of shape (nrows_local, ncols)
     with GLOBAL column indices; rank r's rows follow rank r-1's (hspmv_dist_create).
     ncols_local: the x entries this rank owns (None: split like the rows).
-    comm: an mpi4py communicator (default MPI.COMM_WORLD)."""
+    comm: an mpi4py communicator (default MPI.COMM_WORLD).
+    reorder: "none" (default), "rcm", "nd" or "auto" (square matrices): a global
+    renumbering for locality made on the gathered pattern; vectors of the matrix
+    are then in its new order, scatter() and gather() take and give the caller's
+    order (docs/python.md)."""
 
     def __init__(self, rows, comm=None, ncols_local=None, threads=None, dtype=None, format="auto", kernel="auto",
-                 halo="auto", node_ranks=0, csrl_threshold=None):
+                 halo="auto", node_ranks=0, csrl_threshold=None, reorder="none"):
         comm = _mpi().COMM_WORLD if comm is None else comm
 
         def prepare():
             _sparse_or_raise(rows, "hspmv.DistMatrix")
             dt = _dtype_of(rows, dtype)
-            o = _backend.opts(format, kernel, threads, csrl_threshold, "nnz", halo, "root", node_ranks)
+            o = _backend.opts(format, kernel, threads, csrl_threshold, "nnz", halo, "root", node_ranks, reorder=reorder)
             ip, ix, dv, copied, _ = csr_arrays(rows, dt, np.int64, canonical=False)
             return dt, o, ip, ix, dv, copied, _backend.core(dt)
 
@@ -86,13 +90,14 @@ class DistMatrix:
 
     @classmethod
     def read(cls, path, comm=None, partition="nnz", read="root", threads=None, dtype=np.float64, format="auto",
-             kernel="auto", halo="auto", node_ranks=0, csrl_threshold=None):
+             kernel="auto", halo="auto", node_ranks=0, csrl_threshold=None, reorder="none"):
         """Reads a Matrix Market or PETSc binary file collectively
         (hspmv_dist_read): partition "nnz", "rows" or "metis"; read "root"
-        (rank 0 reads and sends) or "parallel" (every rank a byte range)."""
+        (rank 0 reads and sends) or "parallel" (every rank a byte range);
+        reorder "none", "rcm", "nd" or "auto" (square Matrix Market files)."""
         comm = _mpi().COMM_WORLD if comm is None else comm
         o, core = agreed(comm, lambda: (_backend.opts(format, kernel, threads, csrl_threshold, partition, halo,
-                                                      read, node_ranks), _backend.core(dtype)))
+                                                      read, node_ranks, reorder=reorder), _backend.core(dtype)))
         self = cls.__new__(cls)
         self.copied = ()
         self._init(core.dist_read(comm, path, o), comm, dtype)
@@ -105,12 +110,18 @@ class DistMatrix:
         """hspmv_dist_get_info: rank, sizes, this rank's ranges, halo, the blocks' formats, ..."""
         return self._c.info()
 
+    @property
+    def reorder(self):
+        """The order the matrix is distributed in: "none" (the caller's or the file's; also
+        where reorder="auto" kept it), "rcm" or "nd" (info has the bandwidths before and after)."""
+        return self._c.info()["reorder"]
+
     def ranges(self):
         """(row_start, col_start): nranks+1 entries each; rank r owns [start[r], start[r+1])."""
         return self._c.ranges()
 
     def file_index(self, kind="y"):
-        """Each local entry's index in the file ordering (identity unless METIS renumbered)."""
+        """Each local entry's index in the file ordering (identity unless METIS or reorder renumbered)."""
         return self._c.file_index(_kind(kind))
 
     def vector(self, kind="x", k=None):
@@ -209,5 +220,11 @@ class DistMatrix:
         self.free()
 
     def __repr__(self):
-        return (f"<hspmv.DistMatrix {self.shape[0]}x{self.shape[1]}, {self.nnz} entries, {self.dtype}, "
+        try:
+            i = self.info
+            how = "" if i["reorder"] == "none" and i["bandwidth_before"] == 0 else (
+                f", reorder {i['reorder']} (bandwidth {i['bandwidth_before']} -> {i['bandwidth_after']})")
+        except Exception:
+            how = ", freed"
+        return (f"<hspmv.DistMatrix {self.shape[0]}x{self.shape[1]}, {self.nnz} entries, {self.dtype}{how}, "
                 f"rank {self.comm.rank} of {self.comm.size}: {self.local_shape[0]} rows>")

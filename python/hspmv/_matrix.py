@@ -253,7 +253,8 @@ class _Products(LinearOperator):
 class Matrix(_Products):
     """A sparse matrix prepared for repeated products on one process.
 
-    Matrix(A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None, symmetric="no")
+    Matrix(A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None, symmetric="no",
+           reorder="none")
     A is any scipy.sparse matrix or array (CSR is used in place when its
     arrays allow, see docs/python.md) or another hspmv.Matrix; dtype float64
     (libhspmv) or float32 (libhspmv_single), by default A's own when it is
@@ -261,24 +262,27 @@ class Matrix(_Products):
     OMP_NUM_THREADS / all). symmetric: "no" (default) keeps both triangles;
     "auto" keeps one triangle of a symmetric or skew-symmetric A (format
     "auto"; info["symmetric"] says 1 or -1); "yes" always (an error when A
-    is neither); docs/python.md. The matrix keeps the CSR arrays it was made
+    is neither); reorder: "none" (default), "rcm", "nd" or "auto" renumbers
+    rows and columns for locality inside the library (A.reorder says what
+    was done; products still take and give vectors in A's own order);
+    docs/python.md. The matrix keeps the CSR arrays it was made
     from (the caller's, when used in place) for tocsr, toarray, diagonal,
     astype and the float64 products of a float32 matrix."""
 
     def __init__(self, A, threads=None, dtype=None, format="auto", kernel="auto", csrl_threshold=None,
-                 symmetric="no"):
+                 symmetric="no", reorder="none"):
         if isinstance(A, Matrix):
             A = A.tocsr()
         _sparse_or_raise(A, "hspmv.Matrix")
         dt = _dtype_of(A, dtype)
-        o = _backend.opts(format, kernel, threads, csrl_threshold, symmetric=symmetric)
+        o = _backend.opts(format, kernel, threads, csrl_threshold, symmetric=symmetric, reorder=reorder)
         indptr, indices, data, self.copied, csr = csr_arrays(A, dt, np.int32)
         c = _backend.core(dt).local_create(A.shape[0], A.shape[1], indptr, indices, data, o)
         # the CSR the library was given, with SciPy's own index arrays (their dtypes agree)
         self._csr = csr if csr.dtype == dt else type(csr)((data, csr.indices, csr.indptr), shape=csr.shape,
                                                           copy=False)
         self._opts = dict(threads=threads, format=format, kernel=kernel, csrl_threshold=csrl_threshold,
-                          symmetric=symmetric)
+                          symmetric=symmetric, reorder=reorder)
         self._init(c, dt)
 
     def _init(self, c, dtype):
@@ -292,14 +296,15 @@ class Matrix(_Products):
 
     @classmethod
     def read(cls, path, threads=None, dtype=np.float64, format="auto", kernel="auto", csrl_threshold=None,
-             read_threads=0, symmetric="no"):
+             read_threads=0, symmetric="no", reorder="none"):
         """Reads a Matrix Market (plain or gzip) or PETSc binary file (told by
         its content) with hspmv_csr_read and prepares it; the file's CSR
         stays with the matrix (as hspmv.read_csr gives it)."""
         from . import read_csr
 
-        _backend.opts(format, kernel, threads, csrl_threshold, symmetric=symmetric)  # refused before the read
-        return cls(read_csr(path, dtype, read_threads), threads, dtype, format, kernel, csrl_threshold, symmetric)
+        _backend.opts(format, kernel, threads, csrl_threshold, symmetric=symmetric, reorder=reorder)  # refused before the read
+        return cls(read_csr(path, dtype, read_threads), threads, dtype, format, kernel, csrl_threshold, symmetric,
+                   reorder)
 
     @property
     def nnz(self):
@@ -307,8 +312,15 @@ class Matrix(_Products):
 
     @property
     def info(self):
-        """What the library chose: format, kernel set (isa), threads, bytes per product, ..."""
+        """What the library chose: format, kernel set (isa), threads, bytes per product, the
+        reordering (reorder, bandwidth_before/after, local_before/after, reorder_s), ..."""
         return self._c.info()
+
+    @property
+    def reorder(self):
+        """The order the library works in: "none" (A's own; also where reorder="auto"
+        kept it), "rcm" or "nd". What was asked is info["reorder_asked"]."""
+        return self._c.info()["reorder"]
 
     def _prod(self, x, out=None):
         y = self._mul(x, out)
@@ -401,6 +413,9 @@ class Matrix(_Products):
         try:
             i = self.info
             how = f"{i['format']}, {i['isa']}, {i['threads']} threads"
+            if i["reorder_asked"] != "none":
+                how += (f", reorder {i['reorder']} (asked {i['reorder_asked']}, bandwidth {i['bandwidth_before']} -> "
+                        f"{i['bandwidth_after']})")
         except Exception:
             how = "freed"
         return f"<hspmv.Matrix {self.shape[0]}x{self.shape[1]}, {self.nnz} entries, {self.dtype}, {how}>"

@@ -226,7 +226,7 @@ static int exact_array(PyObject *o, int t, npy_intp n, const char *what)
 }
 
 /* hspmv_opts from the Python layer's tuple (format, kernel, threads,
-   csrl_threshold or None, partition, halo, read, node_ranks, symmetric), checked there;
+   csrl_threshold or None, partition, halo, read, node_ranks, symmetric, reorder), checked there;
    the library checks the values again (a threshold < 0 or NaN is its error,
    never replaced by the default). */
 static int parse_opts(PyObject *t, hspmv_opts *o)
@@ -234,8 +234,8 @@ static int parse_opts(PyObject *t, hspmv_opts *o)
     hspmv_opts_default(o);
     PyObject *csrl;
     const char *kernel;
-    if (!PyArg_ParseTuple(t, "isiOiiiii", &o->format, &kernel, &o->threads, &csrl, &o->partition, &o->halo,
-                          &o->read, &o->node_ranks, &o->symmetric))
+    if (!PyArg_ParseTuple(t, "isiOiiiiii", &o->format, &kernel, &o->threads, &csrl, &o->partition, &o->halo,
+                          &o->read, &o->node_ranks, &o->symmetric, &o->reorder))
         return -1;
     o->kernel = kernel; /* lives as long as the tuple, which outlives the call */
     if (csrl != Py_None) {

@@ -312,7 +312,8 @@ static PyObject *Dist_info(DistObject *self, PyObject *unused)
     CHECK_D(self);
     hspmv_dist_info in;
     hspmv_dist_get_info(self->D, &in);
-    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:i,s:s,s:N,s:N}",
+    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:i,s:s,s:N,s:N,s:s,s:L,s:L,"
+                         "s:d,s:d,s:d}",
                          "rank", in.rank, "nranks", in.nranks, "partition", in.partition, "permuted", in.permuted,
                          "nrows", (long long)in.nrows, "ncols", (long long)in.ncols, "nnz", (long long)in.nnz,
                          "row_begin", (long long)in.row_begin, "row_end", (long long)in.row_end, "col_begin",
@@ -320,7 +321,10 @@ static PyObject *Dist_info(DistObject *self, PyObject *unused)
                          (long long)in.nnz_local, "nghost", (long long)in.nghost, "halo_total",
                          (long long)in.halo_total, "halo_max", (long long)in.halo_max, "halo", in.halo, "nnodes",
                          in.nnodes, "read_note", in.read_note ? in.read_note : "", "owned",
-                         local_info_dict(&in.owned), "ghost", local_info_dict(&in.ghost));
+                         local_info_dict(&in.owned), "ghost", local_info_dict(&in.ghost), "reorder",
+                         reorder_name(in.reorder), "bandwidth_before", (long long)in.bandwidth_before,
+                         "bandwidth_after", (long long)in.bandwidth_after, "local_before", in.local_before,
+                         "local_after", in.local_after, "reorder_s", in.reorder_s);
 }
 
 static PyObject *Dist_ranges(DistObject *self, PyObject *unused)

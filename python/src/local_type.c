@@ -6,6 +6,8 @@ typedef struct {
     npy_intp nrows, ncols, nnz;
     int busy;   /* products in flight with the GIL released (counted under the GIL) */
     int doomed; /* free() was called: destroyed when the last product in flight ends */
+    int reordered; /* hspmv_opts.reorder renumbered it: its one-vector product uses vectors kept
+                      with the matrix, so it runs with the GIL held (one at a time) */
 } LocalObject;
 
 static PyTypeObject LocalType;
@@ -24,6 +26,7 @@ static PyObject *new_local(hspmv_local *L)
     self->nrows = (npy_intp)in.nrows;
     self->ncols = (npy_intp)in.ncols;
     self->nnz = (npy_intp)in.nnz;
+    self->reordered = in.row_perm != NULL;
     return (PyObject *)self;
 }
 
@@ -150,7 +153,8 @@ static PyObject *Local_mul(LocalObject *self, PyObject *const *args, Py_ssize_t 
     else {
         hspmv_local *L = self->L;
         self->busy++;
-        if (k == 1) NOGIL(hspmv_local_spmv(L, x, y, 0));
+        if (k == 1 && self->reordered) hspmv_local_spmv(L, x, y, 0); /* L's own vectors: one call at a time */
+        else if (k == 1) NOGIL(hspmv_local_spmv(L, x, y, 0));
         else NOGIL(rc = hspmv_local_spmm(L, fortran ? HSPMV_COL_MAJOR : 0, (int)k, x, y, 0, &err));
         self->busy--;
         local_release(self);
@@ -186,14 +190,24 @@ static PyObject *Local_time_c(LocalObject *self, PyObject *args)
     return list;
 }
 
+/* The Python name of an HSPMV_REORDER_* value (hspmv._backend._REORDERS). */
+static const char *reorder_name(int r)
+{
+    return r == HSPMV_REORDER_RCM ? "rcm" : r == HSPMV_REORDER_ND ? "nd" : r == HSPMV_REORDER_AUTO ? "auto" : "none";
+}
+
 static PyObject *local_info_dict(const hspmv_local_info *in)
 {
-    return Py_BuildValue("{s:s,s:s,s:i,s:L,s:L,s:L,s:L,s:d,s:d,s:s,s:i,s:i,s:i,s:i,s:L}", "format", in->format_name, "isa",
-                         in->isa, "threads", in->threads, "nrows", (long long)in->nrows, "ncols",
-                         (long long)in->ncols, "nnz", (long long)in->nnz, "nseg", (long long)in->nseg, "seg_ratio",
-                         in->seg_ratio, "bytes", in->bytes, "bytes_formula", in->bytes_formula, "npanels",
-                         in->npanels, "xpf", in->xpf, "stream_y", in->stream_y, "symmetric", in->symmetric,
-                         "sym_halo", (long long)in->sym_halo);
+    return Py_BuildValue("{s:s,s:s,s:i,s:L,s:L,s:L,s:L,s:d,s:d,s:s,s:i,s:i,s:i,s:i,s:L,s:s,s:s,s:L,s:L,s:d,s:d,s:L,s:d}",
+                         "format", in->format_name, "isa", in->isa, "threads", in->threads, "nrows",
+                         (long long)in->nrows, "ncols", (long long)in->ncols, "nnz", (long long)in->nnz, "nseg",
+                         (long long)in->nseg, "seg_ratio", in->seg_ratio, "bytes", in->bytes, "bytes_formula",
+                         in->bytes_formula, "npanels", in->npanels, "xpf", in->xpf, "stream_y", in->stream_y,
+                         "symmetric", in->symmetric, "sym_halo", (long long)in->sym_halo, "reorder_asked",
+                         reorder_name(in->reorder_asked), "reorder", reorder_name(in->reorder), "bandwidth_before",
+                         (long long)in->bandwidth_before, "bandwidth_after", (long long)in->bandwidth_after,
+                         "local_before", in->local_before, "local_after", in->local_after, "reorder_window",
+                         (long long)in->reorder_window, "reorder_s", in->reorder_s);
 }
 
 static PyObject *Local_info(LocalObject *self, PyObject *unused)

@@ -268,3 +268,115 @@ def test_block_layout_agreed_when_a_rank_holds_one_row():
         D.free()
     finally:
         faulthandler.cancel_dump_traceback_later()
+
+
+# ---- reorder: a shuffled mesh renumbered for locality, vectors kept in the file's order ----
+
+def shuffled_mesh_file(tmp_path_factory, n=20):
+    """A 5-point Laplacian on an n x n grid, rows and columns shuffled, written by rank 0; (path, matrix)."""
+    T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(n, n))
+    A = (sp.kron(sp.identity(n), T) + sp.kron(T, sp.identity(n))).tocsr()
+    p = np.random.default_rng(17).permutation(A.shape[0])
+    B = A[p][:, p].tocsr()
+    path = None
+    if comm.rank == 0:
+        import scipy.io
+
+        path = os.path.join(str(tmp_path_factory.mktemp("reorder")), "shuffled.mtx")
+        scipy.io.mmwrite(path, B, symmetry="general")
+    path = comm.bcast(path)
+    return path, B
+
+
+def reordered_read(path, reorder, dtype=np.float64, **kw):
+    try:
+        return hspmv.DistMatrix.read(path, reorder=reorder, dtype=dtype, threads=1, **kw)
+    except hspmv.Error as e:
+        if reorder == "nd" and everywhere(e.code == hspmv.ERR_UNSUPPORTED):
+            pytest.skip("built without METIS: nd is refused")
+        raise
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("reorder,halo,read", [("none", "auto", "root"), ("rcm", "node", "root"), ("rcm", "p2p", "root"),
+                                               ("rcm", "node", "parallel"), ("rcm", "p2p", "parallel"),
+                                               ("nd", "auto", "root"), ("auto", "auto", "root"),
+                                               ("auto", "auto", "parallel")])
+def test_reordered_products_in_the_file_order(tmp_path_factory, reorder, halo, read, dtype):
+    path, B = shuffled_mesh_file(tmp_path_factory)
+    B = B.astype(dtype)
+    D = reordered_read(path, reorder, dtype, halo=halo, read=read)
+    i = D.info
+    ok = D.reorder == i["reorder"] and D.reorder in ("none", "rcm", "nd")
+    ok = ok and (reorder == "none" or D.reorder == reorder or reorder == "auto")
+    rng = np.random.default_rng(23)
+    x = rng.uniform(-1, 1, B.shape[1]).astype(dtype)
+    y = D.gather(D @ D.scatter(x if comm.rank == 0 else None, "x"), "y")
+    ok = ok and (comm.rank != 0 or within_bound(y, B, x, dtype)[0])
+    yt = unsupported_skip(lambda: D.rmatvec(D.scatter(x if comm.rank == 0 else None, "y")))
+    yt = D.gather(yt, "x")  # collective: outside the condition below
+    ok = ok and (comm.rank != 0 or within_bound(yt, B.T.tocsr(), x, dtype)[0])
+    # a block: this rank's rows of X in the distributed order (file_index), each column gathered back
+    X = rng.uniform(-1, 1, (B.shape[1], 2)).astype(dtype)
+    Y = unsupported_skip(lambda: D.matmat(np.ascontiguousarray(X[D.file_index("x")])))
+    for j in range(2):
+        yj = D.gather(np.ascontiguousarray(Y[:, j]), "y")
+        ok = ok and (comm.rank != 0 or within_bound(yj, B, X[:, j], dtype)[0])
+    if reorder != "none":
+        ok = ok and f"reorder {D.reorder}" in repr(D)
+        # the file index is a permutation, and not the identity once reordered
+        allrows = np.concatenate(comm.allgather(D.file_index("y")))
+        ok = ok and sorted(allrows.tolist()) == list(range(B.shape[0]))
+        ok = ok and (D.reorder == "none") == bool((allrows == np.arange(B.shape[0])).all())
+    assert everywhere(ok)
+
+
+@pytest.mark.parametrize("read", ["root", "parallel"])
+def test_reordered_rcm_narrows_the_bandwidth(tmp_path_factory, read):
+    path, B = shuffled_mesh_file(tmp_path_factory)
+    i = reordered_read(path, "rcm", read=read).info
+    C = B.tocoo()
+    bw = int(np.abs(C.row.astype(np.int64) - C.col).max())
+    assert everywhere(i["reorder"] == "rcm" and i["bandwidth_before"] == bw and i["bandwidth_after"] <= 2 * 20 + 2)
+
+
+def test_reorder_auto_keeps_an_ordered_file():
+    D = hspmv.DistMatrix.read(LAP, reorder="auto", threads=1)
+    i = D.info
+    assert everywhere(D.reorder == "none" and i["bandwidth_before"] == i["bandwidth_after"] > 0)
+    assert product_ok(D, whole(LAP), np.float64)
+
+
+def test_reordered_cg_gives_the_unreordered_x(tmp_path_factory):
+    path, B = shuffled_mesh_file(tmp_path_factory)
+    xs = np.random.default_rng(29).uniform(-1, 1, B.shape[1])
+    bs = B @ xs
+    got = {}
+    for reorder, read in (("none", "root"), ("rcm", "root"), ("rcm", "parallel")):
+        D = reordered_read(path, reorder, read=read)
+        x, res = hspmv.cg(D, D.scatter(bs if comm.rank == 0 else None, "y"), tol=1e-10, maxit=2000)
+        got[reorder, read] = (D.gather(x, "y"), res.iterations)
+    x0, i0 = got["none", "root"]
+    ok = True
+    for key in (("rcm", "root"), ("rcm", "parallel")):
+        x1, i1 = got[key]
+        ok = ok and abs(i1 - i0) <= 2
+        if comm.rank == 0:
+            ok = ok and np.linalg.norm(x1 - x0) <= 1e-8 * np.linalg.norm(x0) and np.abs(x1 - xs).max() < 1e-6
+    assert everywhere(ok)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reorder_from_each_ranks_rows(tmp_path_factory, dtype):
+    """Each rank's own rows (hspmv_dist_create): the pattern gathered and ordered, products in the caller's order;
+    ncols_local given with reorder is refused on every rank alike."""
+    _, B = shuffled_mesh_file(tmp_path_factory)
+    B = B.astype(dtype)
+    lo, hi = B.shape[0] * comm.rank // comm.size, B.shape[0] * (comm.rank + 1) // comm.size
+    D = hspmv.DistMatrix(B[lo:hi], reorder="rcm", threads=1)
+    assert everywhere(D.reorder == "rcm" and D.info["bandwidth_after"] < D.info["bandwidth_before"] // 4)
+    assert product_ok(D, B, dtype)
+    with pytest.raises(hspmv.Error) as e:
+        hspmv.DistMatrix(B[lo:hi], ncols_local=hi - lo, reorder="rcm", threads=1)
+    msgs = comm.allgather((e.value.code, str(e.value)))
+    assert everywhere(e.value.code == hspmv.ERR_UNSUPPORTED and len(set(msgs)) == 1 and "ncols_local" in str(e.value))

@@ -335,7 +335,21 @@ int hspmv_dist_create(MPI_Comm comm, int64_t nrows_local, int64_t ncols, int64_t
     }
     if (rc) goto out; /* the same rc on every rank */
     D->partition = HSPMV_PART_ROWS;
-    rc = hspmv_dist_build(D, &S, o, err);
+    hspmv_opts ob = *o;
+    if (o->reorder != HSPMV_REORDER_NONE) { /* the pattern gathered on rank 0 and ordered, the rows moved */
+        if (given == P) {
+            rc = hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "reorder %d with ncols_local given: the order moves rows "
+                           "between ranks, so x is split like the new rows (pass ncols_local -1)", o->reorder);
+            goto out;
+        }
+        if ((rc = hspmv_dist_reorder_gathered(D, &S, o, "hspmv_dist_create", err))) goto out;
+        if (D->permuted) {
+            hspmv_dist_column_layout(D);
+            if (o->partition != HSPMV_PART_METIS) D->partition = o->partition; /* the new order's split */
+        }
+        ob.reorder = HSPMV_REORDER_NONE; /* done: the blocks are made in the new order */
+    }
+    rc = hspmv_dist_build(D, &S, &ob, err);
 out:
     hspmv_csr_free(&S);
     hspmv_free(all);

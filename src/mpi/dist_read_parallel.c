@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "dist_mem.h"
+#include "dist_reorder.h"
 #include "read_parallel.h"
 
 enum { TAG_RP = 11, TAG_CI, TAG_V };
@@ -111,15 +112,19 @@ int hspmv_dist_read_parallel(const char *path, MPI_Comm comm, const hspmv_opts *
         D->info.distribute_s += st.distribute_s + t_gather;
         goto done;
     }
+    D->info.partition_s = st.partition_s;
+    D->info.distribute_s = st.distribute_s;
+    /* reorder: the pattern gathered and ordered on rank 0, the rows moved to their new owners */
+    if ((rc = hspmv_dist_reorder_gathered(D, &S, o, path, err))) goto out;
     D->nrows = D->row_start[D->size];
     D->ncols = S.ncols;
     D->partition = o->partition;
     hspmv_dist_column_layout(D);
-    D->info.partition_s = st.partition_s;
-    D->info.distribute_s = st.distribute_s;
     D->info.peak_read_bytes = st.peak_b;
+    hspmv_opts ob = *o;
+    ob.reorder = HSPMV_REORDER_NONE; /* done above: the blocks are made in the new order */
     double t0 = MPI_Wtime();
-    rc = hspmv_dist_build(D, &S, o, err);
+    rc = hspmv_dist_build(D, &S, &ob, err);
     D->info.prepare_s = MPI_Wtime() - t0;
 done:
     D->info.read = st.whole ? HSPMV_READ_ROOT : HSPMV_READ_PARALLEL;

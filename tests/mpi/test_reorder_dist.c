@@ -4,9 +4,12 @@
    splits, in the run's halo mode: y = A*x in the file's order (scatter,
    product, gather) within the docs/design.md bound of the long-double
    reference; the order and its bandwidths the same on every rank; CG's
-   iterations and answer as without reordering; a rectangular matrix, and
-   the creations that do not reorder yet, refused with one message on
-   every rank. */
+   iterations and answer as without reordering; the parallel read (no rank
+   holds the matrix: the pattern gathered on rank 0) under rcm and auto, in
+   both halo modes, against the reference and the root read's reordered
+   product; hspmv_dist_create from each rank's rows likewise; a rectangular
+   matrix, and the creations that do not reorder yet, refused with one
+   message on every rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +180,191 @@ static void dist_reorder_cg_as_without(void)
     hspmv_csr_free(&A);
 }
 
+/* The file rows of D's local rows gathered on rank 0 in the distributed
+   order (n entries; NULL elsewhere), malloc'ed. */
+static int64_t *file_order(hspmv_dist *D, int64_t n)
+{
+    hspmv_dist_info in;
+    hspmv_dist_get_info(D, &in);
+    int64_t *mine = malloc((size_t)(in.nrows_local + 1) * sizeof(int64_t)), *all = me == 0 ? malloc((size_t)(n + 1) * sizeof(int64_t)) : NULL;
+    int *cnt = malloc((size_t)P * sizeof(int)), *dsp = malloc((size_t)P * sizeof(int)), nl = (int)in.nrows_local;
+    hspmv_dist_get_file_index(D, HSPMV_VEC_ROWS, mine);
+    MPI_Gather(&nl, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (me == 0)
+        for (int p = 0, d = 0; p < P; p++) dsp[p] = d, d += cnt[p];
+    MPI_Gatherv(mine, nl, MPI_INT64_T, all, cnt, dsp, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    free(mine);
+    free(cnt);
+    free(dsp);
+    return all;
+}
+
+/* y = A*x in the file's order through D (rank 0: y, nrows entries; x from tl_fill 17). */
+static void product_file_order(hspmv_dist *D, hspmv_real *y, int64_t nrows, int64_t ncols)
+{
+    hspmv_error e;
+    hspmv_real *x = me == 0 ? malloc((size_t)(ncols + 1) * sizeof(hspmv_real)) : NULL;
+    if (x) tl_fill(x, ncols, 17);
+    hspmv_real *xl = hspmv_dist_vec_alloc(D, HSPMV_VEC_COLS, 1), *yl = hspmv_dist_vec_alloc(D, HSPMV_VEC_ROWS, 1);
+    hspmv_dist_scatter(D, HSPMV_VEC_COLS, x, xl, &e);
+    hspmv_dist_spmv(D, xl, yl, &e);
+    hspmv_dist_gather(D, HSPMV_VEC_ROWS, yl, y, &e);
+    (void)nrows;
+    hspmv_free(xl);
+    hspmv_free(yl);
+    free(x);
+}
+
+/* The parallel read of a shuffled mesh with rcm and auto (window 60), each
+   split, both halo modes: the order used and narrower band on every rank,
+   the product in the file's order within the bound of the reference, and
+   the same order, split and product as the root read reordered. */
+static void dist_reorder_parallel_read_matches_root(void)
+{
+    static const int parts[] = {HSPMV_PART_NNZ, HSPMV_PART_ROWS};
+    static const int methods[] = {HSPMV_REORDER_RCM, HSPMV_REORDER_AUTO};
+    static const int halos[] = {HSPMV_HALO_NODE, HSPMV_HALO_P2P};
+    hspmv_csr A = {0};
+    hspmv_error e = {0, ""};
+    int rc = HSPMV_OK;
+    char *path = mt_shared_file("", 0, 0);
+    CHECK(path != NULL, "temporary file");
+    if (!path) return;
+    if (me == 0) {
+        shuffled_grid(&A, 23, 31, 7);
+        rc = hspmv_csr_write(path, &A, HSPMV_FILE_MTX, &e);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK(rc == HSPMV_OK, "writing the shuffled mesh: %s", e.msg);
+    int64_t n = 23 * 31;
+    hspmv_real *y0 = me == 0 ? malloc((size_t)n * sizeof(hspmv_real)) : NULL;
+    hspmv_real *y1 = me == 0 ? malloc((size_t)n * sizeof(hspmv_real)) : NULL;
+    mt_test_env("reorder_window=60");
+    for (int pi = 0; pi < 2 && rc == HSPMV_OK; pi++)
+        for (int m = 0; m < 2; m++)
+            for (int h = 0; h < 2; h++) {
+                hspmv_opts o;
+                hspmv_dist *Dp = NULL, *Dr = NULL;
+                hspmv_dist_info ip, ir;
+                char what[128];
+                mt_opts(&o);
+                o.threads = 1;
+                o.partition = parts[pi];
+                o.reorder = methods[m];
+                o.halo = halos[h];
+                snprintf(what, sizeof(what), "parallel read, partition %d reorder %s halo %s", parts[pi],
+                         hspmv_order_name(methods[m]), h ? "p2p" : "node");
+                o.read = HSPMV_READ_PARALLEL;
+                int rp = hspmv_dist_read(path, MPI_COMM_WORLD, &o, &Dp, &e);
+                CHECK(rp == HSPMV_OK && Dp, "%s: %s", what, e.msg);
+                CHECK(!mt_errors_differ(rp, e.msg, Dp != NULL), "%s: ranks disagree", what);
+                o.read = HSPMV_READ_ROOT;
+                int rr = hspmv_dist_read(path, MPI_COMM_WORLD, &o, &Dr, &e);
+                CHECK(rr == HSPMV_OK && Dr, "%s (root read): %s", what, e.msg);
+                if (rp || rr) {
+                    hspmv_dist_destroy(&Dp);
+                    hspmv_dist_destroy(&Dr);
+                    continue;
+                }
+                hspmv_dist_get_info(Dp, &ip);
+                hspmv_dist_get_info(Dr, &ir);
+                CHECK(ip.read == HSPMV_READ_PARALLEL && ip.reorder == HSPMV_REORDER_RCM && ip.permuted == 1,
+                      "%s: read %d, order %d, permuted %d", what, ip.read, ip.reorder, ip.permuted);
+                CHECK(ip.bandwidth_before > 300 && ip.bandwidth_after < ip.bandwidth_before / 4 &&
+                          ip.local_after > ip.local_before, "%s: bandwidth %lld -> %lld", what,
+                      (long long)ip.bandwidth_before, (long long)ip.bandwidth_after);
+                CHECK(ip.bandwidth_before == ir.bandwidth_before && ip.bandwidth_after == ir.bandwidth_after &&
+                          ip.local_after == ir.local_after && ip.row_begin == ir.row_begin &&
+                          ip.row_end == ir.row_end && ip.nnz_local == ir.nnz_local,
+                      "%s: not the root read's order and split (rows %lld-%lld against %lld-%lld)", what,
+                      (long long)ip.row_begin, (long long)ip.row_end, (long long)ir.row_begin, (long long)ir.row_end);
+                CHECK(same_everywhere((double)ip.bandwidth_after) && same_everywhere(ip.reorder),
+                      "%s: ranks disagree on the order", what);
+                CHECK(product_matches(Dp, &A, what), "%s: product", what);
+                int64_t *fp = file_order(Dp, n), *fr = file_order(Dr, n);
+                product_file_order(Dp, y0, n, n);
+                product_file_order(Dr, y1, n, n);
+                if (me == 0) {
+                    int same = 1, moved = 0;
+                    for (int64_t i = 0; i < n; i++) {
+                        same &= fp[i] == fr[i];
+                        moved += fp[i] != i;
+                    }
+                    CHECK(same && moved > n / 2, "%s: file rows differ from the root read's (%d moved)", what, moved);
+                    double worst = 0, big = 0;
+                    for (int64_t i = 0; i < n; i++) {
+                        worst = fmax(worst, fabs((double)(y0[i] - y1[i])));
+                        big = fmax(big, fabs((double)y1[i]));
+                    }
+                    CHECK(worst <= 8 * (sizeof(hspmv_real) == 8 ? 2.3e-16 : 1.2e-7) * big,
+                          "%s: product differs from the root read's by %g", what, worst);
+                }
+                free(fp);
+                free(fr);
+                hspmv_dist_destroy(&Dp);
+                hspmv_dist_destroy(&Dr);
+            }
+    mt_test_env(NULL);
+    free(y0);
+    free(y1);
+    hspmv_csr_free(&A);
+    mt_drop_file(path);
+}
+
+/* hspmv_dist_create from each rank's own rows (no rank holds the matrix):
+   the gathered pattern's order, the product in the caller's order, the
+   root path's bandwidth; ncols_local given with reorder refused alike. */
+static void dist_reorder_from_each_ranks_rows(void)
+{
+    hspmv_csr A = {0};
+    shuffled_grid(&A, 23, 31, 7); /* every rank makes the same matrix and takes its rows */
+    int64_t n = A.nrows, lo = n * me / P, hi = n * (me + 1) / P, z0 = A.rowptr[lo], z = A.rowptr[hi] - z0;
+    int64_t *rp = malloc((size_t)(hi - lo + 1) * sizeof(int64_t)), *ci = malloc((size_t)(z + 1) * sizeof(int64_t));
+    for (int64_t i = lo; i <= hi; i++) rp[i - lo] = A.rowptr[i] - z0;
+    for (int64_t k = 0; k < z; k++) ci[k] = A.colind[z0 + k];
+    const hspmv_real *v = A.val + z0;
+    mt_test_env("reorder_window=60");
+    for (int h = 0; h < 2; h++) {
+        hspmv_opts o;
+        hspmv_dist *D = NULL, *R = NULL;
+        hspmv_error e = {0, ""};
+        hspmv_dist_info in, ir;
+        mt_opts(&o);
+        o.threads = 1;
+        o.halo = h ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
+        o.reorder = HSPMV_REORDER_RCM;
+        int rc = hspmv_dist_create(MPI_COMM_WORLD, hi - lo, n, -1, rp, ci, v, &o, &D, &e);
+        CHECK(rc == HSPMV_OK && D, "each rank's rows, halo %d: %s", h, e.msg);
+        CHECK(!mt_errors_differ(rc, e.msg, D != NULL), "each rank's rows: ranks disagree");
+        CHECK(hspmv_dist_create_root(MPI_COMM_WORLD, me == 0 ? &A : NULL, &o, &R, &e) == HSPMV_OK, "root: %s", e.msg);
+        if (!D || !R) {
+            hspmv_dist_destroy(&D);
+            hspmv_dist_destroy(&R);
+            continue;
+        }
+        hspmv_dist_get_info(D, &in);
+        hspmv_dist_get_info(R, &ir);
+        CHECK(in.reorder == HSPMV_REORDER_RCM && in.permuted == 1 && in.bandwidth_before > 300 &&
+                  in.bandwidth_after == ir.bandwidth_after && in.row_begin == ir.row_begin && in.row_end == ir.row_end,
+              "each rank's rows: order %d, bandwidth %lld -> %lld (root %lld), rows %lld-%lld (root %lld-%lld)",
+              in.reorder, (long long)in.bandwidth_before, (long long)in.bandwidth_after,
+              (long long)ir.bandwidth_after, (long long)in.row_begin, (long long)in.row_end,
+              (long long)ir.row_begin, (long long)ir.row_end);
+        CHECK(product_matches(D, &A, "each rank's rows, reordered"), "each rank's rows: product");
+        hspmv_dist_destroy(&D);
+        hspmv_dist_destroy(&R);
+        int64_t ncl = hi - lo;
+        rc = hspmv_dist_create(MPI_COMM_WORLD, hi - lo, n, ncl, rp, ci, v, &o, &D, &e);
+        CHECK(rc == HSPMV_ERR_UNSUPPORTED && strstr(e.msg, "ncols_local") && !D, "ncols_local given: %d %s", rc,
+              e.msg);
+        CHECK(!mt_errors_differ(rc, e.msg, D != NULL), "ncols_local given: ranks disagree");
+    }
+    mt_test_env(NULL);
+    free(rp);
+    free(ci);
+    hspmv_csr_free(&A);
+}
+
 static void dist_reorder_refusals_are_every_ranks(void)
 {
     hspmv_csr A = {0};
@@ -194,7 +382,7 @@ static void dist_reorder_refusals_are_every_ranks(void)
     CHECK(rc == HSPMV_ERR_ARG && strstr(e.msg, "unknown reorder 11"), "%d %s", rc, e.msg);
     CHECK(!mt_errors_differ(rc, e.msg, D != NULL), "unknown reorder: ranks disagree");
     hspmv_csr_free(&A);
-    /* the parallel read does not reorder (yet) */
+    /* the parallel read reorders (a small file: the matrix is diagonal but one entry) */
     static const char text[] = "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 2\n2 2 2\n3 3 2\n1 3 1\n";
     char *path = mt_shared_file(text, sizeof(text) - 1, 0);
     CHECK(path != NULL, "temporary file");
@@ -202,8 +390,9 @@ static void dist_reorder_refusals_are_every_ranks(void)
     o.reorder = HSPMV_REORDER_RCM;
     o.read = HSPMV_READ_PARALLEL;
     rc = hspmv_dist_read(path, MPI_COMM_WORLD, &o, &D, &e);
-    CHECK(rc == HSPMV_ERR_UNSUPPORTED && strstr(e.msg, "rank 0") && !D, "parallel read: %d %s", rc, e.msg);
+    CHECK(rc == HSPMV_OK && D, "parallel read: %d %s", rc, e.msg);
     CHECK(!mt_errors_differ(rc, e.msg, D != NULL), "parallel read: ranks disagree");
+    hspmv_dist_destroy(&D);
     o.read = HSPMV_READ_ROOT;
     rc = hspmv_dist_read(path, MPI_COMM_WORLD, &o, &D, &e);
     CHECK(rc == HSPMV_OK && D, "root read: %s", e.msg);
@@ -211,4 +400,5 @@ static void dist_reorder_refusals_are_every_ranks(void)
     mt_drop_file(path);
 }
 
-MT_MAIN(NULL, dist_reorder_matches_ref_every_split, dist_reorder_cg_as_without, dist_reorder_refusals_are_every_ranks)
+MT_MAIN(NULL, dist_reorder_matches_ref_every_split, dist_reorder_cg_as_without, dist_reorder_parallel_read_matches_root,
+        dist_reorder_from_each_ranks_rows, dist_reorder_refusals_are_every_ranks)

@@ -171,6 +171,37 @@ for h in node p2p; do
 done
 if [ "$ok" = 2 ]; then pass "$t"; else fail "$t ($ok of 2 halo modes)" "$out"; fi
 
+# ---- item: benchmark-mpi and solve --reorder with --read parallel ------------
+# No rank holds the matrix: the pattern is gathered on rank 0 and ordered, the
+# rows move to their new owners. benchmark-mpi in both halo modes (the order,
+# the narrower band, violations=0); solve --reorder rcm on the symmetric
+# shuffled mesh converges in the iterations of the unreordered solve;
+# benchmark-mpi --gen (each rank's own rows) reorders too.
+t=benchmark_mpi_and_solve_reorder_with_the_parallel_read
+ok=0
+[ "$have_mpi" = 1 ] && for h in node p2p; do
+    if timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" "$tmp/s.mtx" --read parallel --reorder rcm --halo $h --reps 3 > "$out" 2>&1 &&
+       grep -q '^bench=mpi .*read=parallel' "$out" &&
+       grep -q '^bench=mpi .*violations=0 .*reorder=rcm reorder_asked=rcm bandwidth_before=1[0-9][0-9][0-9] bandwidth_after=[1-2]\{0,1\}[0-9][0-9] ' "$out"; then
+        ok=$((ok + 1))
+    fi
+done
+if [ "$have_mpi" = 1 ] && [ -x "$bin/solve" ] &&
+   timeout "$tmo" $MPIRUN -n 3 "$bin/solve" "$tmp/ss.mtx" --read parallel > "$out.0" 2>&1 &&
+   timeout "$tmo" $MPIRUN -n 3 "$bin/solve" "$tmp/ss.mtx" --read parallel --reorder rcm > "$out" 2>&1 &&
+   grep -q '^bench=solve .*status=0 .*reorder=rcm bandwidth_before=1[0-9][0-9][0-9] bandwidth_after=[1-2]\{0,1\}[0-9][0-9] ' "$out"; then
+    i0=$(grep -o '^bench=solve .* iterations=[0-9]*' "$out.0" | grep -o '[0-9]*$')
+    i1=$(grep -o '^bench=solve .* iterations=[0-9]*' "$out" | grep -o '[0-9]*$')
+    [ -n "$i0" ] && [ -n "$i1" ] && [ $((i1 - i0)) -le 2 ] && [ $((i0 - i1)) -le 2 ] && ok=$((ok + 1))
+fi
+rm -f "$out.0"
+# --gen: every rank makes its own rows (hspmv_dist_create), ordered the same way
+[ "$have_mpi" = 1 ] && timeout "$tmo" $MPIRUN -n 3 "$bin/benchmark-mpi" --gen lap3d 12 --reorder rcm --reps 3 > "$out" 2>&1 &&
+    grep -q '^bench=mpi .*violations=0 .*reorder=rcm reorder_asked=rcm bandwidth_before=144 bandwidth_after=[0-9]* ' "$out" &&
+    ok=$((ok + 1))
+if [ "$have_mpi" = 0 ]; then skip "$t (no MPI)"
+elif [ "$ok" = 4 ]; then pass "$t"; else fail "$t ($ok of 4: benchmark-mpi node, p2p, --gen; solve)" "$out"; fi
+
 # ---- item: benchmark-mpi marks a product that fits in cache ------------------
 # lap2d_64 (0.3 MB) at 2 ranks with a triad: in_cache=1 with the nodes'
 # cache bytes on the line, "in cache" in the text and no triad percentage.
