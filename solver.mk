@@ -14,7 +14,7 @@ PROG_BIN      += $(BUILD)/bin/solve $(BUILD)/examples/minimal
 
 $(BUILD)/mpiobj/src/solver/%.o: src/solver/%.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)
-	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/solver $(CFLAGS) -c $< -o $@
+	$(Q)$(MPICC) $(MPI_CPPFLAGS) -Isrc/solver -Isrc/mpi $(CFLAGS) -c $< -o $@
 
 $(BUILD)/mpiobj/bench/solve.o: bench/solve.c $(BUILD)/include/hspmv_config.h
 	@mkdir -p $(dir $@)

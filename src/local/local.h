@@ -163,6 +163,9 @@ int hspmv_local_piece_count(const hspmv_local *L, const char *test);
 /* Part `part` of `nparts` of y = A*x (add: y += A*x) with the chunks'
    parts cut into pieces that idle threads take; the same y, bit for bit,
    as the static split (each row's sum is made by one kernel call). */
+/* Rows [*r0, *r1) of piece p of S of chunk c's part `part` of `nparts`
+   (whole tile rows in blocked COO). */
+void hspmv_local_piece_rows(const hspmv_local *L, int c, int part, int nparts, int p, int S, int64_t *r0, int64_t *r1);
 void hspmv_local_run_pieces(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y,
                             int add);
 

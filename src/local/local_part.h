@@ -37,6 +37,18 @@ void hspmv_local_spmm_part(const hspmv_local *L, int part, int nparts, int k, co
 void hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y,
                            int add);
 
+/* hspmv_local_spmv_rows, y = A*x, with y stored through the cache (no
+   streaming stores): for a caller that reads those rows of y next. */
+void hspmv_local_spmv_rows_cached(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y);
+
+/* Part `part` of `nparts` of y = A*x (as hspmv_local_spmv_part, the same y
+   bit for bit) and the sum over those rows of x[i]*y[i] (a square
+   matrix: x indexed as the rows), each block of rows summed while it is in
+   cache (local_spmv_dot.c). The sum is in double, in a fixed order for a
+   given matrix and thread count. One-triangle storage: the product, then
+   one pass for the sum. */
+double hspmv_local_spmv_dot_part(const hspmv_local *L, int part, int nparts, const hspmv_real *x, hspmv_real *y);
+
 /* A range's word on its own cache line: pieces [front, back) are left,
    w = front << 32 | back (a thread's pieces, local_pieces.c; a thread's
    chunks of its rank, node_share.c). */

@@ -39,7 +39,7 @@ int hspmv_local_take_piece(uint64_t *w, int back)
 }
 
 /* Rows of piece p of S of chunk c's part: whole tile rows in blocked COO. */
-static void piece_rows(const hspmv_local *L, int c, int part, int nparts, int p, int S, int64_t *r0, int64_t *r1)
+void hspmv_local_piece_rows(const hspmv_local *L, int c, int part, int nparts, int p, int S, int64_t *r0, int64_t *r1)
 {
     int64_t a = L->rows[c], len = L->rows[c + 1] - a, h = L->format == HSPMV_FORMAT_BCOO ? L->bcoo.tile_h : 1;
     int64_t pa = a + len * part / nparts, pb = a + len * (part + 1) / nparts, n = pb - pa;
@@ -56,7 +56,7 @@ static void run_piece(const hspmv_local *L, int c, int part, int nparts, int p, 
                       hspmv_real *y, int add)
 {
     int64_t r0, r1;
-    piece_rows(L, c, part, nparts, p, S, &r0, &r1);
+    hspmv_local_piece_rows(L, c, part, nparts, p, S, &r0, &r1);
     hspmv_local_spmv_rows(L, r0, r1, x, y, add);
 }
 

@@ -32,3 +32,15 @@ void hspmv_local_spmv_rows(const hspmv_local *L, int64_t r0, int64_t r1, const h
 {
     if (r1 > r0) run_rows(L, r0, r1, x, y, add);
 }
+
+void hspmv_local_spmv_rows_cached(const hspmv_local *L, int64_t r0, int64_t r1, const hspmv_real *x, hspmv_real *y)
+{
+    if (r1 <= r0) return;
+    if (L->format == HSPMV_FORMAT_CSRP && L->csrp.stream_y) { /* the caller reads y next: no streaming stores */
+        hspmv_csrp P = L->csrp;
+        P.stream_y = 0;
+        L->ks->csrp(r0, r1, &P, x, y, 0);
+        return;
+    }
+    run_rows(L, r0, r1, x, y, 0);
+}

@@ -1,9 +1,11 @@
 /* cg.c — (Jacobi-preconditioned) conjugate gradients on a distributed
    matrix: one SpMV and two reductions per iteration; besides the product
-   three passes over the vectors (p'q; x, r, z and r'r, r'z in one; p). */
+   two passes over the vectors (x, r, z and r'r, r'z
+   in one; p), and p'q inside the product or a pass of its own. */
 #include <math.h>
 #include "solver.h"
 #include "util.h"
+#include "dist_dot.h"
 
 static const char *who = "hspmv_solve (cg)";
 
@@ -48,8 +50,10 @@ int hspmv_solver_cg(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real
     if (rc) return rc;
     b = w->b; /* b itself, or b scaled with x (hspmv_solver_end scales x back) */
     hspmv_real *r = w->v[0], *z = w->dinv ? w->v[1] : w->v[0], *p = w->v[2], *q = w->v[3];
-    w->res.spmv_per_iter = 1; /* passes: p'q 2, x r (z) 6 (8), p 3 */
-    w->res.passes_rows = w->dinv ? 13 : 11;
+    w->res.spmv_per_iter = 1; /* passes: p'q 2 (0 inside the product), x r (z) 6 (8), p 3 */
+    int fused = hspmv_dist_dot_fused(D); /* p'q inside the product where every rank can: 2 passes fewer */
+    MPI_Allreduce(MPI_IN_PLACE, &fused, 1, MPI_INT, MPI_MIN, w->comm);
+    w->res.passes_rows = (w->dinv ? 13 : 11) - (fused ? 2 : 0);
     if (w->bnorm == 0) { /* A*0 = 0: the exact answer */
         hspmv_solver_zero_rhs(w, x);
         return HSPMV_OK;
@@ -73,8 +77,12 @@ int hspmv_solver_cg(solver_ws *w, hspmv_dist *D, const hspmv_real *b, hspmv_real
                                    "positive)", who, (long long)it + 1, rz);
             break;
         }
-        fail = hspmv_solver_spmv(w, p, q);
-        s[0] = hspmv_sv_dot(w, p, q);
+        if (fused) { /* p'q summed as q's rows are made */
+            fail = hspmv_solver_spmv_dot(w, p, q, &s[0]);
+        } else {
+            fail = hspmv_solver_spmv(w, p, q);
+            s[0] = hspmv_sv_dot(w, p, q);
+        }
         if ((rc = hspmv_solver_sum(w, s, 1, fail, who, err))) return rc;
         if (!isfinite(s[0])) { /* an overflowing A*p: alpha would be 0 and x stall */
             rc = hspmv_solver_stop(w, HSPMV_DIVERGED_NANORINF, err, "%s: breakdown at iteration %lld: p'Ap = %.3e "

@@ -64,6 +64,9 @@ int hspmv_solver_stop(solver_ws *w, int reason, hspmv_error *err, const char *fm
    (not agreed: the failure travels with the next hspmv_solver_sum). */
 int hspmv_solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y);
 int hspmv_solver_spmv_t(solver_ws *w, const hspmv_real *y, hspmv_real *x);
+/* y = A*x and *xy = x'y over this rank's rows (a square matrix), timed as
+   a product: the sum rides in the product where hspmv_dist_dot_fused. */
+int hspmv_solver_spmv_dot(solver_ws *w, const hspmv_real *x, hspmv_real *y, double *xy);
 
 /* Sums s[0..k) (k <= 7) over the ranks in place, together with this rank's
    failure flag; when any rank's product failed, every rank returns the

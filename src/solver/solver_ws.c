@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "solver.h"
+#include "dist_dot.h"
 #include "util.h"
 #include "settings.h"
 
@@ -187,12 +188,14 @@ int hspmv_solver_stop(solver_ws *w, int reason, hspmv_error *err, const char *fm
     return code;
 }
 
-/* Counts and times a product; keeps this rank's first failure. */
-static int product(solver_ws *w, int flags, const hspmv_real *in, hspmv_real *out)
+/* Counts and times a product (with xy: and x'y); keeps this rank's first failure. */
+static int product(solver_ws *w, int flags, const hspmv_real *in, hspmv_real *out, double *xy)
 {
     double t = MPI_Wtime();
     hspmv_error e;
-    int rc = flags ? hspmv_dist_spmm(w->D, flags, 1, in, out, &e) : hspmv_dist_spmv(w->D, in, out, &e);
+    int rc = flags ? hspmv_dist_spmm(w->D, flags, 1, in, out, &e)
+             : xy  ? hspmv_dist_spmv_dot(w->D, in, out, xy, &e)
+                   : hspmv_dist_spmv(w->D, in, out, &e);
     w->res.spmv_s += MPI_Wtime() - t;
     w->res.spmv_calls++;
     if (rc && !w->prod_rc) {
@@ -204,12 +207,17 @@ static int product(solver_ws *w, int flags, const hspmv_real *in, hspmv_real *ou
 
 int hspmv_solver_spmv(solver_ws *w, const hspmv_real *x, hspmv_real *y)
 {
-    return product(w, 0, x, y);
+    return product(w, 0, x, y, NULL);
+}
+
+int hspmv_solver_spmv_dot(solver_ws *w, const hspmv_real *x, hspmv_real *y, double *xy)
+{
+    return product(w, 0, x, y, xy);
 }
 
 int hspmv_solver_spmv_t(solver_ws *w, const hspmv_real *y, hspmv_real *x)
 {
-    return product(w, HSPMV_TRANSPOSE, y, x);
+    return product(w, HSPMV_TRANSPOSE, y, x, NULL);
 }
 
 /* Test only: a reduction begun at t0 completes no sooner than t0 + delay_s

@@ -299,7 +299,9 @@ int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hs
    published, the node's receivers waited for; rest: the off-node block,
    done published, the readers of a window x waited for. */
 int hspmv_node_begin(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
-void hspmv_node_local(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
+/* local's dot (NULL: none) += x'y of the owned block's rows, for
+   hspmv_dist_dot_fused matrices (no other part adds to their rows). */
+void hspmv_node_local(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y, double *dot);
 int hspmv_node_end(struct hspmv_dist *D);
 void hspmv_node_rest(struct hspmv_dist *D, hspmv_real *y);
 /* node_spmm.c. Y = A X for a row-major block of k (>= 2) vectors in halo

@@ -108,8 +108,9 @@ const hspmv_real *hspmv_node_same_x(void *ctx, int q)
     return ctx;
 }
 
-/* The owned block (y: its first row's) in its parts, with message progress in between. */
-static void owned_product(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, MPI_Request *req, int nreq)
+/* The owned block (y: its first row's) in its parts, with message progress
+   in between; dot (not NULL: hspmv_dist_dot_fused holds) += x'y of its rows. */
+static void owned_product(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, MPI_Request *req, int nreq, double *dot)
 {
     int flag;
     int64_t rows = D->node->orow1 - D->node->orow0;
@@ -118,7 +119,8 @@ static void owned_product(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, MPI
         return;
     }
     for (int c = 0; c < D->npieces; c++) {
-        hspmv_local_spmv_part(D->Lo, c, D->npieces, x, y, 0);
+        if (dot) *dot += hspmv_local_spmv_dot_part(D->Lo, c, D->npieces, x, y);
+        else hspmv_local_spmv_part(D->Lo, c, D->npieces, x, y, 0);
         if (nreq && c + 1 < D->npieces) MPI_Testall(nreq, req, &flag, MPI_STATUSES_IGNORE);
     }
 }
@@ -172,7 +174,7 @@ int hspmv_node_begin(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
     return c->rc;
 }
 
-void hspmv_node_local(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
+void hspmv_node_local(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, double *dot)
 {
     hspmv_node *N = D->node;
     node_call *c = &N->cur;
@@ -197,7 +199,7 @@ void hspmv_node_local(hspmv_dist *D, const hspmv_real *x, hspmv_real *y)
         c->sync += w;
     } else {
         double s = MPI_Wtime();
-        if (!c->whole) owned_product(D, x, yo, N->req, c->nreq);
+        if (!c->whole) owned_product(D, x, yo, N->req, c->nreq, dot);
         c->t_owned = MPI_Wtime() - s;
     }
     if (!xb) xb = node_x(N, c->n, c->b, c->slot, x, c->par, len, &c->sync);
