@@ -319,6 +319,7 @@ typedef struct cg_phases {
     double model_bytes;                   /* the product's bytes and the vector passes, all ranks */
     double copy_gbs;                      /* the slowest GPU's copy rate (read + write) */
     double gpus;                          /* GPUs in use */
+    int passes;                           /* vector passes in the model (9: p'q inside the product) */
 } cg_phases;
 
 /* ph: the GPUs' phases (NULL on the CPU). */
@@ -336,9 +337,9 @@ static void print_solve(const char *dev, const char *comm, const char *name, int
     if (ph) {
         double it_ms = its > 0 ? secs / (double)its * 1e3 : 0,
                model_ms = ph->model_bytes / (ph->copy_gbs * 1e9 * ph->gpus) * 1e3;
-        printf(" iter_ms=%.5f vector_ms=%.5f wait_ms=%.5f reduce_ms=%.5f model_bytes=%.0f copy_gbs=%.1f model_ms=%.5f "
-               "frac_model=%.4f its_vs_products=%.4f",
-               it_ms, ph->vector_ms, ph->wait_ms, ph->reduce_ms, ph->model_bytes, ph->copy_gbs, model_ms, it_ms > 0 ? model_ms / it_ms : 0,
+        printf(" iter_ms=%.5f vector_ms=%.5f wait_ms=%.5f reduce_ms=%.5f passes_rows=%d model_bytes=%.0f copy_gbs=%.1f "
+               "model_ms=%.5f frac_model=%.4f its_vs_products=%.4f",
+               it_ms, ph->vector_ms, ph->wait_ms, ph->reduce_ms, ph->passes, ph->model_bytes, ph->copy_gbs, model_ms, it_ms > 0 ? model_ms / it_ms : 0,
                it_ms > 0 ? part[0] / it_ms : 0);
     }
     printf("\n");
@@ -570,15 +571,17 @@ int mg_solve_main(int argc, char **argv)
         MPI_Allreduce(MPI_IN_PLACE, part, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         /* the phases per iteration, max over ranks; the byte model of an
            iteration: the product (as benchmark-mpi counts it) and CG's 11
-           vector passes (p'q 2, the update of x, r and r'r 6, p = r + beta*p 3) */
+           vector passes (p'q 2, the update of x, r and r'r 6, p = r + beta*p 3),
+           9 where p'q is summed inside the product */
         double itn = res.iterations > 0 ? (double)res.iterations : 1, r_ = sizeof(hspmv_real);
         double t3[3] = {res.vector_seconds / itn * 1e3, res.wait_seconds / itn * 1e3, res.reduce_seconds / itn * 1e3};
         MPI_Allreduce(MPI_IN_PLACE, t3, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         cg_phases ph = {t3[0], t3[1], t3[2],
                         (double)in.nnz * (r_ + 4) + 8.0 * (double)(in.nrows + P) + r_ * (double)(in.nrows + in.ncols) +
-                            11.0 * r_ * (double)in.nrows,
+                            (res.vector_passes > 0 ? res.vector_passes : 11) * r_ * (double)in.nrows,
                         gmin,
-                        in.max_device_sharers > 0 ? (double)((P + in.max_device_sharers - 1) / in.max_device_sharers) : 1};
+                        in.max_device_sharers > 0 ? (double)((P + in.max_device_sharers - 1) / in.max_device_sharers) : 1,
+                        res.vector_passes > 0 ? res.vector_passes : 11};
         print_solve("gpu", hspmv_gpu_comm_name(in.comm), name, in.nrows, in.nnz, rc, res.iterations, res.relres,
                     res.seconds, res.spmv_seconds, xerr, part, &ph);
         if (rc && me == 0) fprintf(stderr, "solve: error: %s\n", e.msg);

@@ -3,7 +3,8 @@
    product summed on the device in double and then across ranks by one
    MPI_Allreduce, which is the only wait for the device and the only
    message between ranks besides the halo (two per iteration; a failed
-   launch rides along to the next one); x, r and r'r updated in one pass;
+   launch rides along to the next one); p'q summed inside the product
+   where its kernel can; x, r and r'r updated in one pass;
    the time split into the product, the vector kernels, the waits for the
    device and the reductions; the stopping rule of hspmv_solve's CG
    (recurrence residual, then the true one). */
@@ -21,6 +22,7 @@ typedef struct cg_ws {
     hspmv_gpu_dist *G;
     int64_t n;
     double *partial, *d_out; /* device scratch of the dot products */
+    double *wdot;            /* the fused product's warp sums of p'q (hspmv_gpu_dist_dot_fusable), or NULL */
     double spmv_s, vec_ms, wait_s, reduce_s;
     cudaEvent_t ev[8];       /* begin and end of the vector kernels queued since the last wait */
     int nev, timed;          /* pairs queued; events made */
@@ -140,6 +142,17 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
             w.timed = 0;
             cudaGetLastError();
         }
+    /* p'q inside the product where this rank's kernel can (else, or without the scratch, a dot kernel) */
+    if (!rc && hspmv_gpu_dist_dot_fusable(G) &&
+        cudaMalloc((void **)&w.wdot, (size_t)hspmv_gpu_dot_rows_scratch(w.n) * sizeof(double)) != cudaSuccess) {
+        w.wdot = NULL;
+        cudaGetLastError();
+    }
+    {
+        int fused = w.wdot != NULL, all = 0;
+        MPI_Allreduce(&fused, &all, 1, MPI_INT, MPI_MIN, G->comm);
+        out.vector_passes = all ? 9 : 11; /* p'q 2 (0 inside the product), x r r'r 6, p 3 */
+    }
     if (!rc && w.n > 0 && (!b || !x)) rc = hspmv_err(err, HSPMV_ERR_ARG, "rank %d: %s: b or x is NULL", G->rank, who);
     if ((rc = hspmv_dist_agree(G->comm, rc, err))) goto release;
     t0 = MPI_Wtime();
@@ -184,8 +197,18 @@ int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *b, hspmv_real *x, double t
                                (long long)it + 1, rz);
                 goto done;
             }
-            if (!f) f = spmv(&w, p, q, err);
-            if ((rc = dots(&w, 1, p, q, NULL, NULL, f, s, err))) goto done;
+            if (w.wdot) { /* the warps' sums of p_i*q_i as q is made, then their sum */
+                if (!f) f = hspmv_gpu_dist_spmv_dot_nowait(G, p, q, w.wdot, err);
+                if (!f) {
+                    vec_begin(&w);
+                    f = hspmv_gpu_sum(w.wdot, hspmv_gpu_dot_rows_scratch(w.n), w.partial, w.d_out, err);
+                    vec_end(&w);
+                }
+                if ((rc = reduce(&w, 1, f, s, err))) goto done;
+            } else {
+                if (!f) f = spmv(&w, p, q, err);
+                if ((rc = dots(&w, 1, p, q, NULL, NULL, f, s, err))) goto done;
+            }
             if (!(s[0] > 0)) {
                 rc = hspmv_err(err, HSPMV_ERR_BREAKDOWN, "%s: breakdown at iteration %lld: p'Ap = %.3e <= 0 "
                                "(matrix not symmetric positive definite)", who, (long long)it + 1, s[0]);
@@ -233,5 +256,6 @@ release:
     hspmv_gpu_vec_destroy(&q);
     cudaFree(w.partial);
     cudaFree(w.d_out);
+    cudaFree(w.wdot);
     return rc;
 }

@@ -17,6 +17,20 @@ extern "C" {
 int hspmv_gpu_spmv_add(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real *y, int add,
                        hspmv_error *err);
 
+/* CG's p'q inside the product, where the kernel that runs is the warp
+   streaming one over every row of a square matrix (hspmv_gpu_dot_fusable:
+   kernel STREAM, or AUTO choosing it without a long-row split, panels or
+   cuSPARSE): y = A*x and wdot[w] = the sum of x_i*y_i over the 32 rows of
+   warp w (hspmv_gpu_dot_rows_scratch(nrows) doubles, device), to be
+   summed by hspmv_gpu_sum. HSPMV_ERR_ARG where not fusable. */
+int hspmv_gpu_dot_fusable(const hspmv_gpu_csr *A, int kernel);
+int64_t hspmv_gpu_dot_rows_scratch(int64_t nrows);
+int hspmv_gpu_spmv_dot(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real *y, double *wdot,
+                       hspmv_error *err);
+/* out[0] (device) = the sum of a[0..n) in double, in a fixed order; partial
+   as for hspmv_gpu_dots. */
+int hspmv_gpu_sum(const double *a, int64_t n, double *partial, double *out, hspmv_error *err);
+
 /* buf[k] = x[idx[k]] for k < n, on stream s. */
 int hspmv_gpu_pack(const hspmv_real *x, const int32_t *idx, int64_t n, hspmv_real *buf, cudaStream_t s,
                    hspmv_error *err);

@@ -49,6 +49,14 @@ int hspmv_gpu_dist_exchange(hspmv_gpu_dist *G, hspmv_error *err);
    (after any synchronising call); returns its device ms (EV_X to the
    ghost block's end), 0 when none was pending. */
 int hspmv_gpu_dist_spmv_nowait(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, hspmv_error *err);
+/* 1 where this rank's rows are made by its owned block alone (no ghost
+   block) with a kernel that sums x'y as it goes (hspmv_gpu_dot_fusable),
+   on a square matrix; then hspmv_gpu_dist_spmv_dot_nowait is the product
+   with wdot[w] the sums of x_i*y_i over warp w's rows
+   (hspmv_gpu_dot_rows_scratch(nrows_local) doubles, device). */
+int hspmv_gpu_dist_dot_fusable(const hspmv_gpu_dist *G);
+int hspmv_gpu_dist_spmv_dot_nowait(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, double *wdot,
+                                   hspmv_error *err);
 double hspmv_gpu_dist_count(hspmv_gpu_dist *G);
 
 #endif

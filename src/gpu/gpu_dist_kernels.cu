@@ -129,6 +129,17 @@ static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, con
     finish_sums(m, s0, s1, partial, out, done);
 }
 
+/* The sum of n doubles, summed like dots_kernel (the warps' sums of the
+   fused product, hspmv_gpu_spmv_dot). */
+static __global__ void sum_kernel(const double *__restrict__ a, int64_t n, double *__restrict__ partial,
+                                  double *__restrict__ out, unsigned *done)
+{
+    double s = 0;
+    const int64_t st = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st) s += a[i];
+    finish_sums(1, s, 0, partial, out, done);
+}
+
 /* Blocks of a grid-stride reduction kernel: one full wave of the device
    (its SMs times the blocks of the kernel one SM holds at once), so that no
    second, partial wave of blocks runs while most SMs idle (with 1024
@@ -136,8 +147,8 @@ static __global__ void dots_kernel(int m, const hspmv_real *__restrict__ a0, con
    copy rate on an H200); at most DOT_BLOCKS and the blocks n needs. */
 static int64_t wave_blocks(const void *kernel, int which, int64_t n)
 {
-    static int cached_dev[2] = {-1, -1}; /* the answer for the last device asked, per kernel */
-    static int64_t cached[2];
+    static int cached_dev[3] = {-1, -1, -1}; /* the answer for the last device asked, per kernel */
+    static int64_t cached[3];
     int dev = 0, sms = 0, per = 0;
     int64_t need = (n + DIST_THREADS - 1) / DIST_THREADS, b = DOT_BLOCKS;
     if (cudaGetDevice(&dev) == cudaSuccess && dev == cached_dev[which]) {
@@ -169,6 +180,13 @@ int hspmv_gpu_dots(int m, const hspmv_real *const *a, const hspmv_real *const *b
     dots_kernel<<<(unsigned)blocks, DIST_THREADS>>>(m, a[0], b[0], m > 1 ? a[1] : a[0], m > 1 ? b[1] : b[0], n,
                                                    partial, out, (unsigned *)(partial + 2 * DOT_BLOCKS));
     return hspmv_cuda_launch_err("dots_kernel", err);
+}
+
+int hspmv_gpu_sum(const double *a, int64_t n, double *partial, double *out, hspmv_error *err)
+{
+    int64_t blocks = wave_blocks((const void *)sum_kernel, 2, n);
+    sum_kernel<<<(unsigned)blocks, DIST_THREADS>>>(a, n, partial, out, (unsigned *)(partial + 2 * DOT_BLOCKS));
+    return hspmv_cuda_launch_err("sum_kernel", err);
 }
 
 /* CG's update in one pass: x += alpha*p, r -= alpha*q, and r'r of the new

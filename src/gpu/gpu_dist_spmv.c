@@ -117,8 +117,10 @@ double hspmv_gpu_dist_count(hspmv_gpu_dist *G)
     return total;
 }
 
-/* The product queued; wait: 1 to wait for it and count its times. */
-static int product(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, int wait, hspmv_error *err)
+/* The product queued; wait: 1 to wait for it and count its times; wdot
+   (hspmv_gpu_dist_dot_fusable): the owned block's warps' sums of x_i*y_i too. */
+static int product(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, int wait, double *wdot,
+                   hspmv_error *err)
 {
     if (!G || (G->info.ncols_local > 0 && !dx) || (G->info.nrows_local > 0 && !dy))
         return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_dist_spmv: NULL matrix or vector");
@@ -135,7 +137,8 @@ static int product(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, int 
     cudaEventRecord(G->ev[EV_PACK1], G->s_comm);
     /* the owned block while the halo moves */
     cudaEventRecord(G->ev[EV_LOC0], s0);
-    if (!rc && G->Ao) rc = hspmv_gpu_spmv(G->Ao, G->kernel, dx, dy, err);
+    if (!rc && G->Ao && wdot) rc = hspmv_gpu_spmv_dot(G->Ao, G->kernel, dx, dy, wdot, err);
+    else if (!rc && G->Ao) rc = hspmv_gpu_spmv(G->Ao, G->kernel, dx, dy, err);
     else if (!rc && G->info.nrows_local > 0)
         rc = cuda_err(cudaMemsetAsync(dy, 0, (size_t)G->info.nrows_local * sizeof(hspmv_real), s0), "cudaMemsetAsync y",
                       me, err);
@@ -162,10 +165,25 @@ static int product(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, int 
 
 int hspmv_gpu_dist_spmv(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, hspmv_error *err)
 {
-    return product(G, dx, dy, 1, err);
+    return product(G, dx, dy, 1, NULL, err);
 }
 
 int hspmv_gpu_dist_spmv_nowait(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, hspmv_error *err)
 {
-    return product(G, dx, dy, 0, err);
+    return product(G, dx, dy, 0, NULL, err);
+}
+
+int hspmv_gpu_dist_dot_fusable(const hspmv_gpu_dist *G)
+{
+    const hspmv_dist *D = G ? G->D : NULL;
+    return D && !G->Ag && G->Ao && D->nrows == D->ncols && D->nrows_local == D->ncols_local &&
+           D->row_start[D->rank] == D->col_start[D->rank] && hspmv_gpu_dot_fusable(G->Ao, G->kernel);
+}
+
+int hspmv_gpu_dist_spmv_dot_nowait(hspmv_gpu_dist *G, const hspmv_real *dx, hspmv_real *dy, double *wdot,
+                                   hspmv_error *err)
+{
+    if (!hspmv_gpu_dist_dot_fusable(G) || !wdot)
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_dist_spmv_dot_nowait: the product cannot sum x'y as it goes");
+    return product(G, dx, dy, 0, wdot, err);
 }

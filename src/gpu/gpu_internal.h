@@ -127,6 +127,12 @@ int hspmv_gpu_launch_naive(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_re
                            int64_t long_min, int add, hspmv_error *err);
 int hspmv_gpu_launch_stream(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y,
                             int64_t long_min, int add, hspmv_error *err);
+/* The stream kernel on every row (no long-row split), y = A*x, and
+   wdot[w] = sum of x_i*y_i over warp w's 32 rows (a square matrix);
+   hspmv_gpu_stream_dot_count(nrows) entries of wdot. */
+int64_t hspmv_gpu_stream_dot_count(int64_t nrows);
+int hspmv_gpu_launch_stream_dot(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y, double *wdot,
+                                hspmv_error *err);
 int hspmv_gpu_launch_light(const hspmv_gpu_csr *A, int V, const hspmv_real *x, hspmv_real *y,
                            int64_t long_min, int add, hspmv_error *err);
 int hspmv_gpu_launch_long(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y,

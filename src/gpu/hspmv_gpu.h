@@ -261,6 +261,8 @@ typedef struct hspmv_gpu_cg_result {
     double wait_seconds;   /* the host waiting for the device before each reduction (the product's
                               and the kernels' time, seen from the host, plus the copy of the sums) */
     double reduce_seconds; /* in MPI_Allreduce (the device idle meanwhile) */
+    int vector_passes;     /* vector passes an iteration besides the product: 11, or 9 where every rank
+                              sums p'q inside its product */
 } hspmv_gpu_cg_result;
 int hspmv_gpu_cg(hspmv_gpu_dist *G, const hspmv_real *db, hspmv_real *dx, double tol, int64_t maxit,
                  hspmv_gpu_cg_result *res, hspmv_error *err);

@@ -149,6 +149,28 @@ int hspmv_gpu_spmv(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real
     }
 }
 
+int hspmv_gpu_dot_fusable(const hspmv_gpu_csr *A, int kernel)
+{
+    if (!A || A->nrows != A->ncols || A->nrows == 0) return 0;
+    if (kernel == HSPMV_GPU_STREAM) return 1;
+    return kernel == HSPMV_GPU_AUTO && A->npanels == 0 && !A->auto_cusparse && A->auto_kernel == HSPMV_GPU_STREAM &&
+           A->nchunks == 0;
+}
+
+int64_t hspmv_gpu_dot_rows_scratch(int64_t nrows)
+{
+    return hspmv_gpu_stream_dot_count(nrows);
+}
+
+int hspmv_gpu_spmv_dot(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real *y, double *wdot,
+                       hspmv_error *err)
+{
+    if (!hspmv_gpu_dot_fusable(A, kernel) || !x || !y || !wdot)
+        return hspmv_err(err, HSPMV_ERR_ARG, "hspmv_gpu_spmv_dot: kernel %s does not sum x'y as it goes",
+                         hspmv_gpu_kernel_name(kernel));
+    return hspmv_gpu_launch_stream_dot(A, x, y, wdot, err);
+}
+
 /* The several-GPU path's ghost block adds into y: AUTO and our kernels take
    add; cuSPARSE is run only with add == 0 (beta = 0 in its call). */
 int hspmv_gpu_spmv_add(hspmv_gpu_csr *A, int kernel, const hspmv_real *x, hspmv_real *y, int add,

@@ -2,7 +2,9 @@
    reads their entries as one contiguous stream (v and ci coalesced, several
    loads in flight per lane), stages the products v_k * x[ci_k] in shared
    memory, and each lane then sums its own row from there. Rows of at least
-   long_min entries are skipped (y_i = 0) for the long-row kernel. */
+   long_min entries are skipped (y_i = 0) for the long-row kernel. With
+   wdot, each warp also writes the sum over its 32 rows of x_i*y_i (CG's
+   p'q on a square matrix) while y_i is in its registers. */
 #include "gpu_internal.h"
 
 #define STREAM_THREADS 256
@@ -13,12 +15,15 @@ template <int H>
 __global__ void __launch_bounds__(STREAM_THREADS)
 spmv_stream_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
                    const hspmv_real *__restrict__ v, const hspmv_real *__restrict__ x,
-                   hspmv_real *__restrict__ y, int64_t long_min, int add)
+                   hspmv_real *__restrict__ y, int64_t long_min, int add, double *__restrict__ wdot)
 {
     __shared__ hspmv_real buf[STREAM_WARPS][STREAM_PIECE];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int64_t r0 = ((int64_t)blockIdx.x * STREAM_WARPS + w) * 32;
-    if (r0 >= n) return; /* the whole warp leaves together */
+    if (r0 >= n) { /* the whole warp leaves together */
+        if (wdot && lane == 0) wdot[(int64_t)blockIdx.x * STREAM_WARPS + w] = 0;
+        return;
+    }
     const int64_t i = r0 + lane;
     const int64_t rb = i < n ? rp[i] : 0, rf = i < n ? rp[i + 1] : 0;
     const int last = (int)((n - r0 < 32 ? n - r0 : 32) - 1);
@@ -61,10 +66,16 @@ spmv_stream_kernel(int64_t n, const int64_t *__restrict__ rp, const int32_t *__r
         holes &= holes - 1;
     }
     if (i < n) y[i] = add ? y[i] + sum : sum;
+    if (wdot) { /* a fixed order: the same sum every run */
+        double d = i < n ? (double)x[i] * (double)sum : 0.0;
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) d += __shfl_down_sync(HSPMV_FULL_MASK, d, off);
+        if (lane == 0) wdot[(int64_t)blockIdx.x * STREAM_WARPS + w] = d;
+    }
 }
 
 typedef void stream_fn(int64_t, const int64_t *, const int32_t *, const hspmv_real *,
-                       const hspmv_real *, hspmv_real *, int64_t, int);
+                       const hspmv_real *, hspmv_real *, int64_t, int, double *);
 static stream_fn *const stream_kernels[HSPMV_NHINTS] = {
     spmv_stream_kernel<0>, spmv_stream_kernel<1>, spmv_stream_kernel<2>,
 };
@@ -75,6 +86,22 @@ int hspmv_gpu_launch_stream(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_r
     int64_t rows_per_block = 32 * STREAM_WARPS;
     int64_t blocks = (A->nrows + rows_per_block - 1) / rows_per_block;
     if (blocks == 0) return hspmv_ok(err);
-    HSPMV_BY_HINTS(A, stream_kernels)<<<(unsigned)blocks, STREAM_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, long_min, add);
+    HSPMV_BY_HINTS(A, stream_kernels)<<<(unsigned)blocks, STREAM_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, long_min, add,
+                                                                           NULL);
+    return hspmv_cuda_launch_err("spmv_stream_kernel", err);
+}
+
+int64_t hspmv_gpu_stream_dot_count(int64_t nrows)
+{
+    return (nrows + 32 * STREAM_WARPS - 1) / (32 * STREAM_WARPS) * STREAM_WARPS;
+}
+
+int hspmv_gpu_launch_stream_dot(const hspmv_gpu_csr *A, const hspmv_real *x, hspmv_real *y, double *wdot,
+                                hspmv_error *err)
+{
+    int64_t blocks = hspmv_gpu_stream_dot_count(A->nrows) / STREAM_WARPS;
+    if (blocks == 0) return hspmv_ok(err);
+    HSPMV_BY_HINTS(A, stream_kernels)<<<(unsigned)blocks, STREAM_THREADS>>>(A->nrows, A->rp, A->ci, A->v, x, y, INT64_MAX,
+                                                                           0, wdot);
     return hspmv_cuda_launch_err("spmv_stream_kernel", err);
 }

@@ -401,28 +401,37 @@ static void failed_allocation_is_every_ranks_error(void)
 /* CG on the GPUs: the 2D Laplacian with b = A*1 converges to x = 1, in
    the CPU solver's iterations (within 2: the sums' order differs) and to
    its x; the phases are non-negative and within the solve's time. */
-static void cg_converges_on_the_gpus(void)
+/* The Laplacian of a k x k grid (5 points, d = 2) or a k^3 grid with its
+   27 points (d = 3; diagonal 26.5, so positive definite). */
+static void stencil(int d, int64_t k, hspmv_csr *A)
 {
-    int64_t k = 48, n = k * k;
-    hspmv_csr A;
-    if (!gpu_ready()) return;
-    memset(&A, 0, sizeof(A));
-    A.nrows = A.ncols = n;
-    A.rowptr = hspmv_calloc((size_t)n + 1, sizeof(int64_t));
-    A.colind = hspmv_calloc((size_t)n * 5, sizeof(int32_t));
-    A.val = hspmv_calloc((size_t)n * 5, sizeof(hspmv_real));
-    int64_t q = 0;
+    int64_t n = d == 2 ? k * k : k * k * k, w = d == 2 ? 5 : 27, q = 0;
+    memset(A, 0, sizeof(*A));
+    A->nrows = A->ncols = n;
+    A->rowptr = hspmv_calloc((size_t)n + 1, sizeof(int64_t));
+    A->colind = hspmv_calloc((size_t)(n * w), sizeof(int32_t));
+    A->val = hspmv_calloc((size_t)(n * w), sizeof(hspmv_real));
     for (int64_t i = 0; i < n; i++) {
-        int64_t r = i / k, c = i % k, nb[5] = {i - k, i - 1, i, i + 1, i + k};
-        int okb[5] = {r > 0, c > 0, 1, c < k - 1, r < k - 1};
-        for (int t = 0; t < 5; t++)
-            if (okb[t]) {
-                A.colind[q] = (int32_t)nb[t];
-                A.val[q++] = nb[t] == i ? 4 : -1;
-            }
-        A.rowptr[i + 1] = q;
+        int64_t c = i % k, r = i / k % k, l = d == 2 ? 0 : i / (k * k);
+        for (int64_t dl = d == 2 ? 0 : -1; dl <= (d == 2 ? 0 : 1); dl++)
+            for (int64_t dr = -1; dr <= 1; dr++)
+                for (int64_t dc = -1; dc <= 1; dc++) {
+                    if (d == 2 && dr != 0 && dc != 0) continue;
+                    if (c + dc < 0 || c + dc >= k || r + dr < 0 || r + dr >= k || l + dl < 0 || l + dl >= k) continue;
+                    int64_t j = i + dc + dr * k + dl * k * k;
+                    A->colind[q] = (int32_t)j;
+                    A->val[q++] = j == i ? (d == 2 ? 4 : 26.5) : -1;
+                }
+        A->rowptr[i + 1] = q;
     }
-    A.nnz = q;
+    A->nnz = q;
+}
+
+/* CG on the GPUs against the CPU library's on the same rows; passes: the
+   vector passes its result must report (0: either). */
+static void cg_on(const hspmv_csr *Ap, const char *name, int passes)
+{
+    hspmv_csr A = *Ap;
     hspmv_csr S;
     my_rows(&A, &S);
     hspmv_gpu_dist *G = NULL;
@@ -457,7 +466,10 @@ static void cg_converges_on_the_gpus(void)
         for (int64_t i = 0; i < nl; i++) err = fmax(err, fabs((double)x[i] - 1));
         MPI_Allreduce(&err, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         CHECK(all < (sizeof(hspmv_real) == 8 ? 1e-7 : 1e-2), "max|x - 1| = %.3e", all);
-        if (me == 0) printf("  CG: %lld iterations, relres %.3e, max|x-1| %.2e\n", (long long)res.iterations, res.relres, all);
+        if (me == 0) printf("  CG on %s: %lld iterations, relres %.3e, max|x-1| %.2e, %d vector passes\n", name,
+                            (long long)res.iterations, res.relres, all, res.vector_passes);
+        CHECK(passes == 0 || res.vector_passes == passes, "%s: %d vector passes reported, expected %d", name,
+              res.vector_passes, passes);
         double sum_ph = res.spmv_seconds + res.vector_seconds + res.reduce_seconds;
         CHECK(res.vector_seconds > 0 && res.wait_seconds > 0 && res.reduce_seconds >= 0 && res.spmv_seconds > 0 &&
                   res.vector_seconds < res.seconds && sum_ph <= res.seconds * 1.05 + 1e-4,
@@ -499,6 +511,20 @@ static void cg_converges_on_the_gpus(void)
     }
     hspmv_gpu_dist_destroy(&G);
     hspmv_free(S.rowptr);
+}
+
+/* The 5-point grid runs one thread per row (p'q by a dot kernel: 11
+   passes); the 27-point one the warp streaming kernel, which on one rank
+   (no ghost block) sums p'q as it makes q (9). */
+static void cg_converges_on_the_gpus(void)
+{
+    hspmv_csr A;
+    if (!gpu_ready()) return;
+    stencil(2, 48, &A);
+    cg_on(&A, "the 5-point 48 x 48 grid", 11);
+    hspmv_csr_free(&A);
+    stencil(3, 12, &A);
+    cg_on(&A, "the 27-point 12^3 grid", P == 1 ? 9 : 0);
     hspmv_csr_free(&A);
 }
 
