@@ -12,9 +12,9 @@
    per-thread sums in a fixed order. */
 int hspmv_dist_spmv_dot(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, double *xy, hspmv_error *err);
 /* 1 where hspmv_dist_spmv_dot's sum rides in the product: a square matrix
-   of both triangles whose rows are made by the owned block and, p2p, the
-   compressed ghost rows; node halo: a rank with no ghost columns, no
-   folded or shared rows. */
+   of both triangles whose rows are made by the owned block and blocks of
+   compressed rows added after it (p2p: the ghost rows; node halo: the node
+   and off-node blocks, with no folded, shared or merged rows). */
 int hspmv_dist_dot_fused(const hspmv_dist *D);
 
 #endif

@@ -58,7 +58,7 @@ static void add_ghost_rows(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, do
 static void rest_product(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, double *dot)
 {
     if (D->halo == HSPMV_HALO_NODE) {
-        hspmv_node_rest(D, y);
+        hspmv_node_rest(D, y, dot);
         return;
     }
     double t0 = MPI_Wtime();
@@ -76,9 +76,10 @@ int hspmv_dist_dot_fused(const hspmv_dist *D)
         D->nrows_local != D->ncols_local)
         return 0;
     if (D->halo == HSPMV_HALO_P2P) return !D->Lg || D->ghost_row != NULL;
-    const hspmv_node *N = D->node; /* node: only where the owned block makes every row, all of it here */
-    return D->halo == HSPMV_HALO_NODE && N && D->nghost == 0 && !N->oshare && !N->nfold && !N->merged &&
-           N->orow0 == 0 && N->orow1 == D->nrows_local;
+    const hspmv_node *N = D->node; /* node: the owned block, then the node and off-node blocks' compressed rows */
+    return D->halo == HSPMV_HALO_NODE && N && !N->oshare && !N->nfold && !N->merged &&
+           N->gather != HSPMV_GATHER_SHARE && N->orow0 == 0 && N->orow1 == D->nrows_local &&
+           (!N->nb.L || N->nb.row) && (!N->ob.L || N->ob.row);
 }
 
 /* x'y over this rank's rows, one threaded pass (T shares' sums added in order). */

@@ -111,21 +111,24 @@ static int check_layout(const hspmv_csr *A, int part, int halo, const char *test
     return all;
 }
 
-/* Every partition, p2p and node, whole and in pieces. */
+/* Every partition, p2p and node, whole and in pieces; the node halo also
+   with its blocks' rows compressed and nothing shared, folded or merged,
+   gathering direct and by copy (where the sum rides in the product). */
 static void every_layout(const hspmv_csr *A, const char *name, int banded)
 {
-    static const char *tests[] = {"", "pieces=3,dist_pieces=3"};
+    static const char *tests[] = {"", "pieces=3,dist_pieces=3", "owned_share_tail=0,merge=0,fold=0,gather=direct",
+                                  "owned_share_tail=0,merge=0,fold=0,gather=copy,pieces=2"};
     for (int part = 0; part < 3; part++)
         for (int h = 0; h < 2; h++)
-            for (int t = 0; t < 2; t++) {
+            for (int t = 0; t < (h ? 2 : 4); t++) {
                 char w[200];
                 int fused = 0, halo = h ? HSPMV_HALO_P2P : HSPMV_HALO_NODE;
                 snprintf(w, sizeof(w), "%s, partition %d, halo %s, %s", name, part, h ? "p2p" : "node",
                          t ? tests[t] : "whole");
                 CHECK(check_layout(A, part, halo, tests[t], w, &fused), "%s", w);
-                /* one rank, or p2p on a long band (few rows with ghosts, compressed): the owned block and the
-                   compressed ghost rows make every row */
-                if (P == 1 || (banded && h)) CHECK(fused, "%s: the sum should ride in the product", w);
+                /* one rank, or on a long band (few rows with ghosts, compressed) p2p or the node halo
+                   without shared, folded or merged rows: the owned block and compressed rows make every row */
+                if (P == 1 || (banded && (h || t >= 2))) CHECK(fused, "%s: the sum should ride in the product", w);
             }
 }
 

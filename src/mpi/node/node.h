@@ -299,11 +299,13 @@ int hspmv_node_volumes(struct hspmv_dist *D, hspmv_node *N, const int32_t *g, hs
    published, the node's receivers waited for; rest: the off-node block,
    done published, the readers of a window x waited for. */
 int hspmv_node_begin(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y);
-/* local's dot (NULL: none) += x'y of the owned block's rows, for
-   hspmv_dist_dot_fused matrices (no other part adds to their rows). */
+/* local's dot (NULL: none) += x'y of what the owned and the node block
+   make, for hspmv_dist_dot_fused matrices (their blocks' rows compressed,
+   no folded or shared rows, nothing merged). */
 void hspmv_node_local(struct hspmv_dist *D, const hspmv_real *x, hspmv_real *y, double *dot);
 int hspmv_node_end(struct hspmv_dist *D);
-void hspmv_node_rest(struct hspmv_dist *D, hspmv_real *y);
+/* rest's dot as local's (the off-node block's part). */
+void hspmv_node_rest(struct hspmv_dist *D, hspmv_real *y, double *dot);
 /* node_spmm.c. Y = A X for a row-major block of k (>= 2) vectors in halo
    "node" mode: the steps of the one-vector product with k values an entry,
    the x parts and ghosts in a second window (N->wide, made or grown here:
@@ -395,6 +397,11 @@ void hspmv_node_gather_copy(hspmv_real *dst, const hspmv_real *src, const int64_
 
 /* y (+)= the block's product of x (compressed rows added in place). */
 void hspmv_node_block_add(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads);
+/* hspmv_node_block_add of a block of compressed rows and, with dot (not
+   NULL), dot += the sum of xo[row]*(what is added to y[row]) (the rank's
+   own x: CG's p'q, hspmv_dist_dot_fused); the sum in a fixed order. */
+void hspmv_node_block_add_dot(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads,
+                              const hspmv_real *xo, double *dot);
 /* The same with add == 0: y = the block's product (every row: only for a block without compressed rows). */
 void hspmv_node_block_mul(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads, int add);
 void hspmv_node_block_free(node_block *B);

@@ -216,7 +216,9 @@ void hspmv_node_local(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, double 
     } else {
         if (N->gather == HSPMV_GATHER_COPY && N->nb.L)
             hspmv_node_gather_copy(N->xn, xb, N->nsrc, N->nn, N->threads);
-        hspmv_node_block_mul(&N->nb, N->gather == HSPMV_GATHER_COPY ? N->xn : xb, y, N->threads, !c->whole);
+        const hspmv_real *xn = N->gather == HSPMV_GATHER_COPY ? N->xn : xb;
+        if (dot) hspmv_node_block_add_dot(&N->nb, xn, y, N->threads, x, dot);
+        else hspmv_node_block_mul(&N->nb, xn, y, N->threads, !c->whole);
     }
     c->t2 = MPI_Wtime();
 }
@@ -236,7 +238,7 @@ int hspmv_node_end(hspmv_dist *D)
     return c->rc;
 }
 
-void hspmv_node_rest(hspmv_dist *D, hspmv_real *y)
+void hspmv_node_rest(hspmv_dist *D, hspmv_real *y, double *dot)
 {
     hspmv_node *N = D->node;
     node_call *c = &N->cur;
@@ -245,9 +247,9 @@ void hspmv_node_rest(hspmv_dist *D, hspmv_real *y)
     uint64_t n = c->n;
     if (N->gather == HSPMV_GATHER_COPY) {
         if (N->ob.L) hspmv_node_gather_copy(N->xo, c->gh, N->osrc, N->no, N->threads);
-        hspmv_node_block_add(&N->ob, N->xo, y, N->threads);
+        hspmv_node_block_add_dot(&N->ob, N->xo, y, N->threads, c->x, dot);
     } else {
-        hspmv_node_block_add(&N->ob, c->gh, y, N->threads);
+        hspmv_node_block_add_dot(&N->ob, c->gh, y, N->threads, c->x, dot);
     }
     double t5 = MPI_Wtime();
     /* 8. done reading; a window vector is the caller's again once its readers are done */
