@@ -222,4 +222,23 @@ int hspmv_halo_blk_grow(hspmv_dist *D, int k, hspmv_error *err);
 /* Frees D->blk (hspmv_dist_destroy). */
 void hspmv_dist_blk_free(hspmv_dist *D);
 
+/* *dot += the sum over i in [0, n) of what body adds to its double s:
+   up to T threads (one below 32768 entries), each its even share of [0, n),
+   the shares' sums added in order, so the sum has a fixed order for a
+   given T (dist_spmv.c, node_block.c). A share runs as one SIMD loop: body
+   may write y[row[i]] only for rows that differ. */
+#define HSPMV_SHARES_DOT(T, n, dot, body)                                                     \
+    do {                                                                           \
+        int T_ = (n) > 32768 ? (T) : 1;                                            \
+        double part_[T_ > 0 ? T_ : 1];                                             \
+        _Pragma("omp parallel for num_threads(T_) schedule(static, 1)")             \
+        for (int t_ = 0; t_ < T_; t_++) {                                          \
+            double s = 0;                                                          \
+            _Pragma("omp simd reduction(+ : s)")                                   \
+            for (int64_t i = (n) * t_ / T_; i < (n) * (t_ + 1) / T_; i++) { body } \
+            part_[t_] = s;                                                         \
+        }                                                                          \
+        for (int t_ = 0; t_ < T_; t_++) *(dot) += part_[t_];                         \
+    } while (0)
+
 #endif

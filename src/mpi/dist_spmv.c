@@ -29,29 +29,20 @@ static void local_product(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, dou
 }
 
 /* The compressed ghost rows' sums added to y, and with dot x'(those sums):
-   the rows in T even shares, their sums added in order (a fixed order). */
+   HSPMV_SHARES_DOT. */
 static void add_ghost_rows(hspmv_dist *D, const hspmv_real *x, hspmv_real *y, double *dot)
 {
     const int64_t *gr = D->ghost_row, n = D->nghost_rows;
     const hspmv_real *gy = D->gy;
-    int T = n > 32768 ? D->threads : 1;
-    double part[T > 0 ? T : 1];
-#pragma omp parallel for num_threads(T) schedule(static, 1)
-    for (int t = 0; t < T; t++) {
-        int64_t lo = n * t / T, hi = n * (t + 1) / T;
-        double s = 0;
-        if (dot) {
-            _Pragma("omp simd reduction(+ : s)")
-            for (int64_t i = lo; i < hi; i++) {
-                y[gr[i]] += gy[i];
-                s += (double)x[gr[i]] * gy[i];
-            }
-        } else {
-            for (int64_t i = lo; i < hi; i++) y[gr[i]] += gy[i];
-        }
-        part[t] = s;
+    if (!dot) {
+#pragma omp parallel for num_threads(D->threads) schedule(static) if (n > 32768)
+        for (int64_t i = 0; i < n; i++) y[gr[i]] += gy[i];
+        return;
     }
-    for (int t = 0; dot && t < T; t++) *dot += part[t];
+    HSPMV_SHARES_DOT(D->threads, n, dot, {
+        y[gr[i]] += gy[i];
+        s += (double)x[gr[i]] * gy[i];
+    });
 }
 
 /* What needed the exchange. p2p: y += the ghost block's product. */
@@ -85,20 +76,9 @@ int hspmv_dist_dot_fused(const hspmv_dist *D)
 /* x'y over this rank's rows, one threaded pass (T shares' sums added in order). */
 static double local_dot(const hspmv_dist *D, const hspmv_real *x, const hspmv_real *y)
 {
-    int64_t n = D->nrows_local;
-    int T = n > 32768 ? D->threads : 1;
-    double part[T > 0 ? T : 1];
-#pragma omp parallel for num_threads(T) schedule(static, 1)
-    for (int t = 0; t < T; t++) {
-        int64_t lo = n * t / T, hi = n * (t + 1) / T;
-        double s = 0;
-        _Pragma("omp simd reduction(+ : s)")
-        for (int64_t i = lo; i < hi; i++) s += (double)x[i] * y[i];
-        part[t] = s;
-    }
-    double s = 0;
-    for (int t = 0; t < T; t++) s += part[t];
-    return s;
+    double sum = 0, *dot = &sum;
+    HSPMV_SHARES_DOT(D->threads, D->nrows_local, dot, { s += (double)x[i] * y[i]; });
+    return sum;
 }
 
 /* The four steps; dot (NULL: none): this rank's x'y, fused where

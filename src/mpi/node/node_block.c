@@ -67,20 +67,6 @@ void hspmv_node_block_add(const node_block *B, const hspmv_real *x, hspmv_real *
     hspmv_node_block_mul(B, x, y, threads, 1);
 }
 
-/* Sums of up to T even shares of [0, n), added in share order (a fixed order). */
-#define SHARES_DOT(T, n, body)                                                     \
-    do {                                                                           \
-        int T_ = (n) > 32768 ? (T) : 1;                                            \
-        double part_[T_ > 0 ? T_ : 1];                                             \
-        _Pragma("omp parallel for num_threads(T_) schedule(static, 1)")             \
-        for (int t_ = 0; t_ < T_; t_++) {                                          \
-            double s = 0;                                                          \
-            for (int64_t i = (n) * t_ / T_; i < (n) * (t_ + 1) / T_; i++) { body } \
-            part_[t_] = s;                                                         \
-        }                                                                          \
-        for (int t_ = 0; t_ < T_; t_++) *dot += part_[t_];                         \
-    } while (0)
-
 void hspmv_node_block_add_dot(const node_block *B, const hspmv_real *x, hspmv_real *y, int threads,
                               const hspmv_real *xo, double *dot)
 {
@@ -97,7 +83,7 @@ void hspmv_node_block_add_dot(const node_block *B, const hspmv_real *x, hspmv_re
     if (B->val1) {
         const int32_t *r1 = B->row1, *c1 = B->col1;
         const hspmv_real *v1 = B->val1;
-        SHARES_DOT(threads, n, {
+        HSPMV_SHARES_DOT(threads, n, dot, {
             hspmv_real g = v1[i] * x[c1[i]];
             y[r1[i]] += g;
             s += (double)xo[r1[i]] * g;
@@ -106,7 +92,7 @@ void hspmv_node_block_add_dot(const node_block *B, const hspmv_real *x, hspmv_re
     }
     const hspmv_real *gy = B->gy;
     hspmv_local_spmv(B->L, x, B->gy, 0);
-    SHARES_DOT(threads, n, {
+    HSPMV_SHARES_DOT(threads, n, dot, {
         y[r[i]] += gy[i];
         s += (double)xo[r[i]] * gy[i];
     });
