@@ -17,7 +17,8 @@
 # "1 8"); DEADLINE (seconds from the start) starts no round after it.
 # Runs on the 16-core machine, from the repository root; needs what
 # bench/jobs/job-env.sh says (Open MPI; the build it makes). Results under
-# $OUT (default results/dist-block): rounds.txt; the table on stdout.
+# $OUT (default results/dist-block): rounds.txt, full.txt (every launch's
+# whole output: the per-phase times, max and mean over ranks); the table on stdout.
 set -u
 case ${1:-} in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" | grep -v '^SBATCH'; exit 0 ;; esac
 ROUNDS=${1:-3}
@@ -40,7 +41,7 @@ one() { # matrix, split, K, round: one launch, its lines tagged
   else
     env OMP_NUM_THREADS=$t OMP_PROC_BIND=close OMP_PLACES=cores timeout 300 mpirun -n $r --map-by slot:PE=$t \
       --bind-to core ./benchmark-mpi $D/$1.petsc --threads $t --reps $reps --warmup 3 --passes 2 --halo node,p2p \
-      "${v[@]}" 2>&1 | grep "^bench=mpi"
+      "${v[@]}" 2>&1 | tee -a $OUT/full.txt | grep "^bench=mpi"
   fi | sed "s/^/round=$4 split=$2 mat=$1 k=$3 /" >> $OUT/rounds.txt
 }
 for rd in $(seq 1 "$ROUNDS"); do

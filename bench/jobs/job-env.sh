@@ -8,7 +8,8 @@
 # results/scaling), D (/tmp/m) and gen_mats NAME... (makes the named
 # matrices missing from $D, in parallel: l3r = genmat lap3d 200 --values
 # random, l3 = lap3d 200 (two values), rnd = random 4000000 --k 8,
-# pwl = powerlaw 4000000 --k 8).
+# pwl = powerlaw 4000000 --k 8, l27 = lap3d27 150 --values random, rndv =
+# random 4000000 --k 8 --values random).
 # Needs, all in .dev (which git ignores): the SpMV peer baselines (a naive
 # OpenMP CSR driver naive_csr.c with its Matrix Market reader in common/,
 # and librsb's driver rsb_spmv.c; not part of hspmv) copied into .dev/peers; METIS .debs unpacked into
@@ -34,7 +35,8 @@ gcc -O3 -march=native -fopenmp -I.dev/peers -o /tmp/naive .dev/peers/naive_csr.c
 # The jobs' generated matrices in /tmp/m, by short name (all real-valued
 # but l3): gen_mats NAME... makes those missing, in parallel.
 D=/tmp/m; mkdir -p $D
-declare -A GEN=([l3r]="lap3d 200 --values random" [l3]="lap3d 200" [rnd]="random 4000000 --k 8" [pwl]="powerlaw 4000000 --k 8")
+declare -A GEN=([l3r]="lap3d 200 --values random" [l3]="lap3d 200" [rnd]="random 4000000 --k 8" [pwl]="powerlaw 4000000 --k 8"
+         [l27]="lap3d27 150 --values random" [rndv]="random 4000000 --k 8 --values random")
 gen_mats() {
   for m in "$@"; do [ -s $D/$m.mtx ] || timeout 200 ./genmat ${GEN[$m]} -o $D/$m.mtx > /dev/null & done; wait
   echo "gen done t=$((SECONDS-T0))"
