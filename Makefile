@@ -247,6 +247,8 @@ $(BUILD)/bin/benchmark-%: $(BUILD)/obj/bench/benchmark_%.o $(BENCH_LIB) $(LIB)
 programs: build/.deps-build $(PROG_BIN)
 	@for p in $(PROGS); do cmp -s $(BUILD)/bin/$$p $$p || { cp $(BUILD)/bin/$$p $$p.tmp && mv -f $$p.tmp $$p; } || exit 1; done
 
+# test_order_rcm compares orders on genmat's meshes (bench/gen_rows.c).
+$(BUILD)/tests/test_order_rcm: $(BUILD)/obj/bench/gen_rows.o
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@

@@ -47,7 +47,7 @@ static int shuffle(const hspmv_csr *A, hspmv_csr *B, uint64_t seed)
     int rc;
     hspmv_order_random(p, A->nrows, seed);
     hspmv_order_random(q, A->ncols, A->nrows == A->ncols ? seed : seed + 1);
-    rc = hspmv_order_apply(A, p, q, B, NULL);
+    rc = hspmv_order_apply(A, p, q, 0, B, NULL);
     free(p);
     free(q);
     return rc;
@@ -59,7 +59,7 @@ static int permuted_matches(const hspmv_csr *A, const int64_t *rp, const int64_t
 {
     hspmv_csr B;
     int ok = 1;
-    if (hspmv_order_apply(A, rp, cp, &B, NULL)) return 0;
+    if (hspmv_order_apply(A, rp, cp, 0, &B, NULL)) return 0;
     hspmv_real *x = malloc(((size_t)A->ncols + 1) * sizeof(hspmv_real));
     hspmv_real *xb = malloc(((size_t)A->ncols + 1) * sizeof(hspmv_real));
     hspmv_real *yb = malloc(((size_t)A->nrows + 1) * sizeof(hspmv_real));
@@ -165,7 +165,7 @@ static void test_rcm_shuffled_grid(void)
     hspmv_csr R;
     CHECK(hspmv_order_rcm(&S, rp, cp, NULL) == HSPMV_OK, "rcm");
     CHECK(!memcmp(rp, cp, (size_t)n * sizeof(int64_t)), "square: rows and columns alike");
-    CHECK(hspmv_order_apply(&S, rp, cp, &R, NULL) == HSPMV_OK, "apply");
+    CHECK(hspmv_order_apply(&S, rp, cp, 0, &R, NULL) == HSPMV_OK, "apply");
     hspmv_order_measure(&A, 100, 0, &natural);
     hspmv_order_measure(&S, 100, 0, &before);
     hspmv_order_measure(&R, 100, 0, &after);
@@ -264,7 +264,7 @@ static void test_disconnected(void)
     int64_t *rp = malloc((size_t)n * sizeof(int64_t)), *cp = malloc((size_t)n * sizeof(int64_t));
     hspmv_csr R;
     hspmv_order_stats st;
-    CHECK(hspmv_order_rcm(&S, rp, cp, NULL) == HSPMV_OK && hspmv_order_apply(&S, rp, cp, &R, NULL) == HSPMV_OK, "rcm");
+    CHECK(hspmv_order_rcm(&S, rp, cp, NULL) == HSPMV_OK && hspmv_order_apply(&S, rp, cp, 0, &R, NULL) == HSPMV_OK, "rcm");
     hspmv_order_measure(&R, 1, 0, &st);
     CHECK(st.bandwidth <= 2 * 9 + 1, "components kept apart: bandwidth %lld", (long long)st.bandwidth);
     free(rp), free(cp);
@@ -297,7 +297,7 @@ static void test_one_sided_chain(void)
     int64_t *rp = malloc((size_t)n * sizeof(int64_t)), *cp = malloc((size_t)n * sizeof(int64_t));
     hspmv_csr R;
     hspmv_order_stats st;
-    CHECK(hspmv_order_rcm(&S, rp, cp, NULL) == HSPMV_OK && hspmv_order_apply(&S, rp, cp, &R, NULL) == HSPMV_OK, "rcm");
+    CHECK(hspmv_order_rcm(&S, rp, cp, NULL) == HSPMV_OK && hspmv_order_apply(&S, rp, cp, 0, &R, NULL) == HSPMV_OK, "rcm");
     hspmv_order_measure(&R, 1, 0, &st);
     CHECK(st.bandwidth == 1, "the chain back in a line: bandwidth %lld", (long long)st.bandwidth);
     CHECK(permuted_matches(&S, rp, cp, "one-sided chain"), "product");
@@ -315,13 +315,13 @@ static void test_symmetric_pattern_told(void)
     hspmv_csr A;
     hspmv_graph G;
     CHECK(grid2d(&A, 40, 40) == HSPMV_OK, "grid");
-    CHECK(hspmv_graph_symmetric(&A, &G, NULL) == HSPMV_OK && G.own_adj == NULL, "the grid read as it is");
+    CHECK(hspmv_graph_symmetric(&A, 0, &G, NULL) == HSPMV_OK && G.own_adj == NULL, "the grid read as it is");
     hspmv_graph_free(&G);
     /* row 500's right neighbour becomes 502: (500, 502) has no mirror, (501, 500) none either */
     int64_t at = A.rowptr[500] + 3;
     CHECK(A.colind[at] == 501, "the entry to move");
     A.colind[at] = 502;
-    CHECK(hspmv_graph_symmetric(&A, &G, NULL) == HSPMV_OK && G.own_adj != NULL, "one entry moved: A + A^T built");
+    CHECK(hspmv_graph_symmetric(&A, 0, &G, NULL) == HSPMV_OK && G.own_adj != NULL, "one entry moved: A + A^T built");
     int sym = 1; /* and that graph is symmetric: every edge has its mirror */
     for (int64_t v = 0; v < G.n && sym; v++)
         for (int64_t q = G.beg[v]; q < G.end[v]; q++) {

@@ -123,7 +123,7 @@ int hspmv_dist_reorder_root(const hspmv_csr *A, int reorder, int partition, cons
         hspmv_csr_free(&B);
     } else { /* METIS renumbered: each part ordered inside */
         rc = order_parts(A, reorder, test, P, row_start, *perm, *iperm, &used, err);
-        if (!rc && !(rc = hspmv_order_apply(A, *perm, *perm, &B, err))) hspmv_order_measure(&B, before.window, 0, &after);
+        if (!rc && !(rc = hspmv_order_apply(A, *perm, *perm, 0, &B, err))) hspmv_order_measure(&B, before.window, 0, &after);
         hspmv_csr_free(&B);
     }
     in->reorder = used;

@@ -37,7 +37,7 @@ int64_t hspmv_order_window(const char *test);
    joined to the columns of its entries); rows take the order in which the
    row nodes come, columns that of the column nodes. HSPMV_OK, or
    HSPMV_ERR_NOMEM / _UNSUPPORTED (nrows + ncols >= 2^31 for a rectangular
-   matrix) with err set. */
+   matrix) with err set. All threads (hspmv_order_rcm_within: how many). */
 int hspmv_order_rcm(const hspmv_csr *A, int64_t *rp, int64_t *cp, hspmv_error *err);
 
 /* Nested dissection by METIS_NodeND on the graph of A + A^T (square
@@ -57,8 +57,13 @@ int hspmv_order_is_identity(const int64_t *p, int64_t n);
 
 /* B = A(rp, cp): row k of B is row rp[k] of A, column k of B column cp[k]
    of A, columns ascending in each row; the permutations are trusted
-   (hspmv_order_check them first). In parallel over rows. */
-int hspmv_order_apply(const hspmv_csr *A, const int64_t *rp, const int64_t *cp, hspmv_csr *B, hspmv_error *err);
+   (hspmv_order_check them first). In parallel over rows (threads <= 0: all). */
+int hspmv_order_apply(const hspmv_csr *A, const int64_t *rp, const int64_t *cp, int threads, hspmv_csr *B,
+                      hspmv_error *err);
+
+/* x[k] = x[0] + ... + x[k] for k in 0..n (n + 1 entries), in place, in
+   parallel (threads <= 0: all): row pointers from row lengths. */
+void hspmv_order_scan(int64_t *x, int64_t n, int threads);
 
 /* A random permutation of 0..n-1 from seed (Fisher-Yates over splitmix64). */
 void hspmv_order_random(int64_t *p, int64_t n, uint64_t seed);
@@ -86,11 +91,21 @@ typedef struct hspmv_order_choice {
    within the window, and the caller's order stays. */
 #define HSPMV_AUTO_WIDTH 4
 
-/* hspmv_order_rcm that gives up (*hopeless = 1, rp and cp unset) when
-   width_limit > 0 and the first breadth-first search of the first
-   component (the search the George-Liu start begins with anyway) has
-   levels wider than width_limit on average; width_limit 0: never. */
-int hspmv_order_rcm_within(const hspmv_csr *A, int64_t *rp, int64_t *cp, double width_limit, int *hopeless,
+/* How hspmv_order_rcm_within runs. */
+typedef struct hspmv_rcm_opts {
+    double width_limit;   /* > 0: give up (*hopeless = 1, rp and cp unset) when the first
+                             breadth-first search of the first component (the search the
+                             George-Liu start begins with anyway) has levels wider than
+                             this on average; 0: never */
+    int threads;          /* threads for the graph, the searches and the sweep (<= 0: all) */
+    int64_t serial_below; /* levels narrower than this are taken by one thread (0: the
+                             default below; tests pass 1 to take every level by all) */
+} hspmv_rcm_opts;
+/* A level of this many nodes is worth a barrier or two of the team. */
+#define HSPMV_RCM_SERIAL_BELOW 2048
+
+/* hspmv_order_rcm as o says; the same order at every thread count. */
+int hspmv_order_rcm_within(const hspmv_csr *A, int64_t *rp, int64_t *cp, const hspmv_rcm_opts *o, int *hopeless,
                            hspmv_error *err);
 
 /* Orders A by asked (HSPMV_REORDER_NONE, _RCM, _ND or _AUTO; test: the

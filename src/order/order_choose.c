@@ -53,16 +53,16 @@ int hspmv_order_choose(const hspmv_csr *A, int asked, const char *test, int thre
                          (long long)A->nrows);
     }
     int hopeless = 0;
-    double limit = asked == HSPMV_REORDER_AUTO ? HSPMV_AUTO_WIDTH * (double)C->before.window : 0;
+    hspmv_rcm_opts ro = {asked == HSPMV_REORDER_AUTO ? HSPMV_AUTO_WIDTH * (double)C->before.window : 0, threads, 0};
     rc = method == HSPMV_REORDER_ND ? hspmv_order_nd(A, C->rp, C->cp, err)
-                                    : hspmv_order_rcm_within(A, C->rp, C->cp, limit, &hopeless, err);
+                                    : hspmv_order_rcm_within(A, C->rp, C->cp, &ro, &hopeless, err);
     if (!rc && hopeless) { /* auto on an expander graph: the caller's order stays */
         drop(C, B);
         C->seconds = now_s() - t0;
         return hspmv_ok(err);
     }
     C->tried = 1;
-    if (!rc) rc = hspmv_order_apply(A, C->rp, C->cp, B, err);
+    if (!rc) rc = hspmv_order_apply(A, C->rp, C->cp, threads, B, err);
     if (rc) {
         drop(C, B);
         return rc;
@@ -86,5 +86,5 @@ int hspmv_order_permute(const hspmv_csr *A, const int64_t *row_perm, const int64
     if ((rc = hspmv_csr_validate(A, err))) return rc;
     if ((rc = hspmv_order_check(row_perm, A->nrows, "row_perm", err))) return rc;
     if ((rc = hspmv_order_check(col_perm, A->ncols, "col_perm", err))) return rc;
-    return hspmv_order_apply(A, row_perm, col_perm, B, err);
+    return hspmv_order_apply(A, row_perm, col_perm, 0, B, err);
 }

@@ -1,10 +1,14 @@
 /* order_graph.c — the graphs the orderings walk: a square matrix's pattern
    made symmetric (A's own arrays when it already is), and the bipartite
-   graph of rows and columns of a rectangular one. */
+   graph of rows and columns of a rectangular one; built in parallel. */
 #include <stdlib.h>
 #include <string.h>
 #include "order_graph.h"
 #include "util.h"
+#include "order.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 void hspmv_graph_free(hspmv_graph *G)
 {
@@ -30,10 +34,10 @@ static inline uint64_t pair_hash(uint64_t r, uint64_t c)
    where A + A^T's was due: a permutation all the same, only a worse one.
    (The binary search of every mirror entry it replaces read a random row
    per entry: on a scattered 1M-row mesh a quarter of the ordering's time.) */
-static int structurally_symmetric(const hspmv_csr *A)
+static int structurally_symmetric(const hspmv_csr *A, int T)
 {
     uint64_t s = 0, t = 0;
-#pragma omp parallel for schedule(static) reduction(+ : s, t)
+#pragma omp parallel for schedule(static) num_threads(T) reduction(+ : s, t)
     for (int64_t i = 0; i < A->nrows; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             uint64_t j = (uint64_t)(uint32_t)A->colind[k];
@@ -49,40 +53,77 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int hspmv_graph_symmetric(const hspmv_csr *A, hspmv_graph *G, hspmv_error *err)
+static int threads_of(int threads)
+{
+#ifdef _OPENMP
+    return threads > 0 ? threads : omp_get_max_threads();
+#else
+    (void)threads;
+    return 1;
+#endif
+}
+
+static int own_arrays(hspmv_graph *G, int64_t n, int64_t nadj)
+{
+    G->own_beg = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
+    G->own_end = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
+    G->own_adj = hspmv_alloc_array(nadj > 0 ? (size_t)nadj : 1, sizeof(int32_t));
+    if (G->own_beg && G->own_end && G->own_adj) return 0;
+    hspmv_graph_free(G);
+    return -1;
+}
+
+/* own_beg from the counts in own_end[0..n), and own_end[v] = own_beg[v]:
+   where the fill of each node's list starts. */
+static void starts(hspmv_graph *G, int64_t n, int T)
+{
+    int64_t *beg = G->own_beg, *pos = G->own_end;
+#pragma omp parallel for schedule(static) num_threads(T)
+    for (int64_t v = 0; v < n; v++) beg[v + 1] = pos[v];
+    beg[0] = 0;
+    hspmv_order_scan(beg, n, T);
+#pragma omp parallel for schedule(static) num_threads(T)
+    for (int64_t v = 0; v < n; v++) pos[v] = beg[v];
+}
+
+int hspmv_graph_symmetric(const hspmv_csr *A, int threads, hspmv_graph *G, hspmv_error *err)
 {
     int64_t n = A->nrows;
+    int T = threads_of(threads);
     memset(G, 0, sizeof(*G));
     G->n = n;
-    if (structurally_symmetric(A)) {
+    if (structurally_symmetric(A, T)) {
         G->beg = A->rowptr;
         G->end = A->rowptr + 1;
         G->adj = A->colind;
         return hspmv_ok(err);
     }
-    G->own_beg = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
-    G->own_end = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
-    G->own_adj = hspmv_alloc_array(A->nnz > 0 ? 2 * (size_t)A->nnz : 1, sizeof(int32_t));
-    if (!G->own_beg || !G->own_end || !G->own_adj) {
-        hspmv_graph_free(G);
+    if (own_arrays(G, n, 2 * A->nnz))
         return hspmv_err(err, HSPMV_ERR_NOMEM, "reordering: out of memory for the graph of A + A^T (%lld rows)",
                          (long long)n);
+    int64_t *pos = G->own_end; /* degrees first, then fill positions */
+#pragma omp parallel num_threads(T)
+    {
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i <= n; i++) pos[i] = 0;
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+                if (A->colind[k] != i) {
+                    __atomic_fetch_add(&pos[i], 1, __ATOMIC_RELAXED);
+                    __atomic_fetch_add(&pos[A->colind[k]], 1, __ATOMIC_RELAXED);
+                }
     }
-    int64_t *cnt = G->own_end; /* degrees first, then fill positions */
-    memset(cnt, 0, ((size_t)n + 1) * sizeof(int64_t));
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->colind[k] != i) cnt[i]++, cnt[A->colind[k]]++;
-    G->own_beg[0] = 0;
-    for (int64_t i = 0; i < n; i++) G->own_beg[i + 1] = G->own_beg[i] + cnt[i], cnt[i] = G->own_beg[i];
-    for (int64_t i = 0; i < n; i++)
+    starts(G, n, T);
+#pragma omp parallel for schedule(static) num_threads(T)
+    for (int64_t i = 0; i < n; i++) /* each list in no fixed order here: sorted below */
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             int32_t j = A->colind[k];
             if (j == i) continue;
-            G->own_adj[cnt[i]++] = j;
-            G->own_adj[cnt[j]++] = (int32_t)i;
+            G->own_adj[__atomic_fetch_add(&pos[i], 1, __ATOMIC_RELAXED)] = j;
+            G->own_adj[__atomic_fetch_add(&pos[j], 1, __ATOMIC_RELAXED)] = (int32_t)i;
         }
-#pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(T)
     for (int64_t i = 0; i < n; i++) { /* sorted, each neighbour once: end[i] marks the kept ones */
         int32_t *a = G->own_adj + G->own_beg[i];
         int64_t len = G->own_beg[i + 1] - G->own_beg[i], m = 0;
@@ -97,34 +138,36 @@ int hspmv_graph_symmetric(const hspmv_csr *A, hspmv_graph *G, hspmv_error *err)
     return hspmv_ok(err);
 }
 
-int hspmv_graph_bipartite(const hspmv_csr *A, hspmv_graph *G, hspmv_error *err)
+int hspmv_graph_bipartite(const hspmv_csr *A, int threads, hspmv_graph *G, hspmv_error *err)
 {
     int64_t nr = A->nrows, nc = A->ncols, n = nr + nc;
+    int T = threads_of(threads);
     memset(G, 0, sizeof(*G));
     if (n >= INT32_MAX)
         return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "reordering: a %lld x %lld matrix has more than 2^31-1 rows and "
                          "columns together (the bipartite graph's 32-bit nodes)", (long long)nr, (long long)nc);
     G->n = n;
-    G->own_beg = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
-    G->own_end = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
-    G->own_adj = hspmv_alloc_array(A->nnz > 0 ? 2 * (size_t)A->nnz : 1, sizeof(int32_t));
-    if (!G->own_beg || !G->own_end || !G->own_adj) {
-        hspmv_graph_free(G);
+    if (own_arrays(G, n, 2 * A->nnz))
         return hspmv_err(err, HSPMV_ERR_NOMEM, "reordering: out of memory for the bipartite graph (%lld nodes)",
                          (long long)n);
-    }
     int64_t *pos = G->own_end;
-    memset(pos, 0, ((size_t)n + 1) * sizeof(int64_t));
-    for (int64_t i = 0; i < nr; i++) pos[i] = A->rowptr[i + 1] - A->rowptr[i];
-    for (int64_t k = 0; k < A->nnz; k++) pos[nr + A->colind[k]]++;
-    G->own_beg[0] = 0;
-    for (int64_t v = 0; v < n; v++) G->own_beg[v + 1] = G->own_beg[v] + pos[v], pos[v] = G->own_beg[v];
-    for (int64_t i = 0; i < nr; i++) /* rows in order: each column's row list ascends */
+#pragma omp parallel num_threads(T)
+    {
+#pragma omp for schedule(static)
+        for (int64_t v = 0; v <= n; v++) pos[v] = v < nr ? A->rowptr[v + 1] - A->rowptr[v] : 0;
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < A->nnz; k++) __atomic_fetch_add(&pos[nr + A->colind[k]], 1, __ATOMIC_RELAXED);
+    }
+    starts(G, n, T);
+#pragma omp parallel for schedule(static) num_threads(T)
+    for (int64_t i = 0; i < nr; i++) /* a row's columns in its order, a column's rows in none (RCM needs none) */
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             int64_t c = nr + A->colind[k];
-            G->own_adj[pos[i]++] = (int32_t)c;
-            G->own_adj[pos[c]++] = (int32_t)i;
+            G->own_adj[G->own_beg[i] + (k - A->rowptr[i])] = (int32_t)c;
+            G->own_adj[__atomic_fetch_add(&pos[c], 1, __ATOMIC_RELAXED)] = (int32_t)i;
         }
+#pragma omp parallel for schedule(static) num_threads(T)
+    for (int64_t i = 0; i < nr; i++) pos[i] = G->own_beg[i + 1];
     G->beg = G->own_beg;
     G->end = G->own_end; /* pos[v] has reached beg[v+1] */
     G->adj = G->own_adj;

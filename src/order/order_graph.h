@@ -19,11 +19,12 @@ typedef struct hspmv_graph {
 
 /* The graph of a square A's pattern made symmetric: A's own arrays when A
    is structurally symmetric (checked in parallel), else A + A^T without
-   the diagonal, neighbours ascending. HSPMV_OK or HSPMV_ERR_NOMEM. */
-int hspmv_graph_symmetric(const hspmv_csr *A, hspmv_graph *G, hspmv_error *err);
+   the diagonal, neighbours ascending. threads: how many build it (<= 0:
+   all). HSPMV_OK or HSPMV_ERR_NOMEM. */
+int hspmv_graph_symmetric(const hspmv_csr *A, int threads, hspmv_graph *G, hspmv_error *err);
 
 /* The bipartite graph of A: nodes 0..nrows-1 the rows, nrows.. the columns. */
-int hspmv_graph_bipartite(const hspmv_csr *A, hspmv_graph *G, hspmv_error *err);
+int hspmv_graph_bipartite(const hspmv_csr *A, int threads, hspmv_graph *G, hspmv_error *err);
 
 void hspmv_graph_free(hspmv_graph *G);
 

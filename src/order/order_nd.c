@@ -22,7 +22,7 @@ int hspmv_order_nd(const hspmv_csr *A, int64_t *rp, int64_t *cp, hspmv_error *er
 #else
     hspmv_graph G;
     int64_t n = A->nrows, m = 0;
-    int rc = hspmv_graph_symmetric(A, &G, err);
+    int rc = hspmv_graph_symmetric(A, 0, &G, err);
     if (rc) return rc;
     for (int64_t v = 0; v < n; v++)
         for (int64_t k = G.beg[v]; k < G.end[v]; k++) m += G.adj[k] != v;

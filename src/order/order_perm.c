@@ -1,8 +1,11 @@
 /* order_perm.c — permutations: checking one is a bijection, inverting it,
-   a random one, and B = A(rp, cp) for a CSR. */
+   a random one, and B = A(rp, cp) for a CSR (in parallel). */
 #include <string.h>
 #include "order.h"
 #include "util.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 int hspmv_order_check(const int64_t *p, int64_t n, const char *what, hspmv_error *err)
 {
@@ -96,10 +99,17 @@ static void sort_pairs(int32_t *c, hspmv_real *v, int64_t n)
     }
 }
 
-int hspmv_order_apply(const hspmv_csr *A, const int64_t *rp, const int64_t *cp, hspmv_csr *B, hspmv_error *err)
+int hspmv_order_apply(const hspmv_csr *A, const int64_t *rp, const int64_t *cp, int threads, hspmv_csr *B,
+                      hspmv_error *err)
 {
     int64_t n = A->nrows;
     int64_t *cinv = NULL;
+#ifdef _OPENMP
+    int T = threads > 0 ? threads : omp_get_max_threads();
+#else
+    int T = 1;
+    (void)threads;
+#endif
     memset(B, 0, sizeof(*B));
     B->nrows = n;
     B->ncols = A->ncols;
@@ -114,10 +124,17 @@ int hspmv_order_apply(const hspmv_csr *A, const int64_t *rp, const int64_t *cp, 
         return hspmv_err(err, HSPMV_ERR_NOMEM, "reordering: out of memory for the permuted copy (%lld rows, %lld entries)",
                          (long long)n, (long long)A->nnz);
     }
-    hspmv_order_invert(cp, A->ncols, cinv);
+#pragma omp parallel num_threads(T)
+    {
+#pragma omp for schedule(static) nowait
+        for (int64_t k = 0; k < A->ncols; k++) cinv[cp[k]] = k;
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < n; k++) B->rowptr[k + 1] = A->rowptr[rp[k] + 1] - A->rowptr[rp[k]];
+    }
     B->rowptr[0] = 0;
-    for (int64_t k = 0; k < n; k++) B->rowptr[k + 1] = B->rowptr[k] + (A->rowptr[rp[k] + 1] - A->rowptr[rp[k]]);
-#pragma omp parallel for schedule(dynamic, 1024)
+    hspmv_order_scan(B->rowptr, n, T);
+    /* static rows: each thread first touches the pages of the rows it fills */
+#pragma omp parallel for schedule(static) num_threads(T)
     for (int64_t k = 0; k < n; k++) {
         int64_t a = A->rowptr[rp[k]], len = A->rowptr[rp[k] + 1] - a, b = B->rowptr[k];
         for (int64_t t = 0; t < len; t++) {

@@ -43,7 +43,7 @@ static void shuffled_grid(hspmv_csr *S, int64_t m, int64_t k, uint64_t seed)
     A.nnz = e;
     int64_t *p = malloc((size_t)n * sizeof(int64_t));
     hspmv_order_random(p, n, seed);
-    hspmv_order_apply(&A, p, p, S, NULL);
+    hspmv_order_apply(&A, p, p, 0, S, NULL);
     free(p);
     hspmv_csr_free(&A);
 }
