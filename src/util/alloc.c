@@ -1,8 +1,8 @@
 /* alloc.c — the one place arrays are allocated: 64-byte alignment for SIMD;
    big arrays on fresh, 2 MiB aligned mappings with transparent huge pages
-   asked for; memory lent by other layers (hspmv_free gives it back to its
-   owner); and a test hook that makes the n-th allocation fail (CSparse's
-   trick). */
+   asked for, each starting at its own cache colour; memory lent by other
+   layers (hspmv_free gives it back to its owner); and a test hook that
+   makes the n-th allocation fail (CSparse's trick). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,10 +63,19 @@ static int add_range(void *lo, size_t bytes, void (*release)(void *, void *), vo
    array would often reuse memory a freed temporary already faulted in on
    4 KiB pages, which the hint no longer changes (measured: a second matrix
    made in one process got none of its arrays on huge pages). */
+/* Each big array starts a different multiple of 4 KiB + 64 bytes past its
+   2 MiB boundary (32 such colours, at most 130 KiB): arrays that all
+   started on the boundary put the same entry of every vector in the same
+   L1 and L2 cache set, and a loop over a dozen of them at once (pipelined
+   CG's step) evicted its own lines. */
+#define HSPMV_COLOUR ((size_t)4096 + HSPMV_ALIGN)
+static unsigned colours;
+
 static void *map_big(size_t bytes)
 {
-    if (bytes > (size_t)PTRDIFF_MAX - 2 * (size_t)HSPMV_HUGE) return NULL; /* the rounding below would wrap */
-    size_t len = (bytes + HSPMV_PAGE - 1) & ~(HSPMV_PAGE - 1);
+    if (bytes > (size_t)PTRDIFF_MAX - 4 * (size_t)HSPMV_HUGE) return NULL; /* the rounding below would wrap */
+    size_t off = (__atomic_fetch_add(&colours, 1, __ATOMIC_RELAXED) % 32) * HSPMV_COLOUR;
+    size_t len = (bytes + off + HSPMV_PAGE - 1) & ~(HSPMV_PAGE - 1);
     char *p = mmap(NULL, len + HSPMV_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     char *a = (char *)(((uintptr_t)p + HSPMV_HUGE - 1) & ~(uintptr_t)(HSPMV_HUGE - 1));
@@ -79,7 +88,7 @@ static void *map_big(size_t bytes)
         munmap(a, len);
         return NULL;
     }
-    return a;
+    return a + off;
 }
 
 void *hspmv_malloc(size_t bytes)
