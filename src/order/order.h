@@ -64,6 +64,8 @@ int hspmv_order_apply(const hspmv_csr *A, const int64_t *rp, const int64_t *cp, 
 /* x[k] = x[0] + ... + x[k] for k in 0..n (n + 1 entries), in place, in
    parallel (threads <= 0: all): row pointers from row lengths. */
 void hspmv_order_scan(int64_t *x, int64_t n, int threads);
+/* The threads a step of an ordering runs on: threads, or all (omp_get_max_threads()) when <= 0. */
+int hspmv_order_threads(int threads);
 
 /* A random permutation of 0..n-1 from seed (Fisher-Yates over splitmix64). */
 void hspmv_order_random(int64_t *p, int64_t n, uint64_t seed);

@@ -6,9 +6,6 @@
 #include "order_graph.h"
 #include "util.h"
 #include "order.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 void hspmv_graph_free(hspmv_graph *G)
 {
@@ -53,16 +50,6 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int threads_of(int threads)
-{
-#ifdef _OPENMP
-    return threads > 0 ? threads : omp_get_max_threads();
-#else
-    (void)threads;
-    return 1;
-#endif
-}
-
 static int own_arrays(hspmv_graph *G, int64_t n, int64_t nadj)
 {
     G->own_beg = hspmv_alloc_array((size_t)n + 1, sizeof(int64_t));
@@ -89,7 +76,7 @@ static void starts(hspmv_graph *G, int64_t n, int T)
 int hspmv_graph_symmetric(const hspmv_csr *A, int threads, hspmv_graph *G, hspmv_error *err)
 {
     int64_t n = A->nrows;
-    int T = threads_of(threads);
+    int T = hspmv_order_threads(threads);
     memset(G, 0, sizeof(*G));
     G->n = n;
     if (structurally_symmetric(A, T)) {
@@ -141,7 +128,7 @@ int hspmv_graph_symmetric(const hspmv_csr *A, int threads, hspmv_graph *G, hspmv
 int hspmv_graph_bipartite(const hspmv_csr *A, int threads, hspmv_graph *G, hspmv_error *err)
 {
     int64_t nr = A->nrows, nc = A->ncols, n = nr + nc;
-    int T = threads_of(threads);
+    int T = hspmv_order_threads(threads);
     memset(G, 0, sizeof(*G));
     if (n >= INT32_MAX)
         return hspmv_err(err, HSPMV_ERR_UNSUPPORTED, "reordering: a %lld x %lld matrix has more than 2^31-1 rows and "

@@ -6,7 +6,6 @@
 #include "order.h"
 #include "util.h"
 #ifdef _OPENMP
-#include <omp.h>
 #endif
 
 int64_t hspmv_order_window(const char *test)
@@ -24,11 +23,7 @@ void hspmv_order_measure(const hspmv_csr *A, int64_t window, int threads, hspmv_
     double prof = 0, dist = 0;
     double scale = n > 0 ? (double)A->ncols / (double)n : 0;
     int square = A->nrows == A->ncols;
-#ifdef _OPENMP
-    if (threads <= 0) threads = omp_get_max_threads();
-#else
-    threads = 1;
-#endif
+    threads = hspmv_order_threads(threads);
 #pragma omp parallel for schedule(static, 4096) num_threads(threads) reduction(max : bw) \
     reduction(+ : near, prof, dist)
     for (int64_t i = 0; i < n; i++) {

@@ -3,9 +3,6 @@
 #include <string.h>
 #include "order.h"
 #include "util.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 int hspmv_order_check(const int64_t *p, int64_t n, const char *what, hspmv_error *err)
 {
@@ -104,12 +101,7 @@ int hspmv_order_apply(const hspmv_csr *A, const int64_t *rp, const int64_t *cp, 
 {
     int64_t n = A->nrows;
     int64_t *cinv = NULL;
-#ifdef _OPENMP
-    int T = threads > 0 ? threads : omp_get_max_threads();
-#else
-    int T = 1;
-    (void)threads;
-#endif
+    int T = hspmv_order_threads(threads);
     memset(B, 0, sizeof(*B));
     B->nrows = n;
     B->ncols = A->ncols;

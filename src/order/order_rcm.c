@@ -44,23 +44,13 @@ static int drive(hspmv_rcm_ws *W, double width_limit, int *hopeless)
     return 0;
 }
 
-static int threads_of(int threads)
-{
-#ifdef _OPENMP
-    return threads > 0 ? threads : omp_get_max_threads();
-#else
-    (void)threads;
-    return 1;
-#endif
-}
-
 /* The Cuthill-McKee order of every component of G into order (G->n
    entries), or *hopeless (order unset). */
 static int cm_all(const hspmv_graph *G, int64_t *order, const hspmv_rcm_opts *o, int *hopeless, hspmv_error *err)
 {
     int64_t n = G->n;
     size_t m = n ? (size_t)n : 1;
-    int T = threads_of(o->threads), rc = 0;
+    int T = hspmv_order_threads(o->threads), rc = 0;
     hspmv_rcm_ws W = {0};
     W.G = G;
     W.order = order;
@@ -117,7 +107,7 @@ int hspmv_order_rcm_within(const hspmv_csr *A, int64_t *rp, int64_t *cp, const h
 {
     hspmv_graph G;
     int64_t *order;
-    int rc, square = A->nrows == A->ncols, T = threads_of(o->threads);
+    int rc, square = A->nrows == A->ncols, T = hspmv_order_threads(o->threads);
     *hopeless = 0;
     rc = square ? hspmv_graph_symmetric(A, T, &G, err) : hspmv_graph_bipartite(A, T, &G, err);
     if (rc) return rc;

@@ -1,21 +1,27 @@
-/* order_scan.c — the running sum of an array in place, in parallel: each
-   thread sums its block, the block totals are summed in order, each
-   thread adds the total before its block as it runs through it again. */
+/* order_scan.c — the threads an ordering step runs on, and the running sum
+   of an array in place, in parallel: each thread sums its block, the block
+   totals are summed in order, each thread adds the total before its block
+   as it runs through it again. */
 #include <stdlib.h>
 #include "order.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+int hspmv_order_threads(int threads)
+{
+#ifdef _OPENMP
+    return threads > 0 ? threads : omp_get_max_threads();
+#else
+    (void)threads;
+    return 1;
+#endif
+}
+
 void hspmv_order_scan(int64_t *x, int64_t n, int threads)
 {
     int64_t len = n + 1;
-#ifdef _OPENMP
-    int T = threads > 0 ? threads : omp_get_max_threads();
-#else
-    int T = 1;
-    (void)threads;
-#endif
+    int T = hspmv_order_threads(threads);
     if (T > 1 && len >= 65536) {
         int64_t part[257] = {0};
         if (T > 256) T = 256;
