@@ -5,8 +5,6 @@
 #include "cache.h"
 #include "order.h"
 #include "util.h"
-#ifdef _OPENMP
-#endif
 
 int64_t hspmv_order_window(const char *test)
 {

@@ -27,7 +27,8 @@ void hspmv_rcm_sweep_part(hspmv_rcm_ws *W, int tid)
         int64_t v = W->order[p];
         for (int64_t k = G->beg[v]; k < G->end[v]; k++) {
             int32_t u = G->adj[k], c = __atomic_load_n(&key[u], __ATOMIC_RELAXED);
-            /* c < a: u is in level L or before; else lower it to p */
+            /* a key at or below p: u placed already (a level up to L) or reached by
+               an earlier parent; else (unseen, or a later parent's) it is lowered to p */
             while (c > p && !__atomic_compare_exchange_n(&key[u], &c, (int32_t)p, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
                 ;
         }

@@ -58,11 +58,6 @@ static int add_range(void *lo, size_t bytes, void (*release)(void *, void *), vo
     return HSPMV_OK;
 }
 
-/* Big arrays: a fresh mapping, 2 MiB aligned (the unaligned ends given
-   back), with MADV_HUGEPAGE before anything touches it. From the heap, an
-   array would often reuse memory a freed temporary already faulted in on
-   4 KiB pages, which the hint no longer changes (measured: a second matrix
-   made in one process got none of its arrays on huge pages). */
 /* Each big array starts a different multiple of 4 KiB + 64 bytes past its
    2 MiB boundary (32 such colours, at most 130 KiB): arrays that all
    started on the boundary put the same entry of every vector in the same
@@ -71,6 +66,12 @@ static int add_range(void *lo, size_t bytes, void (*release)(void *, void *), vo
 #define HSPMV_COLOUR ((size_t)4096 + HSPMV_ALIGN)
 static unsigned colours;
 
+/* Big arrays: a fresh mapping, 2 MiB aligned (the unaligned ends given
+   back), with MADV_HUGEPAGE before anything touches it, the array at its
+   colour inside. From the heap, an array would often reuse memory a freed
+   temporary already faulted in on 4 KiB pages, which the hint no longer
+   changes (measured: a second matrix made in one process got none of its
+   arrays on huge pages). */
 static void *map_big(size_t bytes)
 {
     if (bytes > (size_t)PTRDIFF_MAX - 4 * (size_t)HSPMV_HUGE) return NULL; /* the rounding below would wrap */
@@ -120,8 +121,9 @@ void *hspmv_calloc(size_t n, size_t size)
 }
 
 /* From 1 MiB on, rounded up to whole 2 MiB pages (at most 1 MiB more than
-   asked), so that all of it can be on huge pages: a 1.5 MiB array would
-   otherwise hold no whole 2 MiB page. */
+   asked), so that all of it but its colour's last bytes (at most 130 KiB)
+   can be on huge pages: a 1.5 MiB array would otherwise hold no whole
+   2 MiB page. */
 void *hspmv_alloc_pages(size_t n, size_t size)
 {
     size_t b = hspmv_bytes(n, size);
